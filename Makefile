@@ -1,0 +1,108 @@
+# libtrace2 -- see README.md.  Main targets:
+#   make            build/libtrace2.a, build/libtrace2.so, build/bin/*
+#   make demo       build and run the example with the perf target on stderr
+#   make check      install test dependencies if missing, run every test:
+#                   plain (gcc), ASan+UBSan, TSan (threaded tests), clang build
+#   make bench      run the benchmarks in tests/bench/
+#   make install PREFIX=/usr/local
+
+CC       ?= cc
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CFLAGS   ?= -O2 -g
+SAN      ?=
+WARN     := -std=c11 -Wall -Wextra -Werror
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+LIB_CFLAGS := $(WARN) $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden
+APP_CFLAGS := $(WARN) $(CFLAGS) $(SAN)
+LDLIBS   := -lpthread
+
+LIB_SRC  := $(sort $(wildcard src/*.c targets/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SUP_SRC  := $(sort $(wildcard tests/support/*.c))
+SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# Tests that start threads; they also run under ThreadSanitizer.
+THREAD_TESTS := $(BUILD)/tests/test_threads
+BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
+STATIC   := $(BUILD)/libtrace2.a
+SHARED   := $(BUILD)/libtrace2.so
+
+.PHONY: all lib demo check test test-threads deps install clean bench \
+	check-plain check-asan check-tsan check-clang
+
+all: lib $(BINS)
+lib: $(STATIC) $(SHARED)
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*.h tests/support/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
+
+$(BUILD)/bin/example-hashsort: examples/hashsort.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) -o $@
+
+# The example on the embedded default: hash and sort the sources, perf
+# target on stderr.
+demo: all
+	GIT_TRACE2_PERF=2 $(BUILD)/bin/example-hashsort src/*.c targets/*.c include/trace2.h >/dev/null
+
+deps:
+	@test -f /usr/include/cmocka.h || { \
+		echo "installing libcmocka-dev"; \
+		apt-get update -qq && apt-get install -y -qq libcmocka-dev; }
+
+# Run each test binary from the top directory; BUILD selects the flavour.
+test: all $(TESTS)
+	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS)
+
+test-threads: all $(THREAD_TESTS)
+	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)
+
+check-plain:
+	$(MAKE) test
+check-asan:
+	$(MAKE) BUILD=build/asan CC=clang \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+check-tsan:
+	$(MAKE) BUILD=build/tsan CC=clang SAN="-fsanitize=thread" test-threads
+check-clang:
+	$(MAKE) BUILD=build/clang CC=clang all
+
+check: deps
+	$(MAKE) check-plain
+	$(MAKE) check-asan
+	$(MAKE) check-tsan
+	$(MAKE) check-clang
+
+bench: all
+	$(MAKE) -C tests/bench BUILD=$(abspath $(BUILD))
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/trace2.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libtrace2.so.0
+	ln -sf libtrace2.so.0 $(DESTDIR)$(PREFIX)/lib/libtrace2.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define TRACE2_VERSION_STRING "\(.*\)"/\1/p' include/trace2.h)|' \
+		src/trace2.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trace2.pc
+
+clean:
+	rm -rf build

@@ -1,0 +1,521 @@
+/*
+ * libtrace2 -- a drop-in, MIT-licensed implementation of Git's Trace2 API.
+ *
+ * Link libtrace2, wrap interesting code in trace2_region_enter()/leave(),
+ * and set GIT_TRACE2, GIT_TRACE2_PERF or GIT_TRACE2_EVENT to get the same
+ * normal, perf or event (JSON lines) output Git itself writes.
+ *
+ * Every trace2_xxx() macro is gated by an inline test of one global word:
+ * while tracing is off a call costs one load and one untaken branch, and
+ * the macro's arguments are NOT evaluated (trace2_cmd_exit() is the one
+ * exception: its code is evaluated exactly once, always).  The *_fl
+ * functions behind the macros can be called directly; they check the
+ * same flag and do nothing while tracing is off.
+ *
+ * Thread rules: every function may be called from any thread.  A thread
+ * should call trace2_thread_start() first and trace2_thread_exit() last.
+ *
+ * See docs/api.md for the full reference.
+ */
+#ifndef TRACE2_H
+#define TRACE2_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything declared here is the library's exported interface; the
+ * library itself is built with -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default)
+#endif
+
+#define TRACE2_VERSION_MAJOR 0
+#define TRACE2_VERSION_MINOR 1
+#define TRACE2_VERSION_PATCH 0
+#define TRACE2_VERSION_STRING "0.1.0"
+#define TRACE2_VERSION_NUMBER \
+	(TRACE2_VERSION_MAJOR * 10000 + TRACE2_VERSION_MINOR * 100 + \
+	 TRACE2_VERSION_PATCH)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TRACE2_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define TRACE2_LIKELY_OFF(x) __builtin_expect(!!(x), 0)
+#define TRACE2_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#else
+#define TRACE2_PRINTF(f, a)
+#define TRACE2_LIKELY_OFF(x) (x)
+#define TRACE2_LOAD_RELAXED(p) (*(volatile const unsigned int *)(p))
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Git's types that the API takes (minimal stand-ins, Git's names).    */
+/* Define TRACE2_NO_GIT_TYPES when the host already defines them.      */
+/* ------------------------------------------------------------------ */
+
+#ifndef TRACE2_NO_GIT_TYPES
+
+/* A growable string; json_writer holds two of them. */
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+
+/* A NULL-terminated string array; v is never NULL (see STRVEC_INIT). */
+struct strvec {
+	const char **v;
+	size_t nr;
+	size_t alloc;
+};
+
+/* The shared empty array an initialised strvec points at. */
+extern const char *trace2_empty_strvec[];
+#define STRVEC_INIT { trace2_empty_strvec, 0, 0 }
+
+/* A child process as trace2_child_*() see it. Initialise with
+ * CHILD_PROCESS_INIT: args.v must never be NULL. */
+struct child_process {
+	struct strvec args;
+	struct strvec env;
+	pid_t pid;
+	int trace2_child_id;
+	uint64_t trace2_child_us_start;
+	const char *trace2_child_class;
+	const char *trace2_hook_name;
+	const char *dir;
+	unsigned git_cmd : 1;
+	unsigned use_shell : 1;
+};
+#define CHILD_PROCESS_INIT { .args = STRVEC_INIT, .env = STRVEC_INIT }
+
+/* A repository: trace2 reads worktree (def_repo) and owns trace2_repo_id. */
+struct repository {
+	char *worktree;
+	int trace2_repo_id;
+};
+
+enum config_scope {
+	CONFIG_SCOPE_UNKNOWN = 0,
+	CONFIG_SCOPE_SYSTEM,
+	CONFIG_SCOPE_GLOBAL,
+	CONFIG_SCOPE_LOCAL,
+	CONFIG_SCOPE_WORKTREE,
+	CONFIG_SCOPE_COMMAND,
+	CONFIG_SCOPE_SUBMODULE,
+};
+
+enum config_origin_type {
+	CONFIG_ORIGIN_UNKNOWN = 0,
+	CONFIG_ORIGIN_BLOB,
+	CONFIG_ORIGIN_FILE,
+	CONFIG_ORIGIN_STDIN,
+	CONFIG_ORIGIN_SUBMODULE_BLOB,
+	CONFIG_ORIGIN_CMDLINE,
+};
+
+/* Where a config value came from; trace2 reads only scope. */
+struct key_value_info {
+	const char *filename;
+	int linenr;
+	enum config_origin_type origin_type;
+	enum config_scope scope;
+};
+#define KVI_INIT { NULL, -1, CONFIG_ORIGIN_UNKNOWN, CONFIG_SCOPE_UNKNOWN }
+
+/* A JSON builder (see the jw_*() functions below). */
+struct json_writer {
+	struct strbuf json;       /* the JSON text so far */
+	struct strbuf open_stack; /* one '{' or '[' per open container */
+	unsigned int need_comma : 1;
+	unsigned int pretty : 1;
+};
+#define JSON_WRITER_INIT { { 0, 0, NULL }, { 0, 0, NULL }, 0, 0 }
+
+#endif /* TRACE2_NO_GIT_TYPES */
+
+enum trace2_timer_id {
+	TRACE2_TIMER_ID_TEST1 = 0, /* "test"/"test1", totals only */
+	TRACE2_TIMER_ID_TEST2,     /* "test"/"test2", per thread and totals */
+	TRACE2_NUMBER_OF_TIMERS
+};
+
+enum trace2_counter_id {
+	TRACE2_COUNTER_ID_TEST1 = 0,            /* "test"/"test1" */
+	TRACE2_COUNTER_ID_TEST2,                /* "test"/"test2", per thread */
+	TRACE2_COUNTER_ID_PACKED_REFS_JUMPS,    /* "packed-refs"/"jumps_made" */
+	TRACE2_COUNTER_ID_REFTABLE_RESEEKS,     /* "reftable"/"reseeks_made" */
+	TRACE2_COUNTER_ID_FSYNC_WRITEOUT_ONLY,  /* "fsync"/"writeout-only" */
+	TRACE2_COUNTER_ID_FSYNC_HARDWARE_FLUSH, /* "fsync"/"hardware-flush" */
+	TRACE2_NUMBER_OF_COUNTERS
+};
+
+enum trace2_process_info_reason {
+	TRACE2_PROCESS_INFO_STARTUP,
+	TRACE2_PROCESS_INFO_EXIT,
+};
+
+/* ------------------------------------------------------------------ */
+/* The enabled test.                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Non-zero while any listener (the normal, perf or event target, or a
+ * future one) wants events.  Internal: read it only through
+ * TRACE2_ACTIVE(); use trace2_is_enabled() in application code.
+ */
+extern unsigned int trace2_listener_mask;
+#define TRACE2_ACTIVE() TRACE2_LIKELY_OFF(TRACE2_LOAD_RELAXED(&trace2_listener_mask))
+
+/* ------------------------------------------------------------------ */
+/* Library identity and host settings (call before trace2_initialize). */
+/* ------------------------------------------------------------------ */
+
+/* The library version, TRACE2_VERSION_STRING of the built library. */
+const char *trace2_version(void);
+
+/*
+ * Set the version text printed by the "version" event ("exe" in the event
+ * target).  Default: the library version.  The string is copied.  Call it
+ * before trace2_initialize().
+ */
+void trace2_set_version_string(const char *version);
+
+/*
+ * Handler for library-internal errors that Git reports with BUG() (a
+ * region_leave with no open region, an invalid timer or counter id).
+ * The default prints "BUG: <file>:<line>: <message>" to stderr, emits an
+ * "error" event and returns; the offending call then does nothing and the
+ * host keeps running.  A handler replaces the default entirely and may
+ * end the process (Git's test helper exits 99).  NULL restores the
+ * default.  Any thread; call before trace2_initialize().
+ */
+/*
+ * Where Git ends the process because of a bad setting (an unparsable
+ * GIT_TRACE2_REDACT, a malformed config file), libtrace2 prints Git's
+ * "fatal: ..." line, emits Git's "error" event and carries on, ignoring
+ * the setting.  A non-zero code makes it exit with that code instead
+ * (Git uses 128).  Call before trace2_initialize().
+ */
+void trace2_set_fatal_exit_code(int code);
+
+typedef void trace2_bug_handler_fn(const char *file, int line,
+				   const char *fmt, va_list ap);
+void trace2_set_bug_handler(trace2_bug_handler_fn *fn);
+
+/* ------------------------------------------------------------------ */
+/* Process life-cycle.                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Capture the process start time (t_abs 0).  First statement of main();
+ * works whether or not tracing is ever enabled; later calls do nothing.
+ */
+void trace2_initialize_clock(void);
+
+/*
+ * Read the GIT_TRACE2* settings, open the destinations and, if any target
+ * is usable, enable tracing: compute the session id, register the atexit
+ * handler and emit "version".  Call once from the main thread, early.
+ */
+void trace2_initialize_fl(const char *file, int line);
+#define trace2_initialize() trace2_initialize_fl(__FILE__, __LINE__)
+
+/* 1 while tracing is enabled, else 0. */
+int trace2_is_enabled(void);
+
+/* Emit "start" with the command line (URL passwords redacted). */
+void trace2_cmd_start_fl(const char *file, int line, const char **argv);
+#define trace2_cmd_start(argv) \
+	(TRACE2_ACTIVE() ? trace2_cmd_start_fl(__FILE__, __LINE__, (argv)) : (void)0)
+
+/*
+ * Emit "exit" and remember code for the final "atexit" event.  Does not
+ * end the process.  Returns code, so "return trace2_cmd_exit(rc);" works.
+ */
+int trace2_cmd_exit_fl(const char *file, int line, int code);
+static inline int trace2_cmd_exit_gated(const char *file, int line, int code)
+{
+	return TRACE2_ACTIVE() ? trace2_cmd_exit_fl(file, line, code) : code;
+}
+#define trace2_cmd_exit(code) trace2_cmd_exit_gated(__FILE__, __LINE__, (code))
+
+/* Emit "error" with the expanded message (and, in the event target, fmt). */
+void trace2_cmd_error_va_fl(const char *file, int line, const char *fmt,
+			    va_list ap);
+#define trace2_cmd_error_va(fmt, ap) \
+	(TRACE2_ACTIVE() ? trace2_cmd_error_va_fl(__FILE__, __LINE__, (fmt), ap) : (void)0)
+/* Variadic convenience form of trace2_cmd_error_va() (not in Git). */
+void trace2_cmd_error_fl(const char *file, int line, const char *fmt, ...)
+	TRACE2_PRINTF(3, 4);
+#define trace2_cmd_error(...) \
+	(TRACE2_ACTIVE() ? trace2_cmd_error_fl(__FILE__, __LINE__, __VA_ARGS__) : (void)0)
+
+/* Emit "cmd_path" with the full path of the running executable. */
+void trace2_cmd_path_fl(const char *file, int line, const char *pathname);
+#define trace2_cmd_path(p) \
+	(TRACE2_ACTIVE() ? trace2_cmd_path_fl(__FILE__, __LINE__, (p)) : (void)0)
+
+/* Emit "cmd_ancestry" with the parent process names, nearest first. */
+void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_names);
+#define trace2_cmd_ancestry(v) \
+	(TRACE2_ACTIVE() ? trace2_cmd_ancestry_fl(__FILE__, __LINE__, (v)) : (void)0)
+
+/*
+ * Emit "cmd_name" with name and the hierarchy (GIT_TRACE2_PARENT_NAME +
+ * "/" + name, exported for children), then list the configured config
+ * and environment parameters once per process.
+ */
+void trace2_cmd_name_fl(const char *file, int line, const char *name);
+#define trace2_cmd_name(v) \
+	(TRACE2_ACTIVE() ? trace2_cmd_name_fl(__FILE__, __LINE__, (v)) : (void)0)
+
+/* Emit "cmd_mode", a sub-mode of the command (e.g. "branch"). */
+void trace2_cmd_mode_fl(const char *file, int line, const char *mode);
+#define trace2_cmd_mode(sv) \
+	(TRACE2_ACTIVE() ? trace2_cmd_mode_fl(__FILE__, __LINE__, (sv)) : (void)0)
+
+/* Emit "alias" with the alias name and its expansion. */
+void trace2_cmd_alias_fl(const char *file, int line, const char *alias,
+			 const char **argv);
+#define trace2_cmd_alias(alias, argv) \
+	(TRACE2_ACTIVE() ? trace2_cmd_alias_fl(__FILE__, __LINE__, (alias), (argv)) : (void)0)
+
+/* Emit one "def_param" per config entry matching trace2.configParams
+ * (first call in the process only). */
+void trace2_cmd_list_config_fl(const char *file, int line);
+#define trace2_cmd_list_config() \
+	(TRACE2_ACTIVE() ? trace2_cmd_list_config_fl(__FILE__, __LINE__) : (void)0)
+
+/* Emit one "def_param" per variable of trace2.envVars that is set
+ * (first call in the process only). */
+void trace2_cmd_list_env_vars_fl(const char *file, int line);
+#define trace2_cmd_list_env_vars() \
+	(TRACE2_ACTIVE() ? trace2_cmd_list_env_vars_fl(__FILE__, __LINE__) : (void)0)
+
+/* Emit "def_param" (scope unknown) if key matches trace2.configParams. */
+void trace2_cmd_set_config_fl(const char *file, int line, const char *key,
+			      const char *value);
+#define trace2_cmd_set_config(k, v) \
+	(TRACE2_ACTIVE() ? trace2_cmd_set_config_fl(__FILE__, __LINE__, (k), (v)) : (void)0)
+
+/* Emit "def_param" with the scope of kvi (NULL kvi: scope unknown). */
+void trace2_def_param_fl(const char *file, int line, const char *param,
+			 const char *value, const struct key_value_info *kvi);
+#define trace2_def_param(param, value, kvi) \
+	(TRACE2_ACTIVE() ? trace2_def_param_fl(__FILE__, __LINE__, (param), (value), (kvi)) : (void)0)
+
+/* Give repo the next repository id and emit "def_repo" (once per repo). */
+void trace2_def_repo_fl(const char *file, int line, struct repository *repo);
+#define trace2_def_repo(repo) \
+	(TRACE2_ACTIVE() ? trace2_def_repo_fl(__FILE__, __LINE__, (repo)) : (void)0)
+
+/*
+ * Walk the parent processes (Linux /proc) and emit "cmd_ancestry" at
+ * STARTUP; nothing at EXIT.  Git's main() calls it after cmd_start.
+ */
+void trace2_collect_process_info(enum trace2_process_info_reason reason);
+
+/*
+ * The session id of this process ("<parent sid>/<own>").  Computed on
+ * first use, even while tracing is off, and exported to children as
+ * GIT_TRACE2_PARENT_SID.
+ */
+const char *trace2_session_id(void);
+
+/* ------------------------------------------------------------------ */
+/* Child processes and exec.                                            */
+/* ------------------------------------------------------------------ */
+
+/* Assign cmd its child id and start time; emit "child_start".  Call
+ * before spawning. */
+void trace2_child_start_fl(const char *file, int line, struct child_process *cmd);
+#define trace2_child_start(cmd) \
+	(TRACE2_ACTIVE() ? trace2_child_start_fl(__FILE__, __LINE__, (cmd)) : (void)0)
+
+/* Emit "child_exit" with the child's pid, exit code and run time. */
+void trace2_child_exit_fl(const char *file, int line, struct child_process *cmd,
+			  int child_exit_code);
+#define trace2_child_exit(cmd, code) \
+	(TRACE2_ACTIVE() ? trace2_child_exit_fl(__FILE__, __LINE__, (cmd), (code)) : (void)0)
+
+/* Emit "child_ready" ("ready", "timeout", "error") for a background child. */
+void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd,
+			   const char *ready);
+#define trace2_child_ready(cmd, ready) \
+	(TRACE2_ACTIVE() ? trace2_child_ready_fl(__FILE__, __LINE__, (cmd), (ready)) : (void)0)
+
+/* Emit "exec" before an exec(); returns its exec id, or -1 while off. */
+int trace2_exec_fl(const char *file, int line, const char *exe, const char **argv);
+#define trace2_exec(exe, argv) \
+	(TRACE2_ACTIVE() ? trace2_exec_fl(__FILE__, __LINE__, (exe), (argv)) : -1)
+
+/* Emit "exec_result" when an exec() failed (code = errno). */
+void trace2_exec_result_fl(const char *file, int line, int exec_id, int code);
+#define trace2_exec_result(id, code) \
+	(TRACE2_ACTIVE() ? trace2_exec_result_fl(__FILE__, __LINE__, (id), (code)) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* Threads.                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * First call of a new thread: names it "thNN:<base>" and emits
+ * "thread_start".  On the main thread it opens the region
+ * "thread-proc on main: <base>" instead.
+ */
+void trace2_thread_start_fl(const char *file, int line, const char *thread_base_name);
+#define trace2_thread_start(name) \
+	(TRACE2_ACTIVE() ? trace2_thread_start_fl(__FILE__, __LINE__, (name)) : (void)0)
+
+/*
+ * Last call of a thread: emits its th_timer/th_counter records and
+ * "thread_exit", adds its timers and counters to the process totals and
+ * frees its context.  On the main thread it closes the region instead.
+ */
+void trace2_thread_exit_fl(const char *file, int line);
+#define trace2_thread_exit() \
+	(TRACE2_ACTIVE() ? trace2_thread_exit_fl(__FILE__, __LINE__) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* Regions: nested, timed intervals of the calling thread.              */
+/* ------------------------------------------------------------------ */
+
+/* Emit "region_enter" and push a region on this thread's stack. Any
+ * argument may be NULL; the trailing arguments are ignored. */
+void trace2_region_enter_fl(const char *file, int line, const char *category,
+			    const char *label, const struct repository *repo, ...);
+void trace2_region_enter_printf_va_fl(const char *file, int line,
+				      const char *category, const char *label,
+				      const struct repository *repo,
+				      const char *fmt, va_list ap);
+void trace2_region_enter_printf_fl(const char *file, int line, const char *category,
+				   const char *label, const struct repository *repo,
+				   const char *fmt, ...) TRACE2_PRINTF(6, 7);
+#define trace2_region_enter(category, label, repo) \
+	(TRACE2_ACTIVE() ? trace2_region_enter_fl(__FILE__, __LINE__, (category), (label), (repo)) : (void)0)
+#define trace2_region_enter_printf_va(category, label, repo, fmt, ap) \
+	(TRACE2_ACTIVE() ? trace2_region_enter_printf_va_fl(__FILE__, __LINE__, (category), (label), (repo), (fmt), ap) : (void)0)
+#define trace2_region_enter_printf(category, label, repo, ...) \
+	(TRACE2_ACTIVE() ? trace2_region_enter_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__) : (void)0)
+
+/* Pop this thread's innermost region and emit "region_leave" with its
+ * elapsed time. */
+void trace2_region_leave_fl(const char *file, int line, const char *category,
+			    const char *label, const struct repository *repo, ...);
+void trace2_region_leave_printf_va_fl(const char *file, int line,
+				      const char *category, const char *label,
+				      const struct repository *repo,
+				      const char *fmt, va_list ap);
+void trace2_region_leave_printf_fl(const char *file, int line, const char *category,
+				   const char *label, const struct repository *repo,
+				   const char *fmt, ...) TRACE2_PRINTF(6, 7);
+#define trace2_region_leave(category, label, repo) \
+	(TRACE2_ACTIVE() ? trace2_region_leave_fl(__FILE__, __LINE__, (category), (label), (repo)) : (void)0)
+#define trace2_region_leave_printf_va(category, label, repo, fmt, ap) \
+	(TRACE2_ACTIVE() ? trace2_region_leave_printf_va_fl(__FILE__, __LINE__, (category), (label), (repo), (fmt), ap) : (void)0)
+#define trace2_region_leave_printf(category, label, repo, ...) \
+	(TRACE2_ACTIVE() ? trace2_region_leave_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* Data and messages.                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Emit "data" with a string value (repo may be NULL). */
+void trace2_data_string_fl(const char *file, int line, const char *category,
+			   const struct repository *repo, const char *key,
+			   const char *value);
+#define trace2_data_string(category, repo, key, value) \
+	(TRACE2_ACTIVE() ? trace2_data_string_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
+
+/* Emit "data" with an integer value (printed as a decimal string). */
+void trace2_data_intmax_fl(const char *file, int line, const char *category,
+			   const struct repository *repo, const char *key,
+			   intmax_t value);
+#define trace2_data_intmax(category, repo, key, value) \
+	(TRACE2_ACTIVE() ? trace2_data_intmax_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
+
+/* Emit "data_json" with a finished json_writer as the value. */
+void trace2_data_json_fl(const char *file, int line, const char *category,
+			 const struct repository *repo, const char *key,
+			 const struct json_writer *jw);
+#define trace2_data_json(category, repo, key, value) \
+	(TRACE2_ACTIVE() ? trace2_data_json_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
+
+/* Emit "printf" with a free-form message. */
+void trace2_printf_va_fl(const char *file, int line, const char *fmt, va_list ap);
+void trace2_printf_fl(const char *file, int line, const char *fmt, ...)
+	TRACE2_PRINTF(3, 4);
+#define trace2_printf_va(fmt, ap) \
+	(TRACE2_ACTIVE() ? trace2_printf_va_fl(__FILE__, __LINE__, (fmt), ap) : (void)0)
+#define trace2_printf(...) \
+	(TRACE2_ACTIVE() ? trace2_printf_fl(__FILE__, __LINE__, __VA_ARGS__) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* Stopwatch timers and counters (reported at thread and process exit). */
+/* ------------------------------------------------------------------ */
+
+/* Start the calling thread's stopwatch tid (nested starts are counted). */
+void trace2_timer_start(enum trace2_timer_id tid);
+/* Stop it; the outermost stop completes one interval. */
+void trace2_timer_stop(enum trace2_timer_id tid);
+/* Add value to the calling thread's counter cid. */
+void trace2_counter_add(enum trace2_counter_id cid, uint64_t value);
+#define trace2_timer_start(tid) \
+	(TRACE2_ACTIVE() ? (trace2_timer_start)(tid) : (void)0)
+#define trace2_timer_stop(tid) \
+	(TRACE2_ACTIVE() ? (trace2_timer_stop)(tid) : (void)0)
+#define trace2_counter_add(cid, value) \
+	(TRACE2_ACTIVE() ? (trace2_counter_add)((cid), (value)) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* JSON writer (Git's jw_* API), for trace2_data_json().                */
+/* ------------------------------------------------------------------ */
+
+#ifndef TRACE2_NO_GIT_TYPES
+void jw_init(struct json_writer *jw);
+void jw_release(struct json_writer *jw);
+void jw_object_begin(struct json_writer *jw, int pretty);
+void jw_array_begin(struct json_writer *jw, int pretty);
+void jw_object_string(struct json_writer *jw, const char *key, const char *value);
+void jw_object_intmax(struct json_writer *jw, const char *key, intmax_t value);
+void jw_object_double(struct json_writer *jw, const char *key, int precision,
+		      double value);
+void jw_object_true(struct json_writer *jw, const char *key);
+void jw_object_false(struct json_writer *jw, const char *key);
+void jw_object_bool(struct json_writer *jw, const char *key, int value);
+void jw_object_null(struct json_writer *jw, const char *key);
+void jw_object_sub_jw(struct json_writer *jw, const char *key,
+		      const struct json_writer *value);
+void jw_object_inline_begin_object(struct json_writer *jw, const char *key);
+void jw_object_inline_begin_array(struct json_writer *jw, const char *key);
+void jw_array_string(struct json_writer *jw, const char *value);
+void jw_array_intmax(struct json_writer *jw, intmax_t value);
+void jw_array_double(struct json_writer *jw, int precision, double value);
+void jw_array_true(struct json_writer *jw);
+void jw_array_false(struct json_writer *jw);
+void jw_array_bool(struct json_writer *jw, int value);
+void jw_array_null(struct json_writer *jw);
+void jw_array_sub_jw(struct json_writer *jw, const struct json_writer *value);
+void jw_array_argc_argv(struct json_writer *jw, int argc, const char **argv);
+void jw_array_argv(struct json_writer *jw, const char **argv);
+void jw_array_inline_begin_object(struct json_writer *jw);
+void jw_array_inline_begin_array(struct json_writer *jw);
+int jw_is_terminated(const struct json_writer *jw);
+void jw_end(struct json_writer *jw);
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACE2_H */

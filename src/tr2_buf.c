@@ -1,0 +1,229 @@
+#include "tr2_buf.h"
+#include "tr2_json.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void tr2_buf_init(struct tr2_buf *b)
+{
+	b->p = b->stack;
+	b->len = 0;
+	b->cap = sizeof(b->stack);
+	b->failed = 0;
+}
+
+void tr2_buf_release(struct tr2_buf *b)
+{
+	if (b->p != b->stack)
+		free(b->p);
+	tr2_buf_init(b);
+}
+
+int tr2_buf_grow(struct tr2_buf *b, size_t n)
+{
+	size_t cap = b->cap;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	if (n > SIZE_MAX / 2 - b->len)
+		goto fail;
+	while (cap - b->len < n)
+		cap *= 2;
+	if (b->p == b->stack) {
+		p = malloc(cap);
+		if (p)
+			memcpy(p, b->stack, b->len);
+	} else
+		p = realloc(b->p, cap);
+	if (!p)
+		goto fail;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+fail:
+	b->failed = 1;
+	return -1;
+}
+
+void tr2_buf_addn(struct tr2_buf *b, char c, size_t n)
+{
+	if (tr2_buf_room(b, n))
+		return;
+	memset(b->p + b->len, c, n);
+	b->len += n;
+}
+
+void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
+{
+	if (b->len < col)
+		tr2_buf_addn(b, ' ', col - b->len);
+}
+
+/* Digits of v written backwards ending at end; returns the first digit. */
+static char *u64_digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
+{
+	char tmp[20], *s = u64_digits(tmp + sizeof(tmp), v);
+
+	tr2_buf_add(b, s, (size_t)(tmp + sizeof(tmp) - s));
+}
+
+void tr2_buf_add_i64(struct tr2_buf *b, int64_t v)
+{
+	if (v < 0) {
+		tr2_buf_addc(b, '-');
+		tr2_buf_add_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else
+		tr2_buf_add_u64(b, (uint64_t)v);
+}
+
+void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width)
+{
+	char tmp[32], *end = tmp + sizeof(tmp), *s;
+	uint64_t frac = us % 1000000;
+	int i;
+
+	s = end;
+	for (i = 0; i < 6; i++) {
+		*--s = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	*--s = '.';
+	s = u64_digits(s, us / 1000000);
+	if ((size_t)(end - s) < width)
+		tr2_buf_addn(b, ' ', width - (size_t)(end - s));
+	tr2_buf_add(b, s, (size_t)(end - s));
+}
+
+void tr2_buf_add_str(struct tr2_buf *b, const char *s)
+{
+	if (s)
+		tr2_buf_adds(b, s);
+	else
+		tr2_buf_addlit(b, "(null)");
+}
+
+void tr2_buf_vaddf(struct tr2_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	if (n >= 0 && (size_t)n >= b->cap - b->len && !tr2_buf_room(b, (size_t)n + 1))
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, again);
+	va_end(again);
+	if (n < 0 || b->failed)
+		return;
+	b->len += (size_t)n;
+}
+
+void tr2_buf_addf(struct tr2_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr2_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* The buffer's text as a C string (the NUL is not counted in len). */
+const char *tr2_buf_cstr(struct tr2_buf *b)
+{
+	if (tr2_buf_room(b, 1))
+		return "";
+	b->p[b->len] = '\0';
+	return b->p;
+}
+
+void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
+{
+	if (len > SIZE_MAX / 6 - 2 || tr2_buf_room(b, TR2_JSON_ESCAPED_MAX(len) + 2)) {
+		b->failed = 1;
+		return;
+	}
+	b->p[b->len++] = '"';
+	b->len += tr2_json_escape(b->p + b->len, s, len);
+	b->p[b->len++] = '"';
+}
+
+void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)
+{
+	if (s)
+		tr2_buf_add_json_mem(b, s, strlen(s));
+	else
+		tr2_buf_addlit(b, "null");
+}
+
+void tr2_buf_add_json_argv(struct tr2_buf *b, const char **argv)
+{
+	size_t i;
+
+	tr2_buf_addc(b, '[');
+	for (i = 0; argv && argv[i]; i++) {
+		if (i)
+			tr2_buf_addc(b, ',');
+		tr2_buf_add_json_str(b, argv[i]);
+	}
+	tr2_buf_addc(b, ']');
+}
+
+static int qarg_is_plain(const char *s)
+{
+	static const char safe[] = "+,-./:=@_^";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr(safe, c)))
+			return 0;
+	}
+	return 1;
+}
+
+void tr2_buf_add_qarg(struct tr2_buf *b, const char *s)
+{
+	if (!s) {
+		tr2_buf_addlit(b, "(null)");
+		return;
+	}
+	if (!*s) {
+		tr2_buf_addlit(b, "''");
+		return;
+	}
+	if (qarg_is_plain(s)) {
+		tr2_buf_adds(b, s);
+		return;
+	}
+	tr2_buf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			tr2_buf_addlit(b, "'\\''");
+		else if (*s == '!')
+			tr2_buf_addlit(b, "'\\!'");
+		else
+			tr2_buf_addc(b, *s);
+	}
+	tr2_buf_addc(b, '\'');
+}
+
+void tr2_buf_add_qargv(struct tr2_buf *b, const char **argv)
+{
+	size_t i;
+
+	for (i = 0; argv && argv[i]; i++) {
+		if (i)
+			tr2_buf_addc(b, ' ');
+		tr2_buf_add_qarg(b, argv[i]);
+	}
+}

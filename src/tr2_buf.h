@@ -1,0 +1,87 @@
+/*
+ * Line buffers: every record is built in one of these and handed to its
+ * destination with one write().  The storage starts inside the struct (on
+ * the caller's stack) and moves to the heap only for rare huge records;
+ * if that allocation fails the record is dropped whole, never truncated.
+ */
+#ifndef TR2_BUF_H
+#define TR2_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define TR2_BUF_STACK 1024
+
+struct tr2_buf {
+	char *p;
+	size_t len;
+	size_t cap;
+	int failed; /* an allocation failed: the record must be dropped */
+	char stack[TR2_BUF_STACK];
+};
+
+void tr2_buf_init(struct tr2_buf *b);
+void tr2_buf_release(struct tr2_buf *b);
+/* Make room for n more bytes; 0 on success, -1 (and failed set) if not. */
+int tr2_buf_grow(struct tr2_buf *b, size_t n);
+
+static inline int tr2_buf_room(struct tr2_buf *b, size_t n)
+{
+	return b->cap - b->len >= n ? 0 : tr2_buf_grow(b, n);
+}
+
+static inline void tr2_buf_add(struct tr2_buf *b, const void *s, size_t n)
+{
+	if (tr2_buf_room(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void tr2_buf_adds(struct tr2_buf *b, const char *s)
+{
+	tr2_buf_add(b, s, strlen(s));
+}
+
+/* Append a string literal without a strlen() at run time. */
+#define tr2_buf_addlit(b, lit) tr2_buf_add((b), (lit), sizeof(lit) - 1)
+
+static inline void tr2_buf_addc(struct tr2_buf *b, char c)
+{
+	if (tr2_buf_room(b, 1))
+		return;
+	b->p[b->len++] = c;
+}
+
+/* Append n copies of c. */
+void tr2_buf_addn(struct tr2_buf *b, char c, size_t n);
+/* Pad with spaces until the buffer is at least col bytes long. */
+void tr2_buf_pad_to(struct tr2_buf *b, size_t col);
+/* Decimal integers ("%" PRIu64 / "%" PRId64 / "%d"). */
+void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v);
+void tr2_buf_add_i64(struct tr2_buf *b, int64_t v);
+/* Microseconds as seconds with 6 decimals, padded on the left to width
+ * (the bytes of printf("%<width>.6f", us / 1e6)). */
+void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width);
+/* s (may be NULL: "(null)", like glibc's printf). */
+void tr2_buf_add_str(struct tr2_buf *b, const char *s);
+/* printf-style, never truncated (used only off the hot path). */
+void tr2_buf_addf(struct tr2_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tr2_buf_vaddf(struct tr2_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* The text NUL-terminated ("" if that needs memory that is not there). */
+const char *tr2_buf_cstr(struct tr2_buf *b);
+/* A JSON string value with its quotes, escaped (NULL: JSON null). */
+void tr2_buf_add_json_str(struct tr2_buf *b, const char *s);
+void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len);
+/* A JSON array of strings. */
+void tr2_buf_add_json_argv(struct tr2_buf *b, const char **argv);
+/* Shell-style quoting of one argument as the normal/perf targets print it. */
+void tr2_buf_add_qarg(struct tr2_buf *b, const char *s);
+/* Quoted arguments joined by single spaces. */
+void tr2_buf_add_qargv(struct tr2_buf *b, const char **argv);
+
+#endif

@@ -1,0 +1,163 @@
+#include "tr2_clock.h"
+
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+static uint64_t wall_offset_ns;  /* wall - monotonic at first use */
+static int offset_state;         /* 0 unset, 1 monotonic, 2 no monotonic */
+static uint64_t process_start_us;
+
+static uint64_t wall_ns(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static int monotonic_ns(uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+uint64_t tr2_now_ns(void)
+{
+	int state = __atomic_load_n(&offset_state, __ATOMIC_ACQUIRE);
+	uint64_t mono;
+
+	if (state == 1 && !monotonic_ns(&mono))
+		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
+	if (state == 0) {
+		uint64_t wall = wall_ns();
+
+		/* Racing first readers compute near-identical offsets; any
+		 * one of them is as good as another. */
+		if (!monotonic_ns(&mono)) {
+			__atomic_store_n(&wall_offset_ns, wall - mono, __ATOMIC_RELAXED);
+			__atomic_store_n(&offset_state, 1, __ATOMIC_RELEASE);
+		} else
+			__atomic_store_n(&offset_state, 2, __ATOMIC_RELEASE);
+		return wall;
+	}
+	return wall_ns();
+}
+
+void tr2_clock_capture_start(void)
+{
+	uint64_t expected = 0;
+
+	__atomic_compare_exchange_n(&process_start_us, &expected, tr2_now_us(), 0,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+uint64_t tr2_start_us(void)
+{
+	return __atomic_load_n(&process_start_us, __ATOMIC_RELAXED);
+}
+
+void trace2_initialize_clock(void)
+{
+	tr2_clock_capture_start();
+}
+
+void tr2_time_cache_init(struct tr2_time_cache *c)
+{
+	c->local_sec = -1;
+	c->utc_sec = -1;
+}
+
+static void put2(char *p, int v)
+{
+	p[0] = (char)('0' + v / 10 % 10);
+	p[1] = (char)('0' + v % 10);
+}
+
+static void put_usec(char *p, uint64_t us)
+{
+	uint32_t frac = (uint32_t)(us % 1000000);
+	int i;
+
+	for (i = 5; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+}
+
+static void put_hms(char *p, const struct tm *tm)
+{
+	put2(p, tm->tm_hour);
+	p[2] = ':';
+	put2(p + 3, tm->tm_min);
+	p[5] = ':';
+	put2(p + 6, tm->tm_sec);
+}
+
+void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
+{
+	time_t sec = (time_t)(us / 1000000);
+
+	if (c->local_sec != (int64_t)sec) {
+		struct tm tm;
+
+		localtime_r(&sec, &tm);
+		put_hms(c->local_hms, &tm);
+		c->local_sec = (int64_t)sec;
+	}
+	memcpy(out, c->local_hms, 8);
+	out[8] = '.';
+	put_usec(out + 9, us);
+}
+
+/* "%4d-%02d-%02dT%02d:%02d:%02d" of a UTC time. */
+static void put_utc_ymdhms(char *p, time_t sec)
+{
+	struct tm tm;
+	int year;
+
+	gmtime_r(&sec, &tm);
+	year = tm.tm_year + 1900;
+	put2(p, year / 100);
+	put2(p + 2, year % 100);
+	p[4] = '-';
+	put2(p + 5, tm.tm_mon + 1);
+	p[7] = '-';
+	put2(p + 8, tm.tm_mday);
+	p[10] = 'T';
+	put_hms(p + 11, &tm);
+}
+
+void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out)
+{
+	time_t sec = (time_t)(us / 1000000);
+
+	if (c->utc_sec != (int64_t)sec) {
+		put_utc_ymdhms(c->utc_ymdhms, sec);
+		c->utc_sec = (int64_t)sec;
+	}
+	memcpy(out, c->utc_ymdhms, 19);
+	out[19] = '.';
+	put_usec(out + 20, us);
+	out[26] = 'Z';
+}
+
+void tr2_fmt_sid_time(uint64_t us, char *out)
+{
+	char ymdhms[19];
+
+	put_utc_ymdhms(ymdhms, (time_t)(us / 1000000));
+	memcpy(out, ymdhms, 4);          /* YYYY */
+	memcpy(out + 4, ymdhms + 5, 2);  /* MM */
+	memcpy(out + 6, ymdhms + 8, 3);  /* DDT */
+	memcpy(out + 9, ymdhms + 11, 2); /* HH */
+	memcpy(out + 11, ymdhms + 14, 2); /* MM */
+	memcpy(out + 13, ymdhms + 17, 2); /* SS */
+	out[15] = '.';
+	put_usec(out + 16, us);
+	out[22] = 'Z';
+}

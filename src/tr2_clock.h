@@ -1,0 +1,41 @@
+/* One clock for everything: wall time that never goes backwards. */
+#ifndef TR2_CLOCK_H
+#define TR2_CLOCK_H
+
+#include <stdint.h>
+
+/* Nanoseconds since the epoch: the wall clock at first use plus the
+ * monotonic clock's progress since. */
+uint64_t tr2_now_ns(void);
+
+static inline uint64_t tr2_now_us(void)
+{
+	return tr2_now_ns() / 1000;
+}
+
+/* The process start time in microseconds (trace2_initialize_clock()). */
+uint64_t tr2_start_us(void);
+/* Capture the start time now if nobody did yet. */
+void tr2_clock_capture_start(void);
+
+/*
+ * Per-thread caches of the broken-down second, so that formatting a time
+ * costs a memcpy and six digits instead of localtime_r()/gmtime_r().
+ */
+struct tr2_time_cache {
+	int64_t local_sec;
+	int64_t utc_sec;
+	char local_hms[8];   /* "HH:MM:SS" */
+	char utc_ymdhms[19]; /* "YYYY-MM-DDTHH:MM:SS" */
+};
+
+#define TR2_LOCAL_TIME_LEN 15 /* "HH:MM:SS.uuuuuu" */
+#define TR2_UTC_TIME_LEN 27   /* "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" */
+
+void tr2_time_cache_init(struct tr2_time_cache *c);
+void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out);
+void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out);
+/* "YYYYMMDDTHHMMSS.uuuuuuZ" for the session id (23 bytes, no NUL). */
+void tr2_fmt_sid_time(uint64_t us, char *out);
+
+#endif

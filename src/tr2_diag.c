@@ -1,0 +1,43 @@
+/* stderr diagnostics in Git's format, each line in one write(). */
+#include "tr2_bug.h"
+#include "tr2_buf.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* Git replaces control characters other than TAB and LF on stderr. */
+static void sanitize_controls(char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n')
+			s[i] = '?';
+}
+
+void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	struct tr2_buf b;
+	size_t start;
+
+	tr2_buf_init(&b);
+	tr2_buf_adds(&b, prefix);
+	start = b.len;
+	tr2_buf_vaddf(&b, fmt, ap);
+	if (!b.failed)
+		sanitize_controls(b.p + start, b.len - start);
+	tr2_buf_addc(&b, '\n');
+	fflush(stderr);
+	if (!b.failed && write(2, b.p, b.len) < 0)
+		b.failed = 1;
+	tr2_buf_release(&b);
+}
+
+void tr2_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr2_vreport("warning: ", fmt, ap);
+	va_end(ap);
+}

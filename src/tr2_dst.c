@@ -1,0 +1,348 @@
+#include "tr2_dst.h"
+#include "tr2_bug.h"
+#include "tr2_sid.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DISCARD_SENTINEL "git-trace2-discard"
+#define MAX_AUTO_ATTEMPTS 10
+
+static int max_files;
+
+static const char *name_of(const struct tr2_dst *dst)
+{
+	return tr2_sysenv_env_name(dst->sysenv);
+}
+
+int tr2_dst_debug(void)
+{
+	static int debug = -1;
+
+	if (debug < 0)
+		debug = tr2_sysenv_int(TR2_SYSENV_DST_DEBUG, 0) > 0;
+	return debug;
+}
+
+static int set_fd(struct tr2_dst *dst, int fd, int need_close)
+{
+	struct stat st;
+
+	dst->fd = fd;
+	dst->need_close = need_close;
+	dst->kind = TR2_DST_PLAIN;
+	if (!fstat(fd, &st)) {
+		if (S_ISFIFO(st.st_mode))
+			dst->kind = TR2_DST_PIPE;
+		else if (S_ISSOCK(st.st_mode))
+			dst->kind = TR2_DST_SOCKET;
+	}
+	return 1;
+}
+
+static int open_file(struct tr2_dst *dst, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0) {
+		if (tr2_dst_debug())
+			tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
+				    path, name_of(dst), strerror(errno));
+		return 0;
+	}
+	return set_fd(dst, fd, 1);
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+	size_t dlen = strlen(dir), nlen = strlen(name);
+	int slash = dlen && dir[dlen - 1] == '/';
+	char *p = malloc(dlen + !slash + nlen + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dlen);
+	if (!slash)
+		p[dlen++] = '/';
+	memcpy(p + dlen, name, nlen + 1);
+	return p;
+}
+
+/* Count directory entries ('.' and '..' included) up to limit. */
+static int dir_reaches(const char *dir, int limit)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while (n < limit && readdir(d))
+		n++;
+	closedir(d);
+	return n >= limit;
+}
+
+static int create_exclusive(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+enum dir_state { DIR_OPEN, DIR_HAS_SENTINEL, DIR_FULL };
+
+/*
+ * The maxFiles check.  A full directory gets the discard sentinel, made
+ * exclusively by the first process to notice (its fd in *fd, else -1).
+ */
+static enum dir_state check_max_files(struct tr2_dst *dst, const char *dir, int *fd)
+{
+	enum dir_state state = DIR_OPEN;
+	char *sentinel;
+	struct stat st;
+
+	if (max_files <= 0 || !(sentinel = join_path(dir, DISCARD_SENTINEL)))
+		return DIR_OPEN;
+	if (!stat(sentinel, &st)) {
+		if (tr2_dst_debug())
+			tr2_warning("trace2: not opening %s trace file due to too "
+				    "many files in target directory %s",
+				    name_of(dst), dir);
+		state = DIR_HAS_SENTINEL;
+	} else if (dir_reaches(dir, max_files)) {
+		*fd = create_exclusive(sentinel);
+		state = DIR_FULL;
+	}
+	free(sentinel);
+	return state;
+}
+
+static void read_max_files(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_MAX_FILES);
+
+	if (v && atoi(v) >= 0)
+		max_files = atoi(v);
+}
+
+/* <base>, then <base>.1 ... <base>.9, each created exclusively. */
+static int create_numbered(const char *base)
+{
+	char path[PATH_MAX + 16];
+	int attempt, fd = -1;
+
+	for (attempt = 0; fd < 0 && attempt < MAX_AUTO_ATTEMPTS; attempt++) {
+		if (attempt)
+			snprintf(path, sizeof(path), "%s.%d", base, attempt);
+		else
+			snprintf(path, sizeof(path), "%s", base);
+		fd = create_exclusive(path);
+	}
+	return fd;
+}
+
+static int open_in_directory(struct tr2_dst *dst, const char *dir)
+{
+	const char *sid = tr2_sid_get(), *last = strrchr(sid, '/');
+	char *base = join_path(dir, last ? last + 1 : sid);
+	enum dir_state state;
+	int fd = -1;
+
+	if (!base)
+		return 0;
+	read_max_files();
+	state = check_max_files(dst, dir, &fd);
+	if (state == DIR_OPEN)
+		fd = create_numbered(base);
+	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
+		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
+			    base, name_of(dst), strerror(errno));
+	free(base);
+	if (fd < 0)
+		return 0;
+	dst->too_many_files = state == DIR_FULL;
+	return set_fd(dst, fd, 1);
+}
+
+static int connect_socket(const char *path, int type, int *err)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_af_unix(struct tr2_dst *dst, const char *value)
+{
+	int stream = 1, dgram = 1, fd = -1, err = 0;
+	const char *path;
+
+	if (!strncmp(value, "af_unix:stream:", 15)) {
+		path = value + 15;
+		dgram = 0;
+	} else if (!strncmp(value, "af_unix:dgram:", 14)) {
+		path = value + 14;
+		stream = 0;
+	} else
+		path = value + 8;
+
+	if (!*path) {
+		if (tr2_dst_debug())
+			tr2_warning("trace2: invalid AF_UNIX value '%s' for '%s' tracing",
+				    value, name_of(dst));
+		return 0;
+	}
+	if (path[0] != '/' || strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		if (tr2_dst_debug())
+			tr2_warning("trace2: invalid AF_UNIX path '%s' for '%s' tracing",
+				    path, name_of(dst));
+		return 0;
+	}
+	if (stream) {
+		fd = connect_socket(path, SOCK_STREAM, &err);
+		if (fd < 0 && err != EPROTOTYPE)
+			dgram = 0;
+	}
+	if (fd < 0 && dgram)
+		fd = connect_socket(path, SOCK_DGRAM, &err);
+	if (fd < 0) {
+		if (tr2_dst_debug())
+			tr2_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
+				    path, name_of(dst), strerror(err));
+		return 0;
+	}
+	set_fd(dst, fd, 1);
+	dst->kind = TR2_DST_SOCKET;
+	return 1;
+}
+
+static int is_directory(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int resolve(struct tr2_dst *dst, const char *v)
+{
+	if (!v || !strcmp(v, "0") || !strcasecmp(v, "false"))
+		return 0;
+	if (!strcmp(v, "1") || !strcasecmp(v, "true"))
+		return set_fd(dst, 2, 0);
+	if (v[0] >= '0' && v[0] <= '9' && !v[1])
+		return set_fd(dst, v[0] - '0', 0);
+	if (v[0] == '/')
+		return is_directory(v) ? open_in_directory(dst, v) : open_file(dst, v);
+	if (!strncmp(v, "af_unix:", 8))
+		return open_af_unix(dst, v);
+	tr2_warning("trace2: unknown value for '%s': '%s'", name_of(dst), v);
+	return 0;
+}
+
+int tr2_dst_open(struct tr2_dst *dst)
+{
+	if (!dst->initialized) {
+		dst->initialized = 1;
+		if (!resolve(dst, tr2_sysenv_get(dst->sysenv)))
+			dst->fd = -1;
+	}
+	return tr2_dst_is_on(dst);
+}
+
+void tr2_dst_close(struct tr2_dst *dst)
+{
+	if (dst->fd >= 0 && dst->need_close)
+		close(dst->fd);
+	dst->fd = -1;
+	dst->need_close = 0;
+}
+
+/*
+ * A write() on a pipe whose reader left raises SIGPIPE in the writing
+ * thread.  Keep it blocked for this one call and consume it if we caused
+ * it, so the host never sees it and its own mask is unchanged.
+ */
+static ssize_t write_pipe(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old, pending;
+	static const struct timespec no_wait = { 0, 0 };
+	int was_pending, err;
+	ssize_t n;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	n = write(fd, buf, len);
+	err = errno;
+	if (n < 0 && err == EPIPE && !was_pending)
+		sigtimedwait(&pipe_set, NULL, &no_wait);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
+static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len)
+{
+	switch (dst->kind) {
+	case TR2_DST_SOCKET:
+		return send(dst->fd, buf, len, MSG_NOSIGNAL);
+	case TR2_DST_PIPE:
+		return write_pipe(dst->fd, buf, len);
+	default:
+		return write(dst->fd, buf, len);
+	}
+}
+
+void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	do {
+		ssize_t n = write_once(dst, buf + done, len - done);
+
+		if (n > 0 || (n == 0 && len == 0)) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			errno = EIO;
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOTSOCK && dst->kind == TR2_DST_SOCKET) {
+			dst->kind = TR2_DST_PLAIN;
+			continue;
+		}
+		{
+			int err = errno;
+
+			tr2_dst_close(dst);
+			tr2_dst_write_failed(dst, err);
+		}
+		return;
+	} while (done < len);
+}

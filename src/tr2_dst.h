@@ -1,0 +1,51 @@
+/*
+ * Destinations: where a target's records go (stderr, an inherited fd, an
+ * append-mode file, a per-process file in a directory, an AF_UNIX
+ * socket).  Knows nothing of formats: it writes whole records.
+ */
+#ifndef TR2_DST_H
+#define TR2_DST_H
+
+#include <stddef.h>
+
+#include "tr2_sysenv.h"
+
+enum tr2_dst_kind {
+	TR2_DST_PLAIN,  /* regular file, tty: write() */
+	TR2_DST_PIPE,   /* write() with SIGPIPE blocked and consumed */
+	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) */
+};
+
+struct tr2_dst {
+	enum tr2_sysenv sysenv; /* the setting naming this destination */
+	int fd;                 /* -1 while off */
+	unsigned initialized : 1;
+	unsigned need_close : 1;
+	unsigned too_many_files : 1; /* writing into the discard sentinel */
+	enum tr2_dst_kind kind;
+};
+
+#define TR2_DST_INIT(setting) { (setting), -1, 0, 0, 0, TR2_DST_PLAIN }
+
+/* Resolve the destination from its setting (once); 1 if usable. */
+int tr2_dst_open(struct tr2_dst *dst);
+static inline int tr2_dst_is_on(const struct tr2_dst *dst)
+{
+	return dst->fd >= 0;
+}
+/*
+ * Write one whole record.  EINTR is retried and short writes completed;
+ * any other failure switches the destination off and calls
+ * tr2_dst_write_failed().
+ */
+void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len);
+/* Close what trace2 opened; the destination is off afterwards. */
+void tr2_dst_close(struct tr2_dst *dst);
+/* GIT_TRACE2_DST_DEBUG: print destination warnings. */
+int tr2_dst_debug(void);
+
+/* Called after a destination failed a write and was switched off
+ * (implemented by the dispatcher, which knows the other targets). */
+void tr2_dst_write_failed(const struct tr2_dst *dst, int err);
+
+#endif

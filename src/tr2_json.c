@@ -1,0 +1,113 @@
+#include "tr2_json.h"
+
+#include <string.h>
+
+/* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
+static const unsigned char byte_class[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* '"' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* '\\' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+/*
+ * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF), or 0 if s[0] starts none.
+ */
+static size_t utf8_sequence_len(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t n, i;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (avail < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+static char *escape_control(char *p, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	*p++ = '\\';
+	switch (c) {
+	case '"': *p++ = '"'; break;
+	case '\\': *p++ = '\\'; break;
+	case '\n': *p++ = 'n'; break;
+	case '\r': *p++ = 'r'; break;
+	case '\t': *p++ = 't'; break;
+	case '\f': *p++ = 'f'; break;
+	case '\b': *p++ = 'b'; break;
+	default:
+		memcpy(p, "u00", 3);
+		p[3] = hex[c >> 4];
+		p[4] = hex[c & 15];
+		p += 5;
+	}
+	return p;
+}
+
+size_t tr2_json_escape(char *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *end = s + len;
+	char *p = out;
+
+	while (s < end) {
+		const unsigned char *run = s;
+		size_t n;
+
+		while (s < end && !byte_class[*s])
+			s++;
+		memcpy(p, run, (size_t)(s - run));
+		p += s - run;
+		if (s == end)
+			break;
+		if (byte_class[*s] == 1) {
+			p = escape_control(p, *s++);
+			continue;
+		}
+		n = utf8_sequence_len(s, (size_t)(end - s));
+		if (n) {
+			memcpy(p, s, n);
+			p += n;
+			s += n;
+		} else {
+			memcpy(p, "\xEF\xBF\xBD", 3);
+			p += 3;
+			s++;
+		}
+	}
+	return (size_t)(p - out);
+}

@@ -1,0 +1,20 @@
+/* JSON string escaping shared by the event target and the JSON writer. */
+#ifndef TR2_JSON_H
+#define TR2_JSON_H
+
+#include <stddef.h>
+
+/* Worst case output size of tr2_json_escape() for len input bytes. */
+#define TR2_JSON_ESCAPED_MAX(len) ((len) * 6)
+
+/*
+ * Write s[0..len) as the inside of a JSON string (no quotes) into out,
+ * which must hold TR2_JSON_ESCAPED_MAX(len) bytes; return the bytes
+ * written.  Escapes as Git does ('"', '\\', \n \r \t \f \b, other control
+ * bytes as \u00xx), copies valid UTF-8 unchanged and writes U+FFFD for
+ * every byte that does not belong to a valid UTF-8 sequence, so the
+ * result is always valid JSON.
+ */
+size_t tr2_json_escape(char *out, const char *s, size_t len);
+
+#endif

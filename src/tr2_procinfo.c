@@ -1,0 +1,65 @@
+/* Process information: the names of the parent processes (Linux /proc). */
+#include "tr2_dispatch.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STAT_READ_MAX 64
+#define ANCESTRY_MAX 64
+
+/* Read the name and parent pid from /proc/<pid>/stat; 0 on success. */
+static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
+{
+	char path[64], buf[STAT_READ_MAX + 1], *open_paren, *close_paren, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, STAT_READ_MAX);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	open_paren = memchr(buf, '(', (size_t)n);
+	close_paren = memrchr(buf, ')', (size_t)n);
+	if (!open_paren || !close_paren || close_paren < open_paren ||
+	    close_paren + 4 > buf + n)
+		return -1;
+	*ppid = strtol(close_paren + 4, &end, 10);
+	if (end == close_paren + 4 || *end != ' ')
+		return -1;
+	memcpy(name, open_paren + 1, (size_t)(close_paren - open_paren - 1));
+	name[close_paren - open_paren - 1] = '\0';
+	return 0;
+}
+
+static void report_ancestry(void)
+{
+	char names[ANCESTRY_MAX][STAT_READ_MAX];
+	const char *list[ANCESTRY_MAX + 1];
+	long pid = (long)getppid(), ppid;
+	int n = 0;
+
+	while (n < ANCESTRY_MAX && !read_stat(pid, names[n], &ppid)) {
+		list[n] = names[n];
+		n++;
+		if (!ppid)
+			break;
+		pid = ppid;
+	}
+	list[n] = NULL;
+	if (n)
+		trace2_cmd_ancestry_fl("compat/linux/procinfo.c", 170, list);
+}
+
+void trace2_collect_process_info(enum trace2_process_info_reason reason)
+{
+	if (tr2_enabled() && reason == TRACE2_PROCESS_INFO_STARTUP)
+		report_ancestry();
+}

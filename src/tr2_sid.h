@@ -1,0 +1,19 @@
+/* Session ids: "<parent sid>/<UTC time>-H<host hash>-P<pid>". */
+#ifndef TR2_SID_H
+#define TR2_SID_H
+
+#include <stddef.h>
+
+/* The SID, computed (and exported as GIT_TRACE2_PARENT_SID) on first use. */
+const char *tr2_sid_get(void);
+/* The SID JSON-escaped (without quotes) and its length. */
+const char *tr2_sid_json(size_t *len);
+/* Number of traced ancestors: the '/' count of the full SID. */
+int tr2_sid_depth(void);
+/* Forget the SID (atexit); a later use computes a new one. */
+void tr2_sid_release(void);
+
+/* The first 4 bytes of the SHA-1 of data as 8 lowercase hex digits. */
+void tr2_sha1_hex8(const void *data, size_t len, char out[8]);
+
+#endif

@@ -1,0 +1,113 @@
+#include "tr2_sysenv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const env_names[TR2_SYSENV_COUNT] = {
+	[TR2_SYSENV_NORMAL] = "GIT_TRACE2",
+	[TR2_SYSENV_NORMAL_BRIEF] = "GIT_TRACE2_BRIEF",
+	[TR2_SYSENV_PERF] = "GIT_TRACE2_PERF",
+	[TR2_SYSENV_PERF_BRIEF] = "GIT_TRACE2_PERF_BRIEF",
+	[TR2_SYSENV_EVENT] = "GIT_TRACE2_EVENT",
+	[TR2_SYSENV_EVENT_BRIEF] = "GIT_TRACE2_EVENT_BRIEF",
+	[TR2_SYSENV_EVENT_NESTING] = "GIT_TRACE2_EVENT_NESTING",
+	[TR2_SYSENV_CONFIG_PARAMS] = "GIT_TRACE2_CONFIG_PARAMS",
+	[TR2_SYSENV_ENV_VARS] = "GIT_TRACE2_ENV_VARS",
+	[TR2_SYSENV_DST_DEBUG] = "GIT_TRACE2_DST_DEBUG",
+	[TR2_SYSENV_MAX_FILES] = "GIT_TRACE2_MAX_FILES",
+};
+
+static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
+static char *cached[TR2_SYSENV_COUNT];
+static unsigned char looked_up[TR2_SYSENV_COUNT];
+
+const char *tr2_sysenv_env_name(enum tr2_sysenv id)
+{
+	return env_names[id];
+}
+
+const char *tr2_sysenv_get(enum tr2_sysenv id)
+{
+	const char *v;
+
+	pthread_mutex_lock(&cache_mutex);
+	if (!looked_up[id]) {
+		v = getenv(env_names[id]);
+		cached[id] = v && *v ? strdup(v) : NULL;
+		looked_up[id] = 1;
+	}
+	v = cached[id];
+	pthread_mutex_unlock(&cache_mutex);
+	return v;
+}
+
+void tr2_sysenv_release(void)
+{
+	int i;
+
+	pthread_mutex_lock(&cache_mutex);
+	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+		free(cached[i]);
+		cached[i] = NULL;
+		looked_up[i] = 0;
+	}
+	pthread_mutex_unlock(&cache_mutex);
+}
+
+/* Git's integer syntax: base 0, one optional k/m/g suffix, must fit int. */
+static int parse_int_with_unit(const char *v, int *out)
+{
+	char *end;
+	intmax_t n, factor = 1;
+
+	errno = 0;
+	n = strtoimax(v, &end, 0);
+	if (errno || end == v)
+		return -1;
+	switch (tolower((unsigned char)*end)) {
+	case 'k': factor = 1024; end++; break;
+	case 'm': factor = 1024 * 1024; end++; break;
+	case 'g': factor = 1024 * 1024 * 1024; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (*end || n > INT_MAX / factor || n < INT_MIN / factor)
+		return -1;
+	*out = (int)(n * factor);
+	return 0;
+}
+
+int tr2_parse_maybe_bool(const char *v)
+{
+	int n;
+
+	if (!v)
+		return -1;
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		return 1;
+	if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+		return 0;
+	if (!parse_int_with_unit(v, &n))
+		return n != 0;
+	return -1;
+}
+
+int tr2_sysenv_bool(enum tr2_sysenv id, int dflt)
+{
+	int b = tr2_parse_maybe_bool(tr2_sysenv_get(id));
+
+	return b < 0 ? dflt : b;
+}
+
+int tr2_sysenv_int(enum tr2_sysenv id, int dflt)
+{
+	const char *v = tr2_sysenv_get(id);
+
+	return v ? atoi(v) : dflt;
+}

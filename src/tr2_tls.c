@@ -1,0 +1,162 @@
+#include "tr2_tls.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t tr2_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t tls_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int next_thread_id;
+static struct tr2_tls *main_ctx;
+static _Thread_local struct tr2_tls *current;
+
+void tr2_lock(void)
+{
+	pthread_mutex_lock(&tr2_mutex);
+}
+
+void tr2_unlock(void)
+{
+	pthread_mutex_unlock(&tr2_mutex);
+}
+
+static void free_ctx(struct tr2_tls *ctx)
+{
+	if (ctx->stack != ctx->inline_stack)
+		free(ctx->stack);
+	free(ctx);
+}
+
+/* A thread that ends without trace2_thread_exit() still frees its context. */
+static void on_thread_end(void *ctx)
+{
+	if (ctx != main_ctx)
+		free_ctx(ctx);
+}
+
+static void create_key(void)
+{
+	pthread_key_create(&tls_key, on_thread_end);
+}
+
+static void set_name(struct tr2_tls *ctx, const char *base)
+{
+	char full[TR2_THREAD_NAME_MAX + 1];
+
+	if (ctx->thread_id == 0)
+		snprintf(full, sizeof(full), "%s", base);
+	else
+		snprintf(full, sizeof(full), "th%02d:%s", ctx->thread_id, base);
+	ctx->name_len = strlen(full);
+	memcpy(ctx->name, full, ctx->name_len + 1);
+	ctx->json_name_len = tr2_json_escape(ctx->json_name, ctx->name, ctx->name_len);
+}
+
+struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
+{
+	struct tr2_tls *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	pthread_once(&key_once, create_key);
+	ctx->thread_id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
+	set_name(ctx, base ? base : "(null)");
+	ctx->stack = ctx->inline_stack;
+	ctx->alloc = TR2_INLINE_STACK;
+	ctx->stack[0] = us_start;
+	ctx->nr = 1;
+	ctx->thread_start_us = us_start;
+	tr2_time_cache_init(&ctx->times);
+	if (current && current != main_ctx)
+		free_ctx(current);
+	current = ctx;
+	pthread_setspecific(tls_key, ctx);
+	return ctx;
+}
+
+void tr2_tls_init(void)
+{
+	tr2_clock_capture_start();
+	__atomic_store_n(&next_thread_id, 0, __ATOMIC_RELAXED);
+	main_ctx = tr2_tls_create("main", tr2_start_us());
+}
+
+struct tr2_tls *tr2_tls_get(void)
+{
+	if (current)
+		return current;
+	return tr2_tls_create("unknown", tr2_now_us());
+}
+
+int tr2_tls_is_main(const struct tr2_tls *ctx)
+{
+	return ctx == main_ctx;
+}
+
+void tr2_tls_destroy(void)
+{
+	struct tr2_tls *ctx = current;
+
+	if (!ctx)
+		return;
+	current = NULL;
+	pthread_setspecific(tls_key, NULL);
+	if (ctx == main_ctx)
+		main_ctx = NULL;
+	free_ctx(ctx);
+}
+
+void tr2_tls_release(void)
+{
+	struct tr2_tls *m = main_ctx;
+
+	tr2_tls_destroy();
+	/* atexit may run on another thread; the main context goes too. */
+	if (m && main_ctx == m) {
+		main_ctx = NULL;
+		free_ctx(m);
+	}
+}
+
+int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
+{
+	if (ctx->nr == ctx->alloc) {
+		size_t alloc = ctx->alloc * 2;
+		uint64_t *s;
+
+		if (ctx->stack == ctx->inline_stack) {
+			s = malloc(alloc * sizeof(*s));
+			if (s)
+				memcpy(s, ctx->stack, ctx->nr * sizeof(*s));
+		} else
+			s = realloc(ctx->stack, alloc * sizeof(*s));
+		if (!s)
+			return -1;
+		ctx->stack = s;
+		ctx->alloc = alloc;
+	}
+	ctx->stack[ctx->nr++] = us;
+	return 0;
+}
+
+uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
+{
+	return ctx->nr ? us_now - ctx->stack[ctx->nr - 1] : 0;
+}
+
+uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now)
+{
+	uint64_t elapsed = tr2_tls_region_elapsed(ctx, us_now);
+
+	if (ctx->nr)
+		ctx->nr--;
+	return elapsed;
+}
+
+void tr2_tls_unwind(struct tr2_tls *ctx)
+{
+	if (ctx->nr > 1)
+		ctx->nr = 1;
+}

@@ -1,0 +1,493 @@
+/*
+ * The PERF target (GIT_TRACE2_PERF): one line per event in fixed columns
+ * "<time> <file:line> | d<depth> | <thread> | <event> | <repo> | <t_abs> |
+ * <t_rel> | <category> | <dots><payload>".
+ */
+#include "tr2_tgt.h"
+#include "tr2_sid.h"
+
+#include <stdio.h>
+
+#define LOCATION_WIDTH 28
+#define THREAD_WIDTH 24
+#define EVENT_WIDTH 12
+#define CATEGORY_WIDTH 12
+#define TIME_WIDTH 9
+
+static struct tr2_dst dst = TR2_DST_INIT(TR2_SYSENV_PERF);
+static int brief;
+
+#define LOC_FILE "trace2/tr2_tgt_perf.c"
+#define LOC_SIGNAL 207
+#define LOC_ATEXIT 219
+#define LOC_TIMER 580
+#define LOC_COUNTER 596
+
+/* Which optional columns a record fills. */
+enum { ABS = 1, REL = 2 };
+
+struct cols {
+	const char *event;
+	const struct repository *repo; /* NULL: blank repo column */
+	unsigned times;                /* ABS, REL */
+	const char *category;          /* NULL: blank */
+};
+
+static void init(void)
+{
+	brief = tr2_sysenv_bool(TR2_SYSENV_PERF_BRIEF, 0);
+}
+
+static void add_padded(struct tr2_buf *b, const char *s, size_t len, size_t width)
+{
+	if (len)
+		tr2_buf_add(b, s, len);
+	if (len < width)
+		tr2_buf_addn(b, ' ', width - len);
+}
+
+/* "<file>:<line>", or "..." and its last 25 bytes, padded to 28. */
+static void add_location(struct tr2_buf *b, const char *file, int line)
+{
+	size_t start = b->len, len;
+
+	if (file && *file) {
+		tr2_buf_adds(b, file);
+		tr2_buf_addc(b, ':');
+		tr2_buf_add_i64(b, line);
+	}
+	len = b->len - start;
+	if (len > LOCATION_WIDTH && !b->failed) {
+		char *p = b->p + start;
+
+		memmove(p + 3, p + len - (LOCATION_WIDTH - 3), LOCATION_WIDTH - 3);
+		memcpy(p, "...", 3);
+		b->len = start + LOCATION_WIDTH;
+	}
+	tr2_buf_pad_to(b, start + LOCATION_WIDTH);
+}
+
+static void add_time_column(struct tr2_buf *b, int present, uint64_t us)
+{
+	if (present)
+		tr2_buf_add_seconds(b, us, TIME_WIDTH);
+	else
+		tr2_buf_addn(b, ' ', TIME_WIDTH);
+	tr2_buf_addlit(b, " | ");
+}
+
+static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
+		     int line, const struct cols *c)
+{
+	struct tr2_tls *tls = ev->tls;
+	size_t repo_start, cat_len;
+
+	tr2_buf_init(b);
+	if (!brief) {
+		tr2_buf_add(b, tr2_ev_local_time(ev), TR2_LOCAL_TIME_LEN);
+		tr2_buf_addc(b, ' ');
+		add_location(b, file, line);
+		tr2_buf_addlit(b, " | ");
+	}
+	tr2_buf_addc(b, 'd');
+	tr2_buf_add_i64(b, tr2_sid_depth());
+	tr2_buf_addlit(b, " | ");
+	add_padded(b, tls->name, tls->name_len, THREAD_WIDTH);
+	tr2_buf_addlit(b, " | ");
+	add_padded(b, c->event, strlen(c->event), EVENT_WIDTH);
+	tr2_buf_addlit(b, " | ");
+	repo_start = b->len;
+	if (c->repo) {
+		tr2_buf_addc(b, 'r');
+		tr2_buf_add_i64(b, c->repo->trace2_repo_id);
+		tr2_buf_addc(b, ' ');
+	}
+	tr2_buf_pad_to(b, repo_start + 3);
+	tr2_buf_addlit(b, " | ");
+	add_time_column(b, c->times & ABS, ev->us_abs);
+	add_time_column(b, c->times & REL, ev->us_rel);
+	cat_len = c->category ? strnlen(c->category, CATEGORY_WIDTH) : 0;
+	add_padded(b, c->category, cat_len, CATEGORY_WIDTH);
+	tr2_buf_addlit(b, " | ");
+	if (tls->nr > 1)
+		tr2_buf_addn(b, '.', 2 * (tls->nr - 1));
+}
+
+static void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
+{
+	begin_at(b, ev, ev->file, ev->line, c);
+}
+
+static void finish(struct tr2_buf *b)
+{
+	tr2_tgt_emit(&dst, b);
+}
+
+/* A record whose payload is one string. */
+static void simple(struct tr2_ev *ev, const char *event, unsigned times,
+		   const char *text)
+{
+	struct cols c = { event, NULL, times, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_add_str(&b, text);
+	finish(&b);
+}
+
+static void version(struct tr2_ev *ev, const char *v)
+{
+	simple(ev, "version", 0, v);
+}
+
+static void start(struct tr2_ev *ev, const char **argv)
+{
+	struct cols c = { "start", NULL, ABS, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_add_qargv(&b, argv);
+	finish(&b);
+}
+
+static void abs_code(struct tr2_ev *ev, const char *file, int line,
+		     const char *event, const char *word, int code)
+{
+	struct cols c = { event, NULL, ABS, NULL };
+	struct tr2_buf b;
+
+	begin_at(&b, ev, file, line, &c);
+	tr2_buf_adds(&b, word);
+	tr2_buf_add_i64(&b, code);
+	finish(&b);
+}
+
+static void exit_(struct tr2_ev *ev, int code)
+{
+	abs_code(ev, ev->file, ev->line, "exit", "code:", code);
+}
+
+static void signal_(struct tr2_ev *ev, int signo)
+{
+	abs_code(ev, LOC_FILE, LOC_SIGNAL, "signal", "signo:", signo);
+}
+
+static void atexit_(struct tr2_ev *ev, int code)
+{
+	abs_code(ev, LOC_FILE, LOC_ATEXIT, "atexit", "code:", code);
+}
+
+static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
+{
+	(void)fmt;
+	simple(ev, "error", 0, msg ? msg : "");
+}
+
+static void cmd_path(struct tr2_ev *ev, const char *path)
+{
+	simple(ev, "cmd_path", 0, path);
+}
+
+static void cmd_mode(struct tr2_ev *ev, const char *mode)
+{
+	simple(ev, "cmd_mode", 0, mode);
+}
+
+static void cmd_ancestry(struct tr2_ev *ev, const char **names)
+{
+	struct cols c = { "cmd_ancestry", NULL, 0, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "ancestry:[");
+	tr2_buf_add_qargv(&b, names);
+	tr2_buf_addc(&b, ']');
+	finish(&b);
+}
+
+static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
+{
+	struct cols c = { "cmd_name", NULL, 0, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_add_str(&b, name);
+	if (hierarchy && *hierarchy) {
+		tr2_buf_addlit(&b, " (");
+		tr2_buf_adds(&b, hierarchy);
+		tr2_buf_addc(&b, ')');
+	}
+	finish(&b);
+}
+
+static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
+{
+	struct cols c = { "alias", NULL, 0, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "alias:");
+	tr2_buf_add_str(&b, alias_name);
+	tr2_buf_addlit(&b, " argv:[");
+	tr2_buf_add_qargv(&b, argv);
+	tr2_buf_addc(&b, ']');
+	finish(&b);
+}
+
+static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
+{
+	struct cols c = { "child_start", NULL, ABS, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "[ch");
+	tr2_buf_add_i64(&b, cmd->trace2_child_id);
+	tr2_buf_addlit(&b, "] class:");
+	if (cmd->trace2_hook_name) {
+		tr2_buf_addlit(&b, "hook hook:");
+		tr2_buf_adds(&b, cmd->trace2_hook_name);
+	} else
+		tr2_buf_adds(&b, cmd->trace2_child_class ? cmd->trace2_child_class : "?");
+	if (cmd->dir) {
+		tr2_buf_addlit(&b, " cd:");
+		tr2_buf_add_qarg(&b, cmd->dir);
+	}
+	tr2_buf_addlit(&b, " argv:[");
+	if (cmd->git_cmd) {
+		tr2_buf_addlit(&b, "git");
+		if (cmd->args.nr)
+			tr2_buf_addc(&b, ' ');
+	}
+	tr2_buf_add_qargv(&b, cmd->args.v);
+	tr2_buf_addc(&b, ']');
+	finish(&b);
+}
+
+static void child_end(struct tr2_ev *ev, const char *event,
+		      const struct child_process *cmd, const char *what,
+		      const char *text, int code)
+{
+	struct cols c = { event, NULL, ABS | REL, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "[ch");
+	tr2_buf_add_i64(&b, cmd->trace2_child_id);
+	tr2_buf_addlit(&b, "] pid:");
+	tr2_buf_add_i64(&b, cmd->pid);
+	tr2_buf_adds(&b, what);
+	if (text)
+		tr2_buf_adds(&b, text);
+	else
+		tr2_buf_add_i64(&b, code);
+	finish(&b);
+}
+
+static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
+{
+	child_end(ev, "child_exit", cmd, " code:", NULL, code);
+}
+
+static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
+			const char *ready)
+{
+	child_end(ev, "child_ready", cmd, " ready:", ready ? ready : "(null)", 0);
+}
+
+static void thread_start(struct tr2_ev *ev)
+{
+	simple(ev, "thread_start", ABS, "");
+}
+
+static void thread_exit(struct tr2_ev *ev)
+{
+	simple(ev, "thread_exit", ABS | REL, "");
+}
+
+static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **argv)
+{
+	struct cols c = { "exec", NULL, ABS, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "id:");
+	tr2_buf_add_i64(&b, exec_id);
+	tr2_buf_addlit(&b, " argv:[");
+	if (exe) {
+		tr2_buf_adds(&b, exe);
+		if (argv && argv[0])
+			tr2_buf_addc(&b, ' ');
+	}
+	tr2_buf_add_qargv(&b, argv);
+	tr2_buf_addc(&b, ']');
+	finish(&b);
+}
+
+static void exec_result(struct tr2_ev *ev, int exec_id, int code)
+{
+	struct cols c = { "exec_result", NULL, ABS, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "id:");
+	tr2_buf_add_i64(&b, exec_id);
+	tr2_buf_addlit(&b, " code:");
+	tr2_buf_add_i64(&b, code);
+	if (code > 0) {
+		tr2_buf_addlit(&b, " err:");
+		tr2_buf_adds(&b, strerror(code));
+	}
+	finish(&b);
+}
+
+static void param(struct tr2_ev *ev, const char *name, const char *value,
+		  const char *scope)
+{
+	char category[32];
+	struct cols c = { "def_param", NULL, 0, category };
+	struct tr2_buf b;
+
+	snprintf(category, sizeof(category), "scope:%s", scope);
+	begin(&b, ev, &c);
+	tr2_buf_add_str(&b, name);
+	if (value) {
+		tr2_buf_addc(&b, ':');
+		tr2_buf_adds(&b, value);
+	}
+	finish(&b);
+}
+
+static void repo(struct tr2_ev *ev, const struct repository *r)
+{
+	struct cols c = { "def_repo", r, 0, NULL };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_addlit(&b, "worktree:");
+	tr2_buf_add_qarg(&b, r->worktree);
+	finish(&b);
+}
+
+static void region(struct tr2_ev *ev, const char *event, unsigned times,
+		   const char *category, const char *label,
+		   const struct repository *r, const char *msg)
+{
+	struct cols c = { event, r, times, category };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	if (label) {
+		tr2_buf_addlit(&b, "label:");
+		tr2_buf_adds(&b, label);
+	}
+	if (msg) {
+		tr2_buf_addc(&b, ' ');
+		tr2_buf_adds(&b, msg);
+	}
+	finish(&b);
+}
+
+static void region_enter(struct tr2_ev *ev, const char *category, const char *label,
+			 const struct repository *r, const char *msg)
+{
+	region(ev, "region_enter", ABS, category, label, r, msg);
+}
+
+static void region_leave(struct tr2_ev *ev, const char *category, const char *label,
+			 const struct repository *r, const char *msg)
+{
+	region(ev, "region_leave", ABS | REL, category, label, r, msg);
+}
+
+static void data(struct tr2_ev *ev, const char *category, const struct repository *r,
+		 const char *key, const char *value)
+{
+	struct cols c = { "data", r, ABS | REL, category };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_add_str(&b, key);
+	tr2_buf_addc(&b, ':');
+	tr2_buf_add_str(&b, value);
+	finish(&b);
+}
+
+static void data_json(struct tr2_ev *ev, const char *category,
+		      const struct repository *r, const char *key,
+		      const struct json_writer *jw)
+{
+	struct cols c = { "data_json", r, ABS | REL, category };
+	struct tr2_buf b;
+
+	begin(&b, ev, &c);
+	tr2_buf_add_str(&b, key);
+	tr2_buf_addc(&b, ':');
+	if (jw->json.buf)
+		tr2_buf_add(&b, jw->json.buf, jw->json.len);
+	finish(&b);
+}
+
+static void printf_(struct tr2_ev *ev, const char *msg)
+{
+	simple(ev, "printf", ABS, msg ? msg : "");
+}
+
+static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
+		  const struct tr2_timer *t, int per_thread)
+{
+	struct cols c = { per_thread ? "th_timer" : "timer", NULL, 0, m->category };
+	struct tr2_buf b;
+
+	begin_at(&b, ev, LOC_FILE, LOC_TIMER, &c);
+	tr2_buf_addf(&b, "name:%s intervals:%llu total:%8.6f min:%8.6f max:%8.6f",
+		     m->name, (unsigned long long)t->intervals,
+		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
+		     (double)t->max_ns / 1e9);
+	finish(&b);
+}
+
+static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
+		    int per_thread)
+{
+	struct cols c = { per_thread ? "th_counter" : "counter", NULL, 0, m->category };
+	struct tr2_buf b;
+
+	begin_at(&b, ev, LOC_FILE, LOC_COUNTER, &c);
+	tr2_buf_addlit(&b, "name:");
+	tr2_buf_adds(&b, m->name);
+	tr2_buf_addlit(&b, " value:");
+	tr2_buf_add_u64(&b, value);
+	finish(&b);
+}
+
+const struct tr2_tgt tr2_tgt_perf = {
+	.dst = &dst,
+	.init = init,
+	.version = version,
+	.start = start,
+	.exit = exit_,
+	.signal = signal_,
+	.atexit = atexit_,
+	.error = error,
+	.cmd_path = cmd_path,
+	.cmd_ancestry = cmd_ancestry,
+	.cmd_name = cmd_name,
+	.cmd_mode = cmd_mode,
+	.alias = alias,
+	.child_start = child_start,
+	.child_exit = child_exit,
+	.child_ready = child_ready,
+	.thread_start = thread_start,
+	.thread_exit = thread_exit,
+	.exec = exec_,
+	.exec_result = exec_result,
+	.param = param,
+	.repo = repo,
+	.region_enter = region_enter,
+	.region_leave = region_leave,
+	.data = data,
+	.data_json = data_json,
+	.printf = printf_,
+	.timer = timer,
+	.counter = counter,
+};

@@ -1,0 +1,818 @@
+/*
+ * trace2-tool -- the test driver: Git's "test-tool trace2" helper and its
+ * host program in one file (spec: test-helper.md).
+ *
+ * Run as "trace2-tool [-C <dir>] trace2 <subcommand> [args]".  It makes
+ * the same trace2 calls, in the same order and with Git's source
+ * locations, as Git's test-tool; it reproduces the parts of Git's host
+ * code that trace (main(), the exit() wrapper, die()/error()/BUG()/bug(),
+ * run-command), so its output can be compared with Git's byte for byte.
+ *
+ * Environment: T2TOOL_VERSION, if set, is the version string reported by
+ * the "version" event (default: the library version).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace2.h"
+
+#define UNUSED __attribute__((unused))
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof(*(a)))
+
+/* Git's source files, for the locations printed by non-brief targets. */
+#define COMMON_EXIT_C "common-exit.c"
+#define COMMON_INIT_C "common-init.c"
+#define COMMON_MAIN_C "common-main.c"
+#define RUN_COMMAND_C "run-command.c"
+#define TEST_TOOL_C "t/helper/test-tool.c"
+#define TEST_TRACE2_C "t/helper/test-trace2.c"
+#define USAGE_C "usage.c"
+
+/*
+ * Locations the spec does not give: the exit(128) of test-tool's usage
+ * message (printed), and the two listing calls after cmd_name (never
+ * printed: cmd_name has already listed, and each lists once).
+ */
+#define TEST_TOOL_USAGE_EXIT_LINE 0
+#define TEST_TOOL_LIST_CONFIG_LINE 133
+#define TEST_TOOL_LIST_ENV_VARS_LINE 134
+
+/* ------------------------------------------------------------------ */
+/* Host state                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Exit code of BUG(); 0 means abort() (test-tool sets 99). */
+static int bug_exit_code;
+/* Set by bug(), cleared by BUG(); checked by the exit wrapper. */
+static int bug_called_must_BUG;
+/* Git's global repository: never defined, so its trace2 id stays 0. */
+static struct repository the_repository;
+
+static _Noreturn void BUG_fl(const char *file, int line, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+
+/* ------------------------------------------------------------------ */
+/* The exit() wrapper (test-helper.md §1.3)                            */
+/* ------------------------------------------------------------------ */
+
+static _Noreturn void host_exit(const char *file, int line, int code)
+{
+	code &= 0xff;
+	if (bug_called_must_BUG)
+		BUG_fl(COMMON_EXIT_C, 8, "on exit(): had bug() call(s) in this "
+		       "process without explicit BUG_if_bug()");
+	trace2_cmd_exit_fl(file, line, code);
+	exit(code);
+}
+
+/* ------------------------------------------------------------------ */
+/* Message functions (test-helper.md §1.4)                             */
+/* ------------------------------------------------------------------ */
+
+/* write() all of buf, retrying only after a partial write or EINTR. */
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/*
+ * Write prefix + message + LF to stderr in one write(), with control
+ * characters other than TAB and LF replaced by '?'.
+ */
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	size_t off = strlen(prefix); /* short: at most a BUG prefix */
+	size_t len;
+
+	memcpy(msg, prefix, off);
+	/* leave room for the LF */
+	if (vsnprintf(msg + off, sizeof(msg) - off - 1, fmt, ap) < 0)
+		msg[off] = '\0';
+	len = off + strlen(msg + off);
+	for (char *p = msg + off; p < msg + len; p++)
+		if (iscntrl((unsigned char)*p) && *p != '\t' && *p != '\n')
+			*p = '?';
+	msg[len++] = '\n';
+	write_all(2, msg, len);
+}
+
+/* The "BUG: <file>:<line>: <message>" line of BUG() and bug(). */
+static void report_bug(const char *file, int line, const char *fmt, va_list ap)
+{
+	char prefix[256];
+
+	snprintf(prefix, sizeof(prefix), "BUG: %s:%d: ", file, line);
+	report(prefix, fmt, ap);
+}
+
+/* The error record (at file:line) first, then the stderr line. */
+static void record_and_report(const char *file, int line, const char *prefix,
+			      const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	va_copy(copy, ap);
+	trace2_cmd_error_va_fl(file, line, fmt, copy);
+	va_end(copy);
+	report(prefix, fmt, ap);
+}
+
+static _Noreturn PRINTF_LIKE(1, 2) void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_and_report(USAGE_C, 73, "fatal: ", fmt, ap);
+	va_end(ap);
+	host_exit(USAGE_C, 87, 128);
+}
+
+static PRINTF_LIKE(1, 2) int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_and_report(USAGE_C, 92, "error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* fmt + ": " + strerror(errnum), with '%' of strerror doubled. */
+static void fmt_with_err(char *buf, size_t size, const char *fmt, int errnum)
+{
+	char quoted[256];
+	const char *err = strerror(errnum);
+	size_t j = 0;
+
+	for (; *err && j < sizeof(quoted) - 2; err++) {
+		if (*err == '%')
+			quoted[j++] = '%';
+		quoted[j++] = *err;
+	}
+	quoted[j] = '\0';
+	snprintf(buf, size, "%s: %s", fmt, quoted);
+}
+
+static PRINTF_LIKE(1, 2) int error_errno(const char *fmt, ...)
+{
+	char fmt_err[1024];
+	va_list ap;
+
+	fmt_with_err(fmt_err, sizeof(fmt_err), fmt, errno);
+	va_start(ap, fmt);
+	record_and_report(USAGE_C, 92, "error: ", fmt_err, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * BUG(): also the library's BUG handler.  A BUG raised while handling one
+ * (e.g. from the exit path) prints its line and aborts.
+ */
+static _Noreturn void BUG_vfl(const char *file, int line, const char *fmt,
+			      va_list ap)
+{
+	static int in_bug;
+	va_list copy;
+
+	bug_called_must_BUG = 0;
+	va_copy(copy, ap);
+	report_bug(file, line, fmt, ap);
+	if (in_bug)
+		abort();
+	in_bug = 1;
+	trace2_cmd_error_va_fl(USAGE_C, 346, fmt, copy);
+	va_end(copy);
+	if (bug_exit_code)
+		host_exit(USAGE_C, 349, bug_exit_code);
+	abort();
+}
+
+static _Noreturn void BUG_fl(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	BUG_vfl(file, line, fmt, ap);
+}
+
+static PRINTF_LIKE(3, 4) void bug_fl(const char *file, int line,
+				     const char *fmt, ...)
+{
+	va_list ap;
+
+	bug_called_must_BUG = 1;
+	va_start(ap, fmt);
+	report_bug(file, line, fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	trace2_cmd_error_va_fl(USAGE_C, 376, fmt, ap);
+	va_end(ap);
+}
+
+static PRINTF_LIKE(3, 4) void BUG_if_bug_fl(const char *file, int line,
+					    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!bug_called_must_BUG)
+		return;
+	va_start(ap, fmt);
+	BUG_vfl(file, line, fmt, ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* test-helper.md §2: a whole, non-empty decimal number. */
+static int get_i(int *value, const char *data)
+{
+	char *end;
+	long v;
+
+	if (!data || !*data)
+		return -1;
+	errno = 0;
+	v = strtol(data, &end, 10);
+	if (*end || errno == ERANGE)
+		return -1;
+	*value = (int)v;
+	return 0;
+}
+
+/* Exactly n arguments, each a valid get_i() number. */
+static int get_n_ints(int argc, const char **argv, int n, int *values)
+{
+	if (argc != n)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (get_i(&values[i], argv[i]))
+			return -1;
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Start nr threads running fn(arg), then join them in order. */
+static void run_threads(int nr, void *(*fn)(void *), void *arg)
+{
+	pthread_t *threads;
+
+	if (nr <= 0)
+		return;
+	threads = xcalloc((size_t)nr, sizeof(*threads));
+	for (int i = 0; i < nr; i++)
+		if (pthread_create(&threads[i], NULL, fn, arg))
+			die("failed to create thread[%d]", i);
+	for (int i = 0; i < nr; i++)
+		if (pthread_join(threads[i], NULL))
+			die("failed to join thread[%d]", i);
+	free(threads);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running children (test-helper.md §1.5)                              */
+/* ------------------------------------------------------------------ */
+
+static int is_executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+/*
+ * The program to execute for name: name itself if it contains a '/',
+ * else the first executable match in $PATH (into buf), else NULL.
+ */
+static const char *locate_program(const char *name, char *buf, size_t size)
+{
+	const char *p = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return name;
+	while (p) {
+		const char *end = strchrnul(p, ':');
+		int n = end == p ?
+			snprintf(buf, size, "%s", name) :
+			snprintf(buf, size, "%.*s/%s", (int)(end - p), p, name);
+
+		if (n > 0 && (size_t)n < size && is_executable(buf))
+			return buf;
+		p = *end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* environ with the "NAME=value" entries of adds applied in order. */
+static char **child_environment(const struct strvec *adds)
+{
+	size_t n = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + adds->nr + 1, sizeof(*env));
+	memcpy(env, environ, n * sizeof(*env));
+	for (size_t i = 0; i < adds->nr; i++) {
+		const char *add = adds->v[i];
+		size_t name_len = strcspn(add, "=") + 1;
+		size_t j = 0;
+
+		while (j < n && strncmp(env[j], add, name_len))
+			j++;
+		env[j] = (char *)add;
+		if (j == n)
+			n++;
+	}
+	return env;
+}
+
+/* Spawn cmd as path (argv[0] = path); returns 0 or an errno value. */
+static int spawn_child(struct child_process *cmd, const char *path)
+{
+	const char **argv = xcalloc(cmd->args.nr + 1, sizeof(*argv));
+	char **env = child_environment(&cmd->env);
+	int err;
+
+	memcpy(argv, cmd->args.v, cmd->args.nr * sizeof(*argv));
+	argv[0] = path;
+	err = posix_spawn(&cmd->pid, path, NULL, NULL, (char *const *)argv, env);
+	free(env);
+	free(argv);
+	return err;
+}
+
+/* The child's exit code, or 128 + signal number if it was killed. */
+static int wait_child(const struct child_process *cmd)
+{
+	const char *argv0 = cmd->args.v[0];
+	int status;
+
+	while (waitpid(cmd->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("waitpid for %s failed", argv0);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (sig != SIGINT && sig != SIGQUIT && sig != SIGPIPE)
+			error("%s died of signal %d", argv0, sig);
+		return 128 + sig;
+	}
+	return WEXITSTATUS(status);
+}
+
+/* Git's run_command(): -1 if the program could not be started. */
+static int run_command(struct child_process *cmd)
+{
+	char buf[PATH_MAX];
+	const char *path;
+	int err, code;
+
+	trace2_child_start_fl(RUN_COMMAND_C, 740, cmd);
+	path = locate_program(cmd->args.v[0], buf, sizeof(buf));
+	err = path ? spawn_child(cmd, path) : ENOENT;
+	if (err) {
+		errno = err;
+		error_errno("cannot run %s", cmd->args.v[0]);
+		cmd->pid = -1;
+		trace2_child_exit_fl(RUN_COMMAND_C, 967, cmd, -1);
+		return -1;
+	}
+	code = wait_child(cmd);
+	trace2_child_exit_fl(RUN_COMMAND_C, 1007, cmd, code);
+	return code;
+}
+
+/* A child_process whose args are argv[0..argc). */
+static void set_args(struct child_process *cmd, int argc, const char **argv)
+{
+	cmd->args.v = argv;
+	cmd->args.nr = (size_t)argc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subcommands (test-helper.md §3)                                     */
+/* ------------------------------------------------------------------ */
+
+static int ut_001return(int argc UNUSED, const char **argv)
+{
+	int ec;
+
+	if (get_i(&ec, argv[0]))
+		die("expect <exit_code>");
+	return ec;
+}
+
+static int ut_002exit(int argc UNUSED, const char **argv)
+{
+	int ec;
+
+	if (get_i(&ec, argv[0]))
+		die("expect <exit_code>");
+	host_exit(TEST_TRACE2_C, 79, ec);
+}
+
+static int ut_003error(int argc, const char **argv)
+{
+	if (!argv[0] || !*argv[0])
+		die("expect <error_message>");
+	for (int i = 0; i < argc; i++)
+		error("%s", argv[i]);
+	return 0;
+}
+
+static int ut_004child(int argc, const char **argv)
+{
+	struct child_process cmd = CHILD_PROCESS_INIT;
+
+	if (!argc)
+		return 0;
+	set_args(&cmd, argc, argv);
+	host_exit(TEST_TRACE2_C, 152, run_command(&cmd));
+}
+
+static int ut_005exec(int argc, const char **argv)
+{
+	const char **git_argv;
+	int exec_id;
+
+	if (!argc)
+		return 0;
+	git_argv = xcalloc((size_t)argc + 2, sizeof(*git_argv));
+	git_argv[0] = "git";
+	memcpy(git_argv + 1, argv, (size_t)argc * sizeof(*argv));
+	exec_id = trace2_exec_fl(RUN_COMMAND_C, 243, "git", git_argv);
+	execvp("git", (char *const *)git_argv);
+	trace2_exec_result_fl(RUN_COMMAND_C, 252, exec_id, errno);
+	free(git_argv);
+	return -1;
+}
+
+static int ut_006data(int argc, const char **argv)
+{
+	if (argc % 3)
+		die("expect <cat0> <k0> <v0> [<cat1> <k1> <v1> [...]]");
+	for (; argc > 0; argc -= 3, argv += 3) {
+		if (!*argv[0] || !*argv[1] || !*argv[2])
+			die("expect <cat0> <k0> <v0> [<cat1> <k1> <v1> [...]]");
+		trace2_data_string_fl(TEST_TRACE2_C, 200, argv[0],
+				      &the_repository, argv[1], argv[2]);
+	}
+	return 0;
+}
+
+static int ut_007bug(int argc UNUSED, const char **argv UNUSED)
+{
+	BUG_fl(TEST_TRACE2_C, 213, "the bug message");
+}
+
+static int ut_008bug(int argc UNUSED, const char **argv UNUSED)
+{
+	bug_fl(TEST_TRACE2_C, 218, "a bug message");
+	bug_fl(TEST_TRACE2_C, 219, "another bug message");
+	BUG_if_bug_fl(TEST_TRACE2_C, 220, "an explicit BUG_if_bug() following "
+		      "bug() call(s) is nice, but not required");
+	return 0;
+}
+
+static int ut_009bug_BUG(int argc UNUSED, const char **argv UNUSED)
+{
+	bug_fl(TEST_TRACE2_C, 226, "a bug message");
+	bug_fl(TEST_TRACE2_C, 227, "another bug message");
+	return 0;
+}
+
+static int ut_010bug_BUG(int argc UNUSED, const char **argv UNUSED)
+{
+	bug_fl(TEST_TRACE2_C, 234, "a %s message", "bug");
+	BUG_fl(TEST_TRACE2_C, 235, "a %s message", "BUG");
+}
+
+struct timer_work {
+	int count;
+	int ms_delay;
+};
+
+/* count intervals of ms_delay each on timer tid. */
+static void time_intervals(enum trace2_timer_id tid, const struct timer_work *w)
+{
+	for (int i = 0; i < w->count; i++) {
+		trace2_timer_start(tid);
+		sleep_ms(w->ms_delay);
+		trace2_timer_stop(tid);
+	}
+}
+
+static int ut_100timer(int argc, const char **argv)
+{
+	int v[2];
+	struct timer_work w;
+
+	if (get_n_ints(argc, argv, 2, v))
+		die("expect <count> <ms_delay>");
+	w.count = v[0];
+	w.ms_delay = v[1];
+	time_intervals(TRACE2_TIMER_ID_TEST1, &w);
+	return 0;
+}
+
+static void *ut_101timer_thread(void *data)
+{
+	trace2_thread_start_fl(TEST_TRACE2_C, 279, "ut_101");
+	time_intervals(TRACE2_TIMER_ID_TEST2, data);
+	trace2_thread_exit_fl(TEST_TRACE2_C, 287);
+	return NULL;
+}
+
+static int ut_101timer(int argc, const char **argv)
+{
+	int v[3];
+	struct timer_work w;
+
+	if (get_n_ints(argc, argv, 3, v))
+		die("expect <count> <ms_delay> <threads>");
+	w.count = v[0];
+	w.ms_delay = v[1];
+	run_threads(v[2], ut_101timer_thread, &w);
+	return 0;
+}
+
+static int ut_200counter(int argc, const char **argv)
+{
+	if (!argc)
+		die("expect <v1> [<v2> [...]]");
+	for (int i = 0; i < argc; i++) {
+		int v;
+
+		if (get_i(&v, argv[i]))
+			die("invalid value[%s] -- expect <v1> [<v2> [...]]",
+			    argv[i]);
+		trace2_counter_add(TRACE2_COUNTER_ID_TEST1, (uint64_t)v);
+	}
+	return 0;
+}
+
+static void *ut_201counter_thread(void *data)
+{
+	const int *v = data;
+
+	trace2_thread_start_fl(TEST_TRACE2_C, 374, "ut_201");
+	trace2_counter_add(TRACE2_COUNTER_ID_TEST2, (uint64_t)v[0]);
+	trace2_counter_add(TRACE2_COUNTER_ID_TEST2, (uint64_t)v[1]);
+	trace2_thread_exit_fl(TEST_TRACE2_C, 379);
+	return NULL;
+}
+
+static int ut_201counter(int argc, const char **argv)
+{
+	int v[3];
+
+	if (get_n_ints(argc, argv, 3, v))
+		die("expect <v1> <v2> <threads>");
+	run_threads(v[2], ut_201counter_thread, v);
+	return 0;
+}
+
+static int ut_300redact_start(int argc, const char **argv)
+{
+	if (!argc)
+		die("expect <argv...>");
+	trace2_cmd_start_fl(TEST_TRACE2_C, 424, argv);
+	return 0;
+}
+
+static int ut_301redact_child_start(int argc, const char **argv)
+{
+	struct child_process cmd = CHILD_PROCESS_INIT;
+
+	if (!argc)
+		die("expect <argv...>");
+	set_args(&cmd, argc, argv);
+	trace2_child_start_fl(TEST_TRACE2_C, 440, &cmd);
+	return 0;
+}
+
+static int ut_302redact_exec(int argc, const char **argv)
+{
+	if (!argc)
+		die("expect <exe> <argv...>");
+	trace2_exec_fl(TEST_TRACE2_C, 452, argv[0], &argv[1]);
+	return 0;
+}
+
+static int ut_303redact_def_param(int argc, const char **argv)
+{
+	struct key_value_info kvi = KVI_INIT;
+
+	if (argc < 2)
+		die("expect <key> <value>");
+	trace2_def_param_fl(TEST_TRACE2_C, 464, argv[0], argv[1], &kvi);
+	return 0;
+}
+
+/* The environment variable of a 400ancestry target. */
+static const char *target_variable(const char *target)
+{
+	static const char *const targets[][2] = {
+		{ "normal", "GIT_TRACE2" },
+		{ "perf", "GIT_TRACE2_PERF" },
+		{ "event", "GIT_TRACE2_EVENT" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++)
+		if (!strcmp(target, targets[i][0]))
+			return targets[i][1];
+	die("invalid target '%s', expected: normal, perf, event", target);
+}
+
+static int ut_400ancestry(int argc, const char **argv)
+{
+	struct child_process cmd = CHILD_PROCESS_INIT;
+	char target_file[PATH_MAX + 32];
+	const char *env[] = {
+		"GIT_TRACE2=", "GIT_TRACE2_PERF=", "GIT_TRACE2_EVENT=",
+		"GIT_TRACE2_BRIEF=1", target_file, NULL
+	};
+
+	if (argc < 3)
+		die("expect <target> <output_file> <child_command_line>");
+	snprintf(target_file, sizeof(target_file), "%s=%s",
+		 target_variable(argv[0]), argv[1]);
+	cmd.env.v = env;
+	cmd.env.nr = ARRAY_SIZE(env) - 1;
+	set_args(&cmd, argc - 2, argv + 2);
+	host_exit(TEST_TRACE2_C, 523, run_command(&cmd));
+}
+
+/* ------------------------------------------------------------------ */
+/* The trace2 helper: subcommand table, usage, dispatch                */
+/* ------------------------------------------------------------------ */
+
+struct subcommand {
+	const char *name;
+	const char *usage;
+	int (*fn)(int argc, const char **argv);
+};
+
+static const struct subcommand subcommands[] = {
+	{ "001return", "<exit_code>", ut_001return },
+	{ "002exit", "<exit_code>", ut_002exit },
+	{ "003error", "<error_message>+", ut_003error },
+	{ "004child", "[<child_command_line>]", ut_004child },
+	{ "005exec", "<git_command_args>", ut_005exec },
+	{ "006data", "[<category> <key> <value>]+", ut_006data },
+	{ "007bug", "", ut_007bug },
+	{ "008bug", "", ut_008bug },
+	{ "009bug_BUG", "", ut_009bug_BUG },
+	{ "010bug_BUG", "", ut_010bug_BUG },
+	{ "100timer", "<count> <ms_delay>", ut_100timer },
+	{ "101timer", "<count> <ms_delay> <threads>", ut_101timer },
+	{ "200counter", "<v1> [<v2> [<v3> [...]]]", ut_200counter },
+	{ "201counter", "<v1> <v2> <threads>", ut_201counter },
+	{ "300redact_start", "<argv...>", ut_300redact_start },
+	{ "301redact_child_start", "<argv...>", ut_301redact_child_start },
+	{ "302redact_exec", "<exe> <argv...>", ut_302redact_exec },
+	{ "303redact_def_param", "<key> <value>", ut_303redact_def_param },
+	{ "400ancestry", "<target> <output_file> [<child_command_line>]",
+	  ut_400ancestry },
+};
+
+static int print_trace2_usage(void)
+{
+	fprintf(stderr, "usage:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		fprintf(stderr, "\ttest-tool trace2 %s %s\n",
+			subcommands[i].name, subcommands[i].usage);
+	return 129;
+}
+
+/* argv[0] is "trace2". */
+static int cmd_trace2(int argc, const char **argv)
+{
+	if (argc > 1)
+		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+			if (!strcmp(argv[1], subcommands[i].name))
+				return subcommands[i].fn(argc - 2, argv + 2);
+	return print_trace2_usage();
+}
+
+/* ------------------------------------------------------------------ */
+/* test-tool's cmd_main() (test-helper.md §1.2) and main() (§1.1)      */
+/* ------------------------------------------------------------------ */
+
+struct tool {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+};
+
+static const struct tool tools[] = {
+	{ "trace2", cmd_trace2 },
+};
+
+static _Noreturn void die_usage(void)
+{
+	fprintf(stderr, "usage: test-tool <toolname> [args]\n");
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		fprintf(stderr, "  %s\n", tools[i].name);
+	host_exit(TEST_TOOL_C, TEST_TOOL_USAGE_EXIT_LINE, 128);
+}
+
+/* argv[0] is the program name; options: -C <dir>. */
+static int test_tool_main(int argc, const char **argv)
+{
+	const char *dir = NULL;
+
+	bug_exit_code = 99;
+	argc--;
+	argv++;
+	while (argc > 1 && !strcmp(argv[0], "-C")) {
+		dir = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 1)
+		die_usage();
+	if (dir && chdir(dir) < 0)
+		die("could not cd to '%s'", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
+		if (strcmp(argv[0], tools[i].name))
+			continue;
+		trace2_cmd_name_fl(TEST_TOOL_C, 132, tools[i].name);
+		trace2_cmd_list_config_fl(TEST_TOOL_C, TEST_TOOL_LIST_CONFIG_LINE);
+		trace2_cmd_list_env_vars_fl(TEST_TOOL_C, TEST_TOOL_LIST_ENV_VARS_LINE);
+		return tools[i].fn(argc, argv);
+	}
+	error("there is no tool named '%s'", argv[0]);
+	die_usage();
+}
+
+/* Git's main() resets SIGPIPE to the default action and unblocks it. */
+static void restore_sigpipe(void)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char **av = (const char **)argv;
+	const char *version = getenv("T2TOOL_VERSION");
+
+	trace2_initialize_clock();
+	restore_sigpipe();
+	trace2_set_version_string(version ? version : trace2_version());
+	trace2_set_bug_handler(BUG_vfl);
+	trace2_initialize_fl(COMMON_INIT_C, 77);
+	trace2_cmd_start_fl(COMMON_INIT_C, 78, av);
+	trace2_collect_process_info(TRACE2_PROCESS_INFO_STARTUP);
+	host_exit(COMMON_MAIN_C, 12, test_tool_main(argc, av));
+}
