@@ -106,3 +106,4 @@ install: lib
 
 clean:
 	rm -rf build
+.SECONDARY:

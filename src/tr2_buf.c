@@ -61,48 +61,102 @@ void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
 		tr2_buf_addn(b, ' ', col - b->len);
 }
 
-/* Digits of v written backwards ending at end; returns the first digit. */
-static char *u64_digits(char *end, uint64_t v)
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static int count_digits(uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	int n = 1;
+
+	while (v >= 100) {
+		v /= 100;
+		n += 2;
+	}
+	return n + (v >= 10);
+}
+
+char *tr2_put_digits(char *p, uint32_t v, int n)
+{
+	char *end = p + n;
+
+	while (n >= 2) {
+		n -= 2;
+		memcpy(p + n, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (n)
+		*p = (char)('0' + v % 10);
 	return end;
+}
+
+char *tr2_put_u64(char *p, uint64_t v)
+{
+	int n, i;
+
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	n = i = count_digits(v);
+	if (v <= UINT32_MAX)
+		return tr2_put_digits(p, (uint32_t)v, n);
+	while (i >= 2) {
+		i -= 2;
+		memcpy(p + i, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (i)
+		*p = (char)('0' + v);
+	return p + n;
+}
+
+char *tr2_put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return tr2_put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return tr2_put_u64(p, (uint64_t)v);
+}
+
+char *tr2_put_seconds(char *p, uint64_t us, size_t width)
+{
+	uint64_t sec = us / 1000000;
+	size_t len = (size_t)count_digits(sec) + 7;
+
+	if (len < width) {
+		memset(p, ' ', width - len);
+		p += width - len;
+	}
+	p = tr2_put_u64(p, sec);
+	*p++ = '.';
+	return tr2_put_digits(p, (uint32_t)(us - sec * 1000000), 6);
 }
 
 void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
 {
-	char tmp[20], *s = u64_digits(tmp + sizeof(tmp), v);
+	char *p = tr2_buf_reserve(b, TR2_NUM_MAX);
 
-	tr2_buf_add(b, s, (size_t)(tmp + sizeof(tmp) - s));
+	if (p)
+		tr2_buf_commit(b, tr2_put_u64(p, v));
 }
 
 void tr2_buf_add_i64(struct tr2_buf *b, int64_t v)
 {
-	if (v < 0) {
-		tr2_buf_addc(b, '-');
-		tr2_buf_add_u64(b, (uint64_t)0 - (uint64_t)v);
-	} else
-		tr2_buf_add_u64(b, (uint64_t)v);
+	char *p = tr2_buf_reserve(b, TR2_NUM_MAX);
+
+	if (p)
+		tr2_buf_commit(b, tr2_put_i64(p, v));
 }
 
 void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width)
 {
-	char tmp[32], *end = tmp + sizeof(tmp), *s;
-	uint64_t frac = us % 1000000;
-	int i;
+	char *p = tr2_buf_reserve(b, TR2_NUM_MAX + width);
 
-	s = end;
-	for (i = 0; i < 6; i++) {
-		*--s = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	*--s = '.';
-	s = u64_digits(s, us / 1000000);
-	if ((size_t)(end - s) < width)
-		tr2_buf_addn(b, ' ', width - (size_t)(end - s));
-	tr2_buf_add(b, s, (size_t)(end - s));
+	if (p)
+		tr2_buf_commit(b, tr2_put_seconds(p, us, width));
 }
 
 void tr2_buf_add_str(struct tr2_buf *b, const char *s)
@@ -146,15 +200,25 @@ const char *tr2_buf_cstr(struct tr2_buf *b)
 	return b->p;
 }
 
+char *tr2_put_json_str(char *p, const char *s, size_t len)
+{
+	*p++ = '"';
+	p += tr2_json_escape(p, s, len);
+	*p++ = '"';
+	return p;
+}
+
 void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
 {
-	if (len > SIZE_MAX / 6 - 2 || tr2_buf_room(b, TR2_JSON_ESCAPED_MAX(len) + 2)) {
+	char *p;
+
+	if (len > SIZE_MAX / 6 - 2) {
 		b->failed = 1;
 		return;
 	}
-	b->p[b->len++] = '"';
-	b->len += tr2_json_escape(b->p + b->len, s, len);
-	b->p[b->len++] = '"';
+	p = tr2_buf_reserve(b, TR2_JSON_ESCAPED_MAX(len) + 2);
+	if (p)
+		tr2_buf_commit(b, tr2_put_json_str(p, s, len));
 }
 
 void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)

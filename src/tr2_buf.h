@@ -55,6 +55,50 @@ static inline void tr2_buf_addc(struct tr2_buf *b, char c)
 	b->p[b->len++] = c;
 }
 
+/*
+ * Raw writers for the fixed-size parts of a record: reserve room once
+ * with tr2_buf_reserve(), write through the returned pointer with the
+ * tr2_put_*() functions (each returns the new end), then tr2_buf_commit().
+ */
+static inline char *tr2_buf_reserve(struct tr2_buf *b, size_t n)
+{
+	return tr2_buf_room(b, n) ? NULL : b->p + b->len;
+}
+
+static inline void tr2_buf_commit(struct tr2_buf *b, char *end)
+{
+	b->len = (size_t)(end - b->p);
+}
+
+static inline char *tr2_put(char *p, const void *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+#define tr2_put_lit(p, lit) tr2_put((p), (lit), sizeof(lit) - 1)
+
+/* s, then spaces up to width (s is never cut here). */
+static inline char *tr2_put_padded(char *p, const char *s, size_t len, size_t width)
+{
+	if (len)
+		memcpy(p, s, len);
+	if (len < width)
+		memset(p + len, ' ', width - len);
+	return p + (len < width ? width : len);
+}
+
+/* s as a quoted, escaped JSON string; needs TR2_JSON_ESCAPED_MAX(len) + 2. */
+char *tr2_put_json_str(char *p, const char *s, size_t len);
+
+/* Room the tr2_put_*() number writers need at most. */
+#define TR2_NUM_MAX 32
+char *tr2_put_u64(char *p, uint64_t v);
+char *tr2_put_i64(char *p, int64_t v);
+/* The bytes of printf("%<width>.6f", us / 1e6). */
+char *tr2_put_seconds(char *p, uint64_t us, size_t width);
+/* Exactly n digits of v (v < 10^n), zero-padded; n <= 8. */
+char *tr2_put_digits(char *p, uint32_t v, int n);
+
 /* Append n copies of c. */
 void tr2_buf_addn(struct tr2_buf *b, char c, size_t n);
 /* Pad with spaces until the buffer is at least col bytes long. */

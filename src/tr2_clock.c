@@ -1,4 +1,5 @@
 #include "tr2_clock.h"
+#include "tr2_buf.h"
 
 #include <string.h>
 #include <sys/time.h>
@@ -74,19 +75,12 @@ void tr2_time_cache_init(struct tr2_time_cache *c)
 
 static void put2(char *p, int v)
 {
-	p[0] = (char)('0' + v / 10 % 10);
-	p[1] = (char)('0' + v % 10);
+	tr2_put_digits(p, (uint32_t)v, 2);
 }
 
 static void put_usec(char *p, uint64_t us)
 {
-	uint32_t frac = (uint32_t)(us % 1000000);
-	int i;
-
-	for (i = 5; i >= 0; i--) {
-		p[i] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
+	tr2_put_digits(p, (uint32_t)(us % 1000000), 6);
 }
 
 static void put_hms(char *p, const struct tm *tm)

@@ -1,5 +1,6 @@
 #include "tr2_json.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
@@ -78,6 +79,36 @@ static char *escape_control(char *p, unsigned char c)
 	return p;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Non-zero if any of the 8 bytes in w needs attention: a control byte,
+ * '"', '\\' or a byte >= 0x80 (SWAR: one test for eight bytes). */
+static uint64_t any_special(uint64_t w)
+{
+	uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
+
+	return (w | ((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) |
+		((backslash - ONES) & ~backslash)) & HIGHS;
+}
+
+/* Length of the leading run of bytes that are copied unchanged. */
+static size_t plain_run(const unsigned char *s, const unsigned char *end)
+{
+	const unsigned char *p = s;
+	uint64_t w;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, 8);
+		if (any_special(w))
+			break;
+		p += 8;
+	}
+	while (p < end && !byte_class[*p])
+		p++;
+	return (size_t)(p - s);
+}
+
 size_t tr2_json_escape(char *out, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -88,8 +119,7 @@ size_t tr2_json_escape(char *out, const char *str, size_t len)
 		const unsigned char *run = s;
 		size_t n;
 
-		while (s < end && !byte_class[*s])
-			s++;
+		s += plain_run(s, end);
 		memcpy(p, run, (size_t)(s - run));
 		p += s - run;
 		if (s == end)

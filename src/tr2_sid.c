@@ -9,11 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Published once with release semantics, so readers need no lock. */
+struct sid {
+	char *text;
+	char *json;
+	size_t json_len;
+	int depth;
+};
+
 static pthread_mutex_t sid_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char *sid;
-static char *sid_json;
-static size_t sid_json_len;
-static int sid_depth;
+static struct sid *current_sid;
 
 /* SHA-1 as specified in FIPS 180-4, just enough for a host name. */
 static uint32_t rol(uint32_t x, int n)
@@ -100,80 +105,91 @@ static void host_component(char out[10])
 	out[9] = '\0';
 }
 
-static void compute_sid(void)
+static struct sid *compute_sid(void)
 {
 	const char *parent = getenv("GIT_TRACE2_PARENT_SID");
-	char own[64], host[10], *full, *json;
-	size_t plen = parent ? strlen(parent) : 0, olen, jlen;
-	int depth = 0;
+	char own[64], host[10];
+	size_t plen = parent ? strlen(parent) : 0, olen, len;
+	struct sid *sid = calloc(1, sizeof(*sid));
 
 	tr2_fmt_sid_time(tr2_now_us(), own);
 	host_component(host);
-	snprintf(own + 23, sizeof(own) - 23, "-%s-P%08x", host,
-		 (uint32_t)getpid());
+	snprintf(own + 23, sizeof(own) - 23, "-%s-P%08x", host, (uint32_t)getpid());
 	olen = strlen(own);
-	full = malloc(plen + 1 + olen + 1);
-	if (!full)
-		return;
+	len = plen + !!plen + olen;
+	if (!sid || !(sid->text = malloc(len + 1)) ||
+	    !(sid->json = malloc(TR2_JSON_ESCAPED_MAX(len) + 1))) {
+		if (sid)
+			free(sid->text);
+		free(sid);
+		return NULL;
+	}
 	if (plen) {
 		const char *s;
 
-		memcpy(full, parent, plen);
-		full[plen] = '/';
-		memcpy(full + plen + 1, own, olen + 1);
-		for (s = parent, depth = 1; *s; s++)
-			depth += *s == '/';
-	} else
-		memcpy(full, own, olen + 1);
-	jlen = strlen(full);
-	json = malloc(TR2_JSON_ESCAPED_MAX(jlen) + 1);
-	if (!json) {
-		free(full);
-		return;
+		memcpy(sid->text, parent, plen);
+		sid->text[plen] = '/';
+		for (s = parent, sid->depth = 1; *s; s++)
+			sid->depth += *s == '/';
 	}
-	sid_json_len = tr2_json_escape(json, full, jlen);
-	sid = full;
-	sid_json = json;
-	sid_depth = depth;
-	setenv("GIT_TRACE2_PARENT_SID", sid, 1);
+	memcpy(sid->text + plen + !!plen, own, olen + 1);
+	sid->json_len = tr2_json_escape(sid->json, sid->text, len);
+	setenv("GIT_TRACE2_PARENT_SID", sid->text, 1);
+	return sid;
 }
 
-static void ensure_sid(void)
+static const struct sid *get_sid(void)
 {
+	struct sid *sid = __atomic_load_n(&current_sid, __ATOMIC_ACQUIRE);
+
+	if (sid)
+		return sid;
 	pthread_mutex_lock(&sid_mutex);
-	if (!sid)
-		compute_sid();
+	sid = current_sid;
+	if (!sid) {
+		sid = compute_sid();
+		__atomic_store_n(&current_sid, sid, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&sid_mutex);
+	return sid;
 }
 
 const char *tr2_sid_get(void)
 {
-	ensure_sid();
-	return sid ? sid : "";
+	const struct sid *sid = get_sid();
+
+	return sid ? sid->text : "";
 }
 
 const char *tr2_sid_json(size_t *len)
 {
-	ensure_sid();
-	*len = sid ? sid_json_len : 0;
-	return sid ? sid_json : "";
+	const struct sid *sid = get_sid();
+
+	*len = sid ? sid->json_len : 0;
+	return sid ? sid->json : "";
 }
 
 int tr2_sid_depth(void)
 {
-	ensure_sid();
-	return sid_depth;
+	const struct sid *sid = get_sid();
+
+	return sid ? sid->depth : 0;
 }
 
+/* Only the atexit handler calls this, when no other thread traces. */
 void tr2_sid_release(void)
 {
+	struct sid *sid;
+
 	pthread_mutex_lock(&sid_mutex);
-	free(sid);
-	free(sid_json);
-	sid = sid_json = NULL;
-	sid_json_len = 0;
-	sid_depth = 0;
+	sid = current_sid;
+	__atomic_store_n(&current_sid, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sid_mutex);
+	if (sid) {
+		free(sid->text);
+		free(sid->json);
+		free(sid);
+	}
 }
 
 const char *trace2_session_id(void)

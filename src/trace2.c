@@ -484,7 +484,7 @@ void trace2_thread_start_fl(const char *file, int line, const char *thread_base_
 
 	if (!tr2_enabled())
 		return;
-	tls = tr2_tls_get();
+	tls = tr2_tls_current();
 	if (tls && tr2_tls_is_main(tls)) {
 		trace2_region_enter_printf_fl(file, line, NULL, NULL, NULL,
 					      "thread-proc on main: %s", thread_base_name);

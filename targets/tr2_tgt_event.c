@@ -29,33 +29,41 @@ static void init(void)
 	max_nesting = n > 0 ? (size_t)n : DEFAULT_NESTING;
 }
 
-/* Keys every record starts with.  Brief mode keeps "time" only where
- * always_time is set (version, atexit). */
+/* Keys every record starts with, in one reservation.  Brief mode keeps
+ * "time" only where always_time is set (version, atexit). */
 static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 		     const char *file, int line, int always_time)
 {
-	size_t sid_len;
+	const struct tr2_tls *tls = ev->tls;
+	size_t sid_len, event_len = strlen(event);
 	const char *sid = tr2_sid_json(&sid_len);
+	size_t file_len = !brief && file ? strlen(file) : 0;
+	char *p;
 
 	tr2_buf_init(b);
-	tr2_buf_addlit(b, "{\"event\":\"");
-	tr2_buf_adds(b, event);
-	tr2_buf_addlit(b, "\",\"sid\":\"");
-	tr2_buf_add(b, sid, sid_len);
-	tr2_buf_addlit(b, "\",\"thread\":\"");
-	tr2_buf_add(b, ev->tls->json_name, ev->tls->json_name_len);
-	tr2_buf_addc(b, '"');
+	p = tr2_buf_reserve(b, 128 + event_len + sid_len + tls->json_name_len +
+			       TR2_JSON_ESCAPED_MAX(file_len));
+	if (!p)
+		return;
+	p = tr2_put_lit(p, "{\"event\":\"");
+	p = tr2_put(p, event, event_len);
+	p = tr2_put_lit(p, "\",\"sid\":\"");
+	p = tr2_put(p, sid, sid_len);
+	p = tr2_put_lit(p, "\",\"thread\":\"");
+	p = tr2_put(p, tls->json_name, tls->json_name_len);
+	*p++ = '"';
 	if (!brief || always_time) {
-		tr2_buf_addlit(b, ",\"time\":\"");
-		tr2_buf_add(b, tr2_ev_utc_time(ev), TR2_UTC_TIME_LEN);
-		tr2_buf_addc(b, '"');
+		p = tr2_put_lit(p, ",\"time\":\"");
+		p = tr2_put(p, tr2_ev_utc_time(ev), TR2_UTC_TIME_LEN);
+		*p++ = '"';
 	}
-	if (!brief && file && *file) {
-		tr2_buf_addlit(b, ",\"file\":");
-		tr2_buf_add_json_str(b, file);
-		tr2_buf_addlit(b, ",\"line\":");
-		tr2_buf_add_i64(b, line);
+	if (file_len) {
+		p = tr2_put_lit(p, ",\"file\":");
+		p = tr2_put_json_str(p, file, file_len);
+		p = tr2_put_lit(p, ",\"line\":");
+		p = tr2_put_i64(p, line);
 	}
+	tr2_buf_commit(b, p);
 }
 
 static void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
@@ -348,25 +356,48 @@ static int filtered(const struct tr2_ev *ev)
 	return ev->tls->nr > max_nesting;
 }
 
+/* ,"<key>":"<escaped value>" for an optional string. */
+static char *put_opt_str(char *p, const char *key_lit, size_t key_len,
+			 const char *value, size_t len)
+{
+	if (!value)
+		return p;
+	p = tr2_put(p, key_lit, key_len);
+	return tr2_put_json_str(p, value, len);
+}
+#define OPT_STR(p, k, v, len) \
+	put_opt_str((p), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v), (len))
+
 static void region(struct tr2_ev *ev, const char *event, int has_rel,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
+	size_t cat_len = category ? strlen(category) : 0;
+	size_t label_len = label ? strlen(label) : 0;
+	size_t msg_len = msg ? strlen(msg) : 0;
 	struct tr2_buf b;
+	char *p;
 
 	if (filtered(ev))
 		return;
 	begin(&b, ev, event);
-	add_repo(&b, r);
-	if (has_rel)
-		SECS(&b, "t_rel", ev->us_rel);
-	INT(&b, "nesting", (int64_t)ev->tls->nr);
-	if (category)
-		STR(&b, "category", category);
-	if (label)
-		STR(&b, "label", label);
-	if (msg)
-		STR(&b, "msg", msg);
+	p = tr2_buf_reserve(&b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len + msg_len));
+	if (!p)
+		return tr2_buf_release(&b);
+	if (r) {
+		p = tr2_put_lit(p, ",\"repo\":");
+		p = tr2_put_i64(p, r->trace2_repo_id);
+	}
+	if (has_rel) {
+		p = tr2_put_lit(p, ",\"t_rel\":");
+		p = tr2_put_seconds(p, ev->us_rel, 0);
+	}
+	p = tr2_put_lit(p, ",\"nesting\":");
+	p = tr2_put_u64(p, ev->tls->nr);
+	p = OPT_STR(p, "category", category, cat_len);
+	p = OPT_STR(p, "label", label, label_len);
+	p = OPT_STR(p, "msg", msg, msg_len);
+	tr2_buf_commit(&b, p);
 	finish(&b);
 }
 

@@ -38,77 +38,79 @@ static void init(void)
 	brief = tr2_sysenv_bool(TR2_SYSENV_PERF_BRIEF, 0);
 }
 
-static void add_padded(struct tr2_buf *b, const char *s, size_t len, size_t width)
-{
-	if (len)
-		tr2_buf_add(b, s, len);
-	if (len < width)
-		tr2_buf_addn(b, ' ', width - len);
-}
-
 /* "<file>:<line>", or "..." and its last 25 bytes, padded to 28. */
-static void add_location(struct tr2_buf *b, const char *file, int line)
+static char *put_location(char *p, const char *file, size_t file_len, int line)
 {
-	size_t start = b->len, len;
+	char *start = p;
+	size_t len;
 
-	if (file && *file) {
-		tr2_buf_adds(b, file);
-		tr2_buf_addc(b, ':');
-		tr2_buf_add_i64(b, line);
+	if (file_len) {
+		p = tr2_put(p, file, file_len);
+		*p++ = ':';
+		p = tr2_put_i64(p, line);
 	}
-	len = b->len - start;
-	if (len > LOCATION_WIDTH && !b->failed) {
-		char *p = b->p + start;
-
-		memmove(p + 3, p + len - (LOCATION_WIDTH - 3), LOCATION_WIDTH - 3);
-		memcpy(p, "...", 3);
-		b->len = start + LOCATION_WIDTH;
+	len = (size_t)(p - start);
+	if (len > LOCATION_WIDTH) {
+		memmove(start + 3, p - (LOCATION_WIDTH - 3), LOCATION_WIDTH - 3);
+		memcpy(start, "...", 3);
+		return start + LOCATION_WIDTH;
 	}
-	tr2_buf_pad_to(b, start + LOCATION_WIDTH);
+	memset(p, ' ', LOCATION_WIDTH - len);
+	return start + LOCATION_WIDTH;
 }
 
-static void add_time_column(struct tr2_buf *b, int present, uint64_t us)
+static char *put_time_column(char *p, int present, uint64_t us)
 {
 	if (present)
-		tr2_buf_add_seconds(b, us, TIME_WIDTH);
-	else
-		tr2_buf_addn(b, ' ', TIME_WIDTH);
-	tr2_buf_addlit(b, " | ");
+		p = tr2_put_seconds(p, us, TIME_WIDTH);
+	else {
+		memset(p, ' ', TIME_WIDTH);
+		p += TIME_WIDTH;
+	}
+	return tr2_put_lit(p, " | ");
 }
 
+/* Everything up to the payload; the fixed-width part in one reservation. */
 static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		     int line, const struct cols *c)
 {
-	struct tr2_tls *tls = ev->tls;
-	size_t repo_start, cat_len;
+	const struct tr2_tls *tls = ev->tls;
+	size_t file_len = file ? strlen(file) : 0;
+	char *p, *repo_end;
 
 	tr2_buf_init(b);
+	p = tr2_buf_reserve(b, file_len + 256);
+	if (!p)
+		return;
 	if (!brief) {
-		tr2_buf_add(b, tr2_ev_local_time(ev), TR2_LOCAL_TIME_LEN);
-		tr2_buf_addc(b, ' ');
-		add_location(b, file, line);
-		tr2_buf_addlit(b, " | ");
+		p = tr2_put(p, tr2_ev_local_time(ev), TR2_LOCAL_TIME_LEN);
+		*p++ = ' ';
+		p = put_location(p, file, file_len, line);
+		p = tr2_put_lit(p, " | ");
 	}
-	tr2_buf_addc(b, 'd');
-	tr2_buf_add_i64(b, tr2_sid_depth());
-	tr2_buf_addlit(b, " | ");
-	add_padded(b, tls->name, tls->name_len, THREAD_WIDTH);
-	tr2_buf_addlit(b, " | ");
-	add_padded(b, c->event, strlen(c->event), EVENT_WIDTH);
-	tr2_buf_addlit(b, " | ");
-	repo_start = b->len;
+	*p++ = 'd';
+	p = tr2_put_i64(p, tr2_sid_depth());
+	p = tr2_put_lit(p, " | ");
+	p = tr2_put_padded(p, tls->name, tls->name_len, THREAD_WIDTH);
+	p = tr2_put_lit(p, " | ");
+	p = tr2_put_padded(p, c->event, strlen(c->event), EVENT_WIDTH);
+	p = tr2_put_lit(p, " | ");
+	repo_end = p + 3;
 	if (c->repo) {
-		tr2_buf_addc(b, 'r');
-		tr2_buf_add_i64(b, c->repo->trace2_repo_id);
-		tr2_buf_addc(b, ' ');
+		*p++ = 'r';
+		p = tr2_put_i64(p, c->repo->trace2_repo_id);
+		*p++ = ' ';
 	}
-	tr2_buf_pad_to(b, repo_start + 3);
-	tr2_buf_addlit(b, " | ");
-	add_time_column(b, c->times & ABS, ev->us_abs);
-	add_time_column(b, c->times & REL, ev->us_rel);
-	cat_len = c->category ? strnlen(c->category, CATEGORY_WIDTH) : 0;
-	add_padded(b, c->category, cat_len, CATEGORY_WIDTH);
-	tr2_buf_addlit(b, " | ");
+	if (p < repo_end)
+		p = tr2_put_padded(p, "", 0, (size_t)(repo_end - p));
+	p = tr2_put_lit(p, " | ");
+	p = put_time_column(p, c->times & ABS, ev->us_abs);
+	p = put_time_column(p, c->times & REL, ev->us_rel);
+	p = tr2_put_padded(p, c->category,
+			   c->category ? strnlen(c->category, CATEGORY_WIDTH) : 0,
+			   CATEGORY_WIDTH);
+	p = tr2_put_lit(p, " | ");
+	tr2_buf_commit(b, p);
 	if (tls->nr > 1)
 		tr2_buf_addn(b, '.', 2 * (tls->nr - 1));
 }

@@ -251,7 +251,7 @@ static PRINTF_LIKE(3, 4) void BUG_if_bug_fl(const char *file, int line,
 
 static void *xcalloc(size_t nmemb, size_t size)
 {
-	void *p = calloc(nmemb ? nmemb : 1, size);
+	void *p = calloc(nmemb, size);
 
 	if (!p)
 		die("out of memory");
