@@ -1,3 +1,4 @@
+#include "trace2.h"
 #include "tr2_clock.h"
 #include "tr2_buf.h"
 
