@@ -94,7 +94,8 @@ char *tr2_put_json_str(char *p, const char *s, size_t len);
 #define TR2_NUM_MAX 32
 char *tr2_put_u64(char *p, uint64_t v);
 char *tr2_put_i64(char *p, int64_t v);
-/* The bytes of printf("%<width>.6f", us / 1e6). */
+/* The bytes of printf("%<width>.6f", us / 1e6) for any duration below
+ * 2^32 seconds (where a double still resolves microseconds). */
 char *tr2_put_seconds(char *p, uint64_t us, size_t width);
 /* Exactly n digits of v (v < 10^n), zero-padded; n <= 8. */
 char *tr2_put_digits(char *p, uint32_t v, int n);

@@ -84,13 +84,31 @@ static void put_usec(char *p, uint64_t us)
 	tr2_put_digits(p, (uint32_t)(us % 1000000), 6);
 }
 
-static void put_hms(char *p, const struct tm *tm)
+/* Seconds east of UTC, as the last localtime_r() call found it. */
+static long local_gmtoff;
+/* Set while a signal handler formats: no localtime_r() (it takes a lock
+ * the interrupted code may hold). */
+static _Thread_local int in_signal_handler;
+
+void tr2_clock_signal_context(int on)
 {
-	put2(p, tm->tm_hour);
+	in_signal_handler = on;
+}
+
+static void put_hms_of_day(char *p, long secs_of_day)
+{
+	put2(p, (int)(secs_of_day / 3600));
 	p[2] = ':';
-	put2(p + 3, tm->tm_min);
+	put2(p + 3, (int)(secs_of_day / 60 % 60));
 	p[5] = ':';
-	put2(p + 6, tm->tm_sec);
+	put2(p + 6, (int)(secs_of_day % 60));
+}
+
+static long seconds_of_day(int64_t sec)
+{
+	int64_t r = sec % 86400;
+
+	return (long)(r < 0 ? r + 86400 : r);
 }
 
 void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
@@ -98,10 +116,16 @@ void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
 	time_t sec = (time_t)(us / 1000000);
 
 	if (c->local_sec != (int64_t)sec) {
-		struct tm tm;
+		long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
 
-		localtime_r(&sec, &tm);
-		put_hms(c->local_hms, &tm);
+		if (!in_signal_handler) {
+			struct tm tm;
+
+			localtime_r(&sec, &tm);
+			gmtoff = tm.tm_gmtoff;
+			__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
+		}
+		put_hms_of_day(c->local_hms, seconds_of_day((int64_t)sec + gmtoff));
 		c->local_sec = (int64_t)sec;
 	}
 	memcpy(out, c->local_hms, 8);
@@ -109,31 +133,39 @@ void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
 	put_usec(out + 9, us);
 }
 
-/* "%4d-%02d-%02dT%02d:%02d:%02d" of a UTC time. */
-static void put_utc_ymdhms(char *p, time_t sec)
+/*
+ * "YYYY-MM-DDTHH:MM:SS" of a UTC time by arithmetic (the proleptic
+ * Gregorian calendar, days counted from 1970-01-01), so no lock is taken.
+ */
+static void put_utc_ymdhms(char *p, int64_t sec)
 {
-	struct tm tm;
-	int year;
+	int64_t days = (sec - seconds_of_day(sec)) / 86400 + 719468;
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	int64_t doe = days - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int day = (int)(doy - (153 * mp + 2) / 5 + 1);
+	int month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	int year = (int)(yoe + era * 400 + (month <= 2));
 
-	gmtime_r(&sec, &tm);
-	year = tm.tm_year + 1900;
 	put2(p, year / 100);
 	put2(p + 2, year % 100);
 	p[4] = '-';
-	put2(p + 5, tm.tm_mon + 1);
+	put2(p + 5, month);
 	p[7] = '-';
-	put2(p + 8, tm.tm_mday);
+	put2(p + 8, day);
 	p[10] = 'T';
-	put_hms(p + 11, &tm);
+	put_hms_of_day(p + 11, seconds_of_day(sec));
 }
 
 void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out)
 {
-	time_t sec = (time_t)(us / 1000000);
+	int64_t sec = (int64_t)(us / 1000000);
 
-	if (c->utc_sec != (int64_t)sec) {
+	if (c->utc_sec != sec) {
 		put_utc_ymdhms(c->utc_ymdhms, sec);
-		c->utc_sec = (int64_t)sec;
+		c->utc_sec = sec;
 	}
 	memcpy(out, c->utc_ymdhms, 19);
 	out[19] = '.';
@@ -145,7 +177,7 @@ void tr2_fmt_sid_time(uint64_t us, char *out)
 {
 	char ymdhms[19];
 
-	put_utc_ymdhms(ymdhms, (time_t)(us / 1000000));
+	put_utc_ymdhms(ymdhms, (int64_t)(us / 1000000));
 	memcpy(out, ymdhms, 4);          /* YYYY */
 	memcpy(out + 4, ymdhms + 5, 2);  /* MM */
 	memcpy(out + 6, ymdhms + 8, 3);  /* DDT */

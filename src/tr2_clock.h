@@ -35,6 +35,9 @@ struct tr2_time_cache {
 void tr2_time_cache_init(struct tr2_time_cache *c);
 void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out);
 void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out);
+/* While on, local times are computed from the last known UTC offset
+ * instead of localtime_r() (for signal handlers). */
+void tr2_clock_signal_context(int on);
 /* "YYYYMMDDTHHMMSS.uuuuuuZ" for the session id (23 bytes, no NUL). */
 void tr2_fmt_sid_time(uint64_t us, char *out);
 

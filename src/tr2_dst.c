@@ -1,5 +1,6 @@
 #include "tr2_dst.h"
 #include "tr2_bug.h"
+#include "tr2_signal.h"
 #include "tr2_sid.h"
 
 #include <dirent.h>
@@ -43,10 +44,10 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 
 	dst->fd = fd;
 	dst->need_close = need_close;
-	dst->kind = TR2_DST_PLAIN;
+	dst->kind = TR2_DST_STREAM;
 	if (!fstat(fd, &st)) {
-		if (S_ISFIFO(st.st_mode))
-			dst->kind = TR2_DST_PIPE;
+		if (S_ISREG(st.st_mode))
+			dst->kind = TR2_DST_FILE;
 		else if (S_ISSOCK(st.st_mode))
 			dst->kind = TR2_DST_SOCKET;
 	}
@@ -281,26 +282,32 @@ void tr2_dst_close(struct tr2_dst *dst)
 }
 
 /*
- * A write() on a pipe whose reader left raises SIGPIPE in the writing
- * thread.  Keep it blocked for this one call and consume it if we caused
- * it, so the host never sees it and its own mask is unchanged.
+ * Pipes, sockets and terminals: a write() there can be cut short by a
+ * signal, and one whose reader left raises SIGPIPE in the writing thread.
+ * Keep the handled signals blocked for this one call, so no handler's
+ * record lands inside this one, and consume a SIGPIPE we caused, so the
+ * host never sees it; its own mask is restored unchanged.
  */
-static ssize_t write_pipe(int fd, const char *buf, size_t len)
+static ssize_t write_guarded(const struct tr2_dst *dst, const char *buf, size_t len)
 {
-	sigset_t pipe_set, old, pending;
 	static const struct timespec no_wait = { 0, 0 };
+	sigset_t old, pending, pipe_set;
 	int was_pending, err;
 	ssize_t n;
 
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	tr2_signals_block_async(&old);
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGPIPE);
-	n = write(fd, buf, len);
+	if (dst->kind == TR2_DST_SOCKET)
+		n = send(dst->fd, buf, len, MSG_NOSIGNAL);
+	else
+		n = write(dst->fd, buf, len);
 	err = errno;
-	if (n < 0 && err == EPIPE && !was_pending)
+	if (n < 0 && err == EPIPE && !was_pending) {
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
 		sigtimedwait(&pipe_set, NULL, &no_wait);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return n;
@@ -308,14 +315,9 @@ static ssize_t write_pipe(int fd, const char *buf, size_t len)
 
 static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len)
 {
-	switch (dst->kind) {
-	case TR2_DST_SOCKET:
-		return send(dst->fd, buf, len, MSG_NOSIGNAL);
-	case TR2_DST_PIPE:
-		return write_pipe(dst->fd, buf, len);
-	default:
+	if (dst->kind == TR2_DST_FILE)
 		return write(dst->fd, buf, len);
-	}
+	return write_guarded(dst, buf, len);
 }
 
 void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len)
@@ -333,10 +335,6 @@ void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len)
 			errno = EIO;
 		if (errno == EINTR)
 			continue;
-		if (errno == ENOTSOCK && dst->kind == TR2_DST_SOCKET) {
-			dst->kind = TR2_DST_PLAIN;
-			continue;
-		}
 		{
 			int err = errno;
 

@@ -11,9 +11,9 @@
 #include "tr2_sysenv.h"
 
 enum tr2_dst_kind {
-	TR2_DST_PLAIN,  /* regular file, tty: write() */
-	TR2_DST_PIPE,   /* write() with SIGPIPE blocked and consumed */
-	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) */
+	TR2_DST_FILE,   /* regular file: a plain write() */
+	TR2_DST_STREAM, /* pipe, terminal, unknown: write() with signals held */
+	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
 };
 
 struct tr2_dst {
@@ -25,7 +25,7 @@ struct tr2_dst {
 	enum tr2_dst_kind kind;
 };
 
-#define TR2_DST_INIT(setting) { (setting), -1, 0, 0, 0, TR2_DST_PLAIN }
+#define TR2_DST_INIT(setting) { (setting), -1, 0, 0, 0, TR2_DST_FILE }
 
 /* Resolve the destination from its setting (once); 1 if usable. */
 int tr2_dst_open(struct tr2_dst *dst);

@@ -83,6 +83,11 @@ void tr2_tls_init(void)
 	main_ctx = tr2_tls_create("main", tr2_start_us());
 }
 
+struct tr2_tls *tr2_tls_main(void)
+{
+	return main_ctx;
+}
+
 struct tr2_tls *tr2_tls_current(void)
 {
 	return current;

@@ -51,6 +51,8 @@ void tr2_tls_release(void);
 /* The calling thread's context, created as "thNN:unknown" if it has none
  * (NULL only if memory runs out). */
 struct tr2_tls *tr2_tls_get(void);
+/* The context trace2_initialize() made (NULL before and after). */
+struct tr2_tls *tr2_tls_main(void);
 /* The calling thread's context, or NULL if it has none yet. */
 struct tr2_tls *tr2_tls_current(void);
 /* Create the calling thread's context named "thNN:<base>", starting now. */

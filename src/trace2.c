@@ -6,6 +6,7 @@
 #include "tr2_dispatch.h"
 #include "tr2_bug.h"
 #include "tr2_sid.h"
+#include "tr2_signal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -70,13 +71,11 @@ static void set_enabled(int on)
 		__atomic_and_fetch(&trace2_listener_mask, ~TR2_LISTENER_TARGETS, __ATOMIC_RELEASE);
 }
 
-int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
+static void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, int line)
 {
 	uint64_t start = tr2_start_us();
 
-	ev->tls = tr2_tls_get();
-	if (!ev->tls)
-		return 0;
+	ev->tls = tls;
 	ev->file = file;
 	ev->line = line;
 	ev->us_now = tr2_now_us();
@@ -84,7 +83,32 @@ int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
 	ev->us_rel = 0;
 	ev->has_local_time = 0;
 	ev->has_utc_time = 0;
+}
+
+int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
+{
+	struct tr2_tls *tls = tr2_tls_get();
+
+	if (!tls)
+		return 0;
+	ev_init(ev, tls, file, line);
 	return 1;
+}
+
+/* From a signal handler: nothing that allocates or takes a lock. */
+void tr2_emit_signal(int signo)
+{
+	struct tr2_tls *tls = tr2_tls_current();
+	struct tr2_ev ev;
+
+	if (!tls)
+		tls = tr2_tls_main();
+	if (!tr2_enabled() || !tls)
+		return;
+	tr2_clock_signal_context(1);
+	ev_init(&ev, tls, NULL, 0);
+	tr2_dispatch(signal, &ev, signo);
+	tr2_clock_signal_context(0);
 }
 
 /* Expand a caller's message once for all targets (NULL for no fmt). */
@@ -238,6 +262,7 @@ void trace2_initialize_fl(const char *file, int line)
 		atexit(tr2_atexit);
 		atexit_registered = 1;
 	}
+	tr2_signals_install();
 	tr2_tls_init();
 	emit_version(file, line);
 }
