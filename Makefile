@@ -46,6 +46,7 @@ $(STATIC): $(LIB_OBJ)
 
 $(SHARED): $(LIB_OBJ)
 	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -o $@ $^ $(LDLIBS)
+	ln -sf libtrace2.so $@.0
 
 $(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
 	@mkdir -p $(dir $@)

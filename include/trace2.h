@@ -55,10 +55,8 @@ extern "C" {
 
 /* ------------------------------------------------------------------ */
 /* Git's types that the API takes (minimal stand-ins, Git's names).    */
-/* Define TRACE2_NO_GIT_TYPES when the host already defines them.      */
+/* The library is built against exactly these layouts.                  */
 /* ------------------------------------------------------------------ */
-
-#ifndef TRACE2_NO_GIT_TYPES
 
 /* A growable string; json_writer holds two of them. */
 struct strbuf {
@@ -137,8 +135,6 @@ struct json_writer {
 };
 #define JSON_WRITER_INIT { { 0, 0, NULL }, { 0, 0, NULL }, 0, 0 }
 
-#endif /* TRACE2_NO_GIT_TYPES */
-
 enum trace2_timer_id {
 	TRACE2_TIMER_ID_TEST1 = 0, /* "test"/"test1", totals only */
 	TRACE2_TIMER_ID_TEST2,     /* "test"/"test2", per thread and totals */
@@ -207,6 +203,25 @@ void trace2_set_fatal_exit_code(int code);
 typedef void trace2_bug_handler_fn(const char *file, int line,
 				   const char *fmt, va_list ap);
 void trace2_set_bug_handler(trace2_bug_handler_fn *fn);
+
+/*
+ * Configuration for trace2_cmd_list_config().  The library itself reads
+ * the system and global gitconfig files and the command-line settings of
+ * the environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS).
+ * A host that has more configuration (a repository's config file, say)
+ * installs a hook; it is called after the global files and before the
+ * command-line settings, and reports each entry through entry(), with a
+ * key normalised as Git does ("section.Subsection.name") and NULL for a
+ * valueless entry.  Call trace2_set_config_hook() before trace2_cmd_name().
+ */
+typedef void trace2_config_entry_fn(const char *key, const char *value,
+				    enum config_scope scope, void *ctx);
+typedef void trace2_config_hook_fn(trace2_config_entry_fn *entry, void *ctx);
+void trace2_set_config_hook(trace2_config_hook_fn *hook);
+/* Parse one gitconfig file (with its includes) and report every entry;
+ * 0 on success, -1 if it is missing, unreadable or malformed. */
+int trace2_config_read_file(const char *path, enum config_scope scope,
+			    trace2_config_entry_fn *entry, void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Process life-cycle.                                                  */
@@ -477,7 +492,6 @@ void trace2_counter_add(enum trace2_counter_id cid, uint64_t value);
 /* JSON writer (Git's jw_* API), for trace2_data_json().                */
 /* ------------------------------------------------------------------ */
 
-#ifndef TRACE2_NO_GIT_TYPES
 void jw_init(struct json_writer *jw);
 void jw_release(struct json_writer *jw);
 void jw_object_begin(struct json_writer *jw, int pretty);
@@ -508,7 +522,6 @@ void jw_array_inline_begin_object(struct json_writer *jw);
 void jw_array_inline_begin_array(struct json_writer *jw);
 int jw_is_terminated(const struct json_writer *jw);
 void jw_end(struct json_writer *jw);
-#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop

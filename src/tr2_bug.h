@@ -24,6 +24,8 @@ void tr2_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "<prefix><message>" on stderr, in one write(). */
 void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* "error: <message>" on stderr, in one write(). */
+void tr2_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warning: <message>" on stderr, in one write(). */
 void tr2_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

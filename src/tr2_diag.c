@@ -41,3 +41,12 @@ void tr2_warning(const char *fmt, ...)
 	tr2_vreport("warning: ", fmt, ap);
 	va_end(ap);
 }
+
+void tr2_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr2_vreport("error: ", fmt, ap);
+	va_end(ap);
+}

@@ -4,6 +4,7 @@
  * keys to report.
  */
 #include "tr2_dispatch.h"
+#include "tr2_config.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -88,32 +89,29 @@ void trace2_cmd_set_config_fl(const char *file, int line, const char *key,
 		trace2_def_param_fl(file, line, key, value, NULL);
 }
 
-/* GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> for n < GIT_CONFIG_COUNT. */
-static void list_config_count_entries(const char *file, int line)
+struct config_listing {
+	const char *file;
+	int line;
+};
+
+static void report_config_entry(const char *key, const char *value,
+				enum config_scope scope, void *ctx)
 {
-	static const struct key_value_info command = {
-		NULL, -1, CONFIG_ORIGIN_CMDLINE, CONFIG_SCOPE_COMMAND
-	};
-	const char *count = getenv("GIT_CONFIG_COUNT");
-	int n = count ? atoi(count) : 0, i;
+	const struct config_listing *where = ctx;
+	struct key_value_info kvi = KVI_INIT;
 
-	for (i = 0; i < n; i++) {
-		char name[64];
-		const char *key, *value;
-
-		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%d", i);
-		key = getenv(name);
-		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%d", i);
-		value = getenv(name);
-		if (key && *key && value && wants_config_key(key))
-			trace2_def_param_fl(file, line, key, value, &command);
-	}
+	if (!wants_config_key(key))
+		return;
+	kvi.scope = scope;
+	trace2_def_param_fl(where->file, where->line, key, value, &kvi);
 }
 
 void trace2_cmd_list_config_fl(const char *file, int line)
 {
+	struct config_listing where = { file, line };
+
 	if (!tr2_enabled() || __atomic_exchange_n(&config_listed, 1, __ATOMIC_RELAXED))
 		return;
 	if (tr2_sysenv_get(TR2_SYSENV_CONFIG_PARAMS))
-		list_config_count_entries(file, line);
+		tr2_config_for_each(report_config_entry, &where);
 }

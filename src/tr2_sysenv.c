@@ -23,9 +23,57 @@ static const char *const env_names[TR2_SYSENV_COUNT] = {
 	[TR2_SYSENV_MAX_FILES] = "GIT_TRACE2_MAX_FILES",
 };
 
+/* The trace2.<key> of each setting, lowercase as Git normalises it. */
+static const char *const config_keys[TR2_SYSENV_COUNT] = {
+	[TR2_SYSENV_NORMAL] = "normaltarget",
+	[TR2_SYSENV_NORMAL_BRIEF] = "normalbrief",
+	[TR2_SYSENV_PERF] = "perftarget",
+	[TR2_SYSENV_PERF_BRIEF] = "perfbrief",
+	[TR2_SYSENV_EVENT] = "eventtarget",
+	[TR2_SYSENV_EVENT_BRIEF] = "eventbrief",
+	[TR2_SYSENV_EVENT_NESTING] = "eventnesting",
+	[TR2_SYSENV_CONFIG_PARAMS] = "configparams",
+	[TR2_SYSENV_ENV_VARS] = "envvars",
+	[TR2_SYSENV_DST_DEBUG] = "destinationdebug",
+	[TR2_SYSENV_MAX_FILES] = "maxfiles",
+};
+
 static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char *cached[TR2_SYSENV_COUNT];
+static char *cached[TR2_SYSENV_COUNT];      /* environment, when non-empty */
 static unsigned char looked_up[TR2_SYSENV_COUNT];
+static char *from_config[TR2_SYSENV_COUNT]; /* config files */
+
+int tr2_sysenv_id_of_config_key(const char *key)
+{
+	int i;
+
+	for (i = 0; i < TR2_SYSENV_COUNT; i++)
+		if (!strcmp(config_keys[i], key))
+			return i;
+	return -1;
+}
+
+void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value)
+{
+	char *copy = strdup(value);
+
+	pthread_mutex_lock(&cache_mutex);
+	free(from_config[id]);
+	from_config[id] = copy;
+	pthread_mutex_unlock(&cache_mutex);
+}
+
+void tr2_sysenv_clear_config(void)
+{
+	int i;
+
+	pthread_mutex_lock(&cache_mutex);
+	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+		free(from_config[i]);
+		from_config[i] = NULL;
+	}
+	pthread_mutex_unlock(&cache_mutex);
+}
 
 const char *tr2_sysenv_env_name(enum tr2_sysenv id)
 {
@@ -42,7 +90,7 @@ const char *tr2_sysenv_get(enum tr2_sysenv id)
 		cached[id] = v && *v ? strdup(v) : NULL;
 		looked_up[id] = 1;
 	}
-	v = cached[id];
+	v = cached[id] ? cached[id] : from_config[id];
 	pthread_mutex_unlock(&cache_mutex);
 	return v;
 }
@@ -58,6 +106,7 @@ void tr2_sysenv_release(void)
 		looked_up[i] = 0;
 	}
 	pthread_mutex_unlock(&cache_mutex);
+	tr2_sysenv_clear_config();
 }
 
 /* Git's integer syntax: base 0, one optional k/m/g suffix, must fit int. */

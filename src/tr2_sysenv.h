@@ -17,10 +17,16 @@ enum tr2_sysenv {
 	TR2_SYSENV_COUNT
 };
 
-/* The value (NULL when unset or empty), read once and cached. */
+/* The value: the environment variable when set and non-empty (read once
+ * and cached), else the config files' value, else NULL. */
 const char *tr2_sysenv_get(enum tr2_sysenv id);
 /* The environment variable's name, used in messages. */
 const char *tr2_sysenv_env_name(enum tr2_sysenv id);
+/* The setting named by trace2.<key> (lowercase), or -1. */
+int tr2_sysenv_id_of_config_key(const char *key);
+/* Record the config files' value of a setting. */
+void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value);
+void tr2_sysenv_clear_config(void);
 /* Forget every cached value (atexit). */
 void tr2_sysenv_release(void);
 

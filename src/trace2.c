@@ -5,6 +5,7 @@
  */
 #include "tr2_dispatch.h"
 #include "tr2_bug.h"
+#include "tr2_config.h"
 #include "tr2_sid.h"
 #include "tr2_signal.h"
 
@@ -253,6 +254,7 @@ void trace2_initialize_fl(const char *file, int line)
 {
 	if (tr2_enabled())
 		return;
+	tr2_config_load_settings();
 	if (!open_targets())
 		return;
 	set_enabled(1);

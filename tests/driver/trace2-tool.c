@@ -802,6 +802,45 @@ static void restore_sigpipe(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/* "<dir>/.git/config" if dir holds a repository directory. */
+static int repo_config_in(const char *dir, char *out, size_t size)
+{
+	struct stat st;
+
+	snprintf(out, size, "%s/.git", dir);
+	if (stat(out, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(out, size, "%s/.git/config", dir);
+	return 1;
+}
+
+/*
+ * Git's own contribution to trace2_cmd_list_config(): the repository's
+ * config file ($GIT_DIR/config, else the nearest .git/config above the
+ * current directory), scope "local".
+ */
+static void list_repo_config(trace2_config_entry_fn *entry, void *ctx)
+{
+	const char *git_dir = getenv("GIT_DIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	int found = 0;
+
+	if (git_dir) {
+		snprintf(path, sizeof(path), "%s/config", git_dir);
+		found = 1;
+	} else if (getcwd(dir, sizeof(dir))) {
+		while (!(found = repo_config_in(dir, path, sizeof(path)))) {
+			char *slash = strrchr(dir, '/');
+
+			if (!slash || (slash == dir && !dir[1]))
+				break; /* "/" was the last to check */
+			slash[slash == dir] = '\0';
+		}
+	}
+	if (found)
+		trace2_config_read_file(path, CONFIG_SCOPE_LOCAL, entry, ctx);
+}
+
 int main(int argc, char **argv)
 {
 	const char **av = (const char **)argv;
@@ -811,6 +850,8 @@ int main(int argc, char **argv)
 	restore_sigpipe();
 	trace2_set_version_string(version ? version : trace2_version());
 	trace2_set_bug_handler(BUG_vfl);
+	trace2_set_fatal_exit_code(128);
+	trace2_set_config_hook(list_repo_config);
 	trace2_initialize_fl(COMMON_INIT_C, 77);
 	trace2_cmd_start_fl(COMMON_INIT_C, 78, av);
 	trace2_collect_process_info(TRACE2_PROCESS_INFO_STARTUP);

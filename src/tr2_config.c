@@ -1,0 +1,518 @@
+/*
+ * A reader for gitconfig files: sections, subsections, quoting, escapes,
+ * comments, valueless keys, continuation lines and include.path.  Conditional
+ * includes (includeIf) are treated as false: no repository is known here.
+ */
+#include "tr2_config.h"
+#include "tr2_bug.h"
+#include "tr2_buf.h"
+#include "tr2_sysenv.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INCLUDE_DEPTH 10
+
+static trace2_config_hook_fn *host_hook;
+
+void trace2_set_config_hook(trace2_config_hook_fn *hook)
+{
+	host_hook = hook;
+}
+
+struct parser {
+	FILE *f;
+	const char *path;
+	enum config_scope scope;
+	int line;
+	int entry_line; /* where the current entry started */
+	int report;  /* print Git's messages for malformed files */
+	int depth;   /* include nesting */
+	int failed;  /* a fatal error was reported */
+	tr2_config_fn *fn;
+	void *ctx;
+	struct tr2_buf section; /* "section" or "section.subsection" */
+	struct tr2_buf key;
+	struct tr2_buf value;
+};
+
+static int next_char(struct parser *p)
+{
+	int c = getc(p->f);
+
+	if (c == '\r') {
+		int n = getc(p->f);
+
+		if (n == '\n')
+			c = '\n';
+		else if (n != EOF)
+			ungetc(n, p->f);
+	}
+	if (c == '\n')
+		p->line++;
+	return c;
+}
+
+static void skip_to_eol(struct parser *p, int c)
+{
+	while (c != '\n' && c != EOF)
+		c = next_char(p);
+}
+
+static int fail(struct parser *p)
+{
+	if (p->report)
+		tr2_fatal("bad config line %d in file %s", p->line, p->path);
+	p->failed = 1;
+	return -1;
+}
+
+/* "[name]" or "[name "sub"]", after the '['. */
+static int parse_section(struct parser *p)
+{
+	int c = next_char(p);
+
+	tr2_buf_release(&p->section);
+	while (isalnum(c) || c == '-' || c == '.') {
+		tr2_buf_addc(&p->section, (char)tolower(c));
+		c = next_char(p);
+	}
+	if (c == ']')
+		return p->section.len ? 0 : fail(p);
+	if (c != ' ' && c != '\t')
+		return fail(p);
+	while (c == ' ' || c == '\t')
+		c = next_char(p);
+	if (c != '"' || !p->section.len)
+		return fail(p);
+	tr2_buf_addc(&p->section, '.');
+	for (c = next_char(p); c != '"'; c = next_char(p)) {
+		if (c == '\n' || c == EOF)
+			return fail(p);
+		if (c == '\\' && ((c = next_char(p)) == '\n' || c == EOF))
+			return fail(p);
+		tr2_buf_addc(&p->section, (char)c);
+	}
+	return next_char(p) == ']' ? 0 : fail(p);
+}
+
+static int unescape(int c)
+{
+	switch (c) {
+	case 'n': return '\n';
+	case 't': return '\t';
+	case 'b': return '\b';
+	case '\\': return '\\';
+	case '"': return '"';
+	default: return -1;
+	}
+}
+
+/* The value after '=' up to the end of the line (continuations joined). */
+static int parse_value(struct parser *p)
+{
+	size_t keep = 0; /* length without unquoted trailing space */
+	int quoted = 0, c = next_char(p);
+
+	tr2_buf_release(&p->value);
+	while (c == ' ' || c == '\t')
+		c = next_char(p);
+	for (;; c = next_char(p)) {
+		if (c == '\n' || c == EOF) {
+			if (quoted)
+				return fail(p);
+			break;
+		}
+		if (!quoted && (c == '#' || c == ';')) {
+			skip_to_eol(p, c);
+			break;
+		}
+		if (c == '"') {
+			quoted = !quoted;
+			keep = p->value.len;
+			continue;
+		}
+		if (c == '\\') {
+			c = next_char(p);
+			if (c == '\n')
+				continue;
+			if ((c = unescape(c)) < 0)
+				return fail(p);
+			tr2_buf_addc(&p->value, (char)c);
+			keep = p->value.len;
+			continue;
+		}
+		tr2_buf_addc(&p->value, (char)c);
+		if (quoted || (c != ' ' && c != '\t'))
+			keep = p->value.len;
+	}
+	p->value.len = keep;
+	return 0;
+}
+
+static int read_file(const char *path, enum config_scope scope, int report,
+		     int depth, tr2_config_fn *fn, void *ctx);
+
+/* include.path: relative to the including file, "~/" from $HOME. */
+static void follow_include(struct parser *p, const char *target)
+{
+	struct tr2_buf path;
+	const char *home = getenv("HOME"), *slash;
+
+	tr2_buf_init(&path);
+	if (!strncmp(target, "~/", 2) && home) {
+		tr2_buf_adds(&path, home);
+		tr2_buf_adds(&path, target + 1);
+	} else if (target[0] != '/' && (slash = strrchr(p->path, '/'))) {
+		tr2_buf_add(&path, p->path, (size_t)(slash - p->path) + 1);
+		tr2_buf_adds(&path, target);
+	} else
+		tr2_buf_adds(&path, target);
+	if (p->depth >= MAX_INCLUDE_DEPTH) {
+		if (p->report)
+			tr2_fatal("exceeded maximum include depth (%d) while including\n"
+				  "\t%s\nfrom\n\t%s", MAX_INCLUDE_DEPTH,
+				  tr2_buf_cstr(&path), p->path);
+		p->failed = 1;
+	} else if (read_file(tr2_buf_cstr(&path), p->scope, p->report, p->depth + 1,
+			     p->fn, p->ctx) == -2)
+		p->failed = 1;
+	tr2_buf_release(&path);
+}
+
+/* "trace2.<setting>", for which a missing value is an error. */
+static int is_setting(const char *key)
+{
+	return !strncmp(key, "trace2.", 7) && tr2_sysenv_id_of_config_key(key + 7) >= 0;
+}
+
+static int deliver(struct parser *p, int has_value)
+{
+	const char *key = tr2_buf_cstr(&p->key);
+	const char *value = has_value ? tr2_buf_cstr(&p->value) : NULL;
+
+	if (!value && p->report && is_setting(key)) {
+		tr2_error("missing value for '%s'", key);
+		p->line = p->entry_line;
+		return fail(p);
+	}
+	if (!strcmp(key, "include.path")) {
+		if (value)
+			follow_include(p, value);
+		return p->failed ? -1 : 0;
+	}
+	p->fn(key, value, p->scope, p->ctx);
+	return 0;
+}
+
+/* An entry starting with c, inside the current section. */
+static int parse_entry(struct parser *p, int c)
+{
+	if (!p->section.len)
+		return fail(p);
+	p->entry_line = p->line;
+	tr2_buf_release(&p->key);
+	tr2_buf_add(&p->key, p->section.p, p->section.len);
+	tr2_buf_addc(&p->key, '.');
+	while (isalnum(c) || c == '-') {
+		tr2_buf_addc(&p->key, (char)tolower(c));
+		c = next_char(p);
+	}
+	while (c == ' ' || c == '\t')
+		c = next_char(p);
+	if (c == '=')
+		return parse_value(p) ? -1 : deliver(p, 1);
+	if (c == '\n' || c == EOF || c == '#' || c == ';') {
+		skip_to_eol(p, c);
+		return deliver(p, 0);
+	}
+	return fail(p);
+}
+
+static int parse(struct parser *p)
+{
+	int c = next_char(p);
+
+	/* a UTF-8 byte order mark */
+	if (c == 0xEF) {
+		if (next_char(p) != 0xBB || next_char(p) != 0xBF)
+			return fail(p);
+		c = next_char(p);
+	}
+	for (; c != EOF; c = next_char(p)) {
+		if (c == '\n' || isspace(c))
+			continue;
+		if (c == '#' || c == ';') {
+			skip_to_eol(p, c);
+			continue;
+		}
+		if (c == '[') {
+			if (parse_section(p))
+				return -1;
+			continue;
+		}
+		if (!isalpha(c) || parse_entry(p, c))
+			return p->failed ? -1 : fail(p);
+	}
+	return 0;
+}
+
+/* 0 read, -1 missing or unreadable (skipped silently), -2 malformed. */
+static int read_file(const char *path, enum config_scope scope, int report,
+		     int depth, tr2_config_fn *fn, void *ctx)
+{
+	struct parser p;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.f = fopen(path, "re");
+	if (!p.f)
+		return -1;
+	p.path = path;
+	p.scope = scope;
+	p.line = 1;
+	p.report = report;
+	p.depth = depth;
+	p.fn = fn;
+	p.ctx = ctx;
+	tr2_buf_init(&p.section);
+	tr2_buf_init(&p.key);
+	tr2_buf_init(&p.value);
+	rc = parse(&p) ? -2 : 0;
+	fclose(p.f);
+	tr2_buf_release(&p.section);
+	tr2_buf_release(&p.key);
+	tr2_buf_release(&p.value);
+	return rc;
+}
+
+int trace2_config_read_file(const char *path, enum config_scope scope,
+			    trace2_config_entry_fn *fn, void *ctx)
+{
+	return read_file(path, scope, 0, 0, fn, ctx) == 0 ? 0 : -1;
+}
+
+/* Git's environment booleans: unset = dflt, empty = false, bad = fatal. */
+static int env_bool(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	int b;
+
+	if (!v)
+		return dflt;
+	b = *v ? tr2_parse_maybe_bool(v) : 0;
+	if (b < 0) {
+		tr2_fatal("bad boolean environment value '%s' for '%s'", v, name);
+		return dflt;
+	}
+	return b;
+}
+
+typedef void file_fn(const char *path, enum config_scope scope, void *ctx);
+
+static void join(char *out, size_t size, const char *a, const char *b)
+{
+	snprintf(out, size, "%s%s", a, b);
+}
+
+/* The system file, then the global files, in the order Git reads them. */
+static void for_each_file(file_fn *fn, void *ctx)
+{
+	const char *system = getenv("GIT_CONFIG_SYSTEM");
+	const char *global = getenv("GIT_CONFIG_GLOBAL");
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char path[4096];
+
+	if (!env_bool("GIT_CONFIG_NOSYSTEM", 0))
+		fn(system ? system : TR2_SYSTEM_CONFIG, CONFIG_SCOPE_SYSTEM, ctx);
+	if (global) {
+		if (*global)
+			fn(global, CONFIG_SCOPE_GLOBAL, ctx);
+		return;
+	}
+	if (xdg && *xdg) {
+		join(path, sizeof(path), xdg, "/git/config");
+		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+	} else if (home) {
+		join(path, sizeof(path), home, "/.config/git/config");
+		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+	}
+	if (home) {
+		join(path, sizeof(path), home, "/.gitconfig");
+		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+	}
+}
+
+/* Settings of one file; applied only if the whole file parsed. */
+struct settings {
+	char *value[TR2_SYSENV_COUNT];
+};
+
+static void collect_setting(const char *key, const char *value,
+			    enum config_scope scope, void *ctx)
+{
+	struct settings *s = ctx;
+	int id;
+
+	(void)scope;
+	if (!value || !is_setting(key))
+		return;
+	id = tr2_sysenv_id_of_config_key(key + 7);
+	free(s->value[id]);
+	s->value[id] = strdup(value);
+}
+
+static void load_file_settings(const char *path, enum config_scope scope, void *ctx)
+{
+	struct settings file;
+	int i, ok;
+
+	(void)ctx;
+	memset(&file, 0, sizeof(file));
+	ok = read_file(path, scope, 1, 0, collect_setting, &file) == 0;
+	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+		if (ok && file.value[i])
+			tr2_sysenv_set_config((enum tr2_sysenv)i, file.value[i]);
+		free(file.value[i]);
+	}
+}
+
+void tr2_config_load_settings(void)
+{
+	tr2_sysenv_clear_config();
+	for_each_file(load_file_settings, NULL);
+}
+
+/* "Section.Sub.Name" as Git stores it: "section.Sub.name". */
+static void normalize_key(char *key)
+{
+	char *last = strrchr(key, '.'), *p;
+
+	for (p = key; *p && *p != '.'; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (p = last; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+static void emit_command_entry(const char *key, const char *value,
+			       tr2_config_fn *fn, void *ctx)
+{
+	char *k = strdup(key);
+
+	if (!k)
+		return;
+	normalize_key(k);
+	fn(k, value, CONFIG_SCOPE_COMMAND, ctx);
+	free(k);
+}
+
+/* GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> for n < GIT_CONFIG_COUNT. */
+static void for_each_count_entry(tr2_config_fn *fn, void *ctx)
+{
+	const char *count = getenv("GIT_CONFIG_COUNT");
+	int n = count ? atoi(count) : 0, i;
+
+	for (i = 0; i < n; i++) {
+		char name[64];
+		const char *key, *value;
+
+		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%d", i);
+		key = getenv(name);
+		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%d", i);
+		value = getenv(name);
+		if (key && *key && value)
+			emit_command_entry(key, value, fn, ctx);
+	}
+}
+
+/*
+ * One shell-quoted word of GIT_CONFIG_PARAMETERS ('text', with \' and
+ * \! between quoted parts) into out; returns the rest or NULL.
+ */
+static const char *unquote_word(const char *s, struct tr2_buf *out)
+{
+	tr2_buf_release(out);
+	if (*s != '\'')
+		return NULL;
+	while (*s == '\'') {
+		const char *end = strchr(s + 1, '\'');
+
+		if (!end)
+			return NULL;
+		tr2_buf_add(out, s + 1, (size_t)(end - s - 1));
+		s = end + 1;
+		if (*s == '\\' && s[1]) {
+			tr2_buf_addc(out, s[1]);
+			s += 2;
+		}
+	}
+	tr2_buf_cstr(out);
+	return s;
+}
+
+/* 'key'='value' (or 'key'= without value, or old-style 'key=value'). */
+static void for_each_parameter(tr2_config_fn *fn, void *ctx)
+{
+	const char *s = getenv("GIT_CONFIG_PARAMETERS");
+	struct tr2_buf key, value;
+
+	tr2_buf_init(&key);
+	tr2_buf_init(&value);
+	while (s && *(s += strspn(s, " \t\n"))) {
+		const char *v = NULL;
+
+		if (!(s = unquote_word(s, &key)))
+			break;
+		if (*s == '=') {
+			s++;
+			if (*s == '\'') {
+				if (!(s = unquote_word(s, &value)))
+					break;
+				v = tr2_buf_cstr(&value);
+			}
+		} else {
+			char *eq = strchr(key.p, '=');
+
+			if (eq) {
+				*eq = '\0';
+				v = eq + 1;
+			}
+		}
+		emit_command_entry(tr2_buf_cstr(&key), v, fn, ctx);
+	}
+	tr2_buf_release(&key);
+	tr2_buf_release(&value);
+}
+
+struct listing {
+	tr2_config_fn *fn;
+	void *ctx;
+};
+
+static void list_file(const char *path, enum config_scope scope, void *ctx)
+{
+	struct listing *l = ctx;
+
+	read_file(path, scope, 0, 0, l->fn, l->ctx);
+}
+
+static void hook_entry(const char *key, const char *value, enum config_scope scope,
+		       void *ctx)
+{
+	struct listing *l = ctx;
+
+	l->fn(key, value, scope, l->ctx);
+}
+
+void tr2_config_for_each(tr2_config_fn *fn, void *ctx)
+{
+	struct listing l = { fn, ctx };
+
+	for_each_file(list_file, &l);
+	if (host_hook)
+		host_hook(hook_entry, &l);
+	for_each_count_entry(fn, ctx);
+	for_each_parameter(fn, ctx);
+}
