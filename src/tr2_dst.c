@@ -265,10 +265,14 @@ static int resolve(struct tr2_dst *dst, const char *v)
 
 int tr2_dst_open(struct tr2_dst *dst)
 {
+	static int next_slot;
+
 	if (!dst->initialized) {
 		dst->initialized = 1;
 		if (!resolve(dst, tr2_sysenv_get(dst->sysenv)))
 			dst->fd = -1;
+		else if (next_slot < TR2_DST_MAX)
+			dst->slot = next_slot++;
 	}
 	return tr2_dst_is_on(dst);
 }
@@ -320,7 +324,7 @@ static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len
 	return write_guarded(dst, buf, len);
 }
 
-void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len)
+void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 {
 	size_t done = 0;
 

@@ -7,6 +7,7 @@
 #define TR2_DST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tr2_sysenv.h"
 
@@ -18,6 +19,7 @@ enum tr2_dst_kind {
 
 struct tr2_dst {
 	enum tr2_sysenv sysenv; /* the setting naming this destination */
+	int slot;               /* index of its per-thread buffer, once open */
 	int fd;                 /* -1 while off */
 	unsigned initialized : 1;
 	unsigned need_close : 1;
@@ -25,7 +27,8 @@ struct tr2_dst {
 	enum tr2_dst_kind kind;
 };
 
-#define TR2_DST_INIT(setting) { (setting), -1, 0, 0, 0, TR2_DST_FILE }
+#define TR2_DST_MAX 4
+#define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, TR2_DST_FILE }
 
 /* Resolve the destination from its setting (once); 1 if usable. */
 int tr2_dst_open(struct tr2_dst *dst);
@@ -34,11 +37,26 @@ static inline int tr2_dst_is_on(const struct tr2_dst *dst)
 	return dst->fd >= 0;
 }
 /*
- * Write one whole record.  EINTR is retried and short writes completed;
- * any other failure switches the destination off and calls
- * tr2_dst_write_failed().
+ * Write one whole record of an event at us_now.  EINTR is retried and
+ * short writes completed; any other failure switches the destination off
+ * and calls tr2_dst_write_failed().  In buffered mode the record may wait
+ * in the calling thread's buffer (see tr2_dst_flush_*()).
  */
-void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len);
+void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now);
+
+/* Write a record (or a buffer of whole records) now, in one write(). */
+void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len);
+
+/* Buffered mode (GIT_TRACE2_BUFFER): read the size once at initialize. */
+void tr2_dst_buffer_init(void);
+/* Write out the calling thread's buffered records. */
+void tr2_dst_flush_thread(void);
+/* Write out every thread's buffered records (atexit). */
+void tr2_dst_flush_all(void);
+/* Flush and free the calling thread's buffers (thread exit). */
+void tr2_dst_release_thread(void);
+/* From a signal handler: write out what can be written without locks. */
+void tr2_dst_flush_from_signal(void);
 /* Close what trace2 opened; the destination is off afterwards. */
 void tr2_dst_close(struct tr2_dst *dst);
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ static const char *const env_names[TR2_SYSENV_COUNT] = {
 	[TR2_SYSENV_ENV_VARS] = "GIT_TRACE2_ENV_VARS",
 	[TR2_SYSENV_DST_DEBUG] = "GIT_TRACE2_DST_DEBUG",
 	[TR2_SYSENV_MAX_FILES] = "GIT_TRACE2_MAX_FILES",
+	[TR2_SYSENV_BUFFER] = "GIT_TRACE2_BUFFER",
 };
 
 /* The trace2.<key> of each setting, lowercase as Git normalises it. */
@@ -36,6 +38,7 @@ static const char *const config_keys[TR2_SYSENV_COUNT] = {
 	[TR2_SYSENV_ENV_VARS] = "envvars",
 	[TR2_SYSENV_DST_DEBUG] = "destinationdebug",
 	[TR2_SYSENV_MAX_FILES] = "maxfiles",
+	[TR2_SYSENV_BUFFER] = "buffer",
 };
 
 static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -159,4 +162,24 @@ int tr2_sysenv_int(enum tr2_sysenv id, int dflt)
 	const char *v = tr2_sysenv_get(id);
 
 	return v ? atoi(v) : dflt;
+}
+
+int tr2_parse_size(const char *v, size_t *out)
+{
+	char *end;
+	unsigned long long n, factor = 1;
+
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (tolower((unsigned char)*end)) {
+	case 'k': factor = 1024; end++; break;
+	case 'm': factor = 1024 * 1024; end++; break;
+	case 'g': factor = 1024 * 1024 * 1024; end++; break;
+	}
+	if (errno || *end || n > SIZE_MAX / factor)
+		return -1;
+	*out = (size_t)(n * factor);
+	return 0;
 }

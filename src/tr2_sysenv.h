@@ -2,6 +2,8 @@
 #ifndef TR2_SYSENV_H
 #define TR2_SYSENV_H
 
+#include <stddef.h>
+
 enum tr2_sysenv {
 	TR2_SYSENV_NORMAL,
 	TR2_SYSENV_NORMAL_BRIEF,
@@ -14,6 +16,7 @@ enum tr2_sysenv {
 	TR2_SYSENV_ENV_VARS,
 	TR2_SYSENV_DST_DEBUG,
 	TR2_SYSENV_MAX_FILES,
+	TR2_SYSENV_BUFFER,
 	TR2_SYSENV_COUNT
 };
 
@@ -34,6 +37,8 @@ void tr2_sysenv_release(void);
 int tr2_parse_maybe_bool(const char *v);
 /* The setting as a maybe-bool, with dflt for unset or invalid values. */
 int tr2_sysenv_bool(enum tr2_sysenv id, int dflt);
+/* A size in bytes with an optional k/m/g suffix; 0 on success. */
+int tr2_parse_size(const char *v, size_t *out);
 /* atoi() of the setting, or dflt when unset. */
 int tr2_sysenv_int(enum tr2_sysenv id, int dflt);
 

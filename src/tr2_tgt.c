@@ -18,11 +18,11 @@ const char *tr2_ev_utc_time(struct tr2_ev *ev)
 	return ev->utc_time;
 }
 
-void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b)
+void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now)
 {
 	if (b->len && b->p[b->len - 1] != '\n')
 		tr2_buf_addc(b, '\n');
 	if (!b->failed && tr2_dst_is_on(dst))
-		tr2_dst_write(dst, b->p, b->len);
+		tr2_dst_write(dst, b->p, b->len, us_now);
 	tr2_buf_release(b);
 }

@@ -95,7 +95,8 @@ extern const struct tr2_tgt tr2_tgt_normal;
 extern const struct tr2_tgt tr2_tgt_perf;
 extern const struct tr2_tgt tr2_tgt_event;
 
-/* Hand a finished record to the destination (appends the LF if missing). */
-void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b);
+/* Hand a finished record of the event at us_now to the destination
+ * (appends the LF if missing) and release the buffer. */
+void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now);
 
 #endif

@@ -109,6 +109,7 @@ void tr2_emit_signal(int signo)
 	tr2_clock_signal_context(1);
 	ev_init(&ev, tls, NULL, 0);
 	tr2_dispatch(signal, &ev, signo);
+	tr2_dst_flush_from_signal();
 	tr2_clock_signal_context(0);
 }
 
@@ -246,6 +247,7 @@ static void tr2_atexit(void)
 		tr2_metrics_report_totals(&ev);
 		tr2_dispatch(atexit, &ev, exit_code);
 	}
+	tr2_dst_flush_all();
 	set_enabled(0);
 	release_everything();
 }
@@ -264,6 +266,7 @@ void trace2_initialize_fl(const char *file, int line)
 		atexit(tr2_atexit);
 		atexit_registered = 1;
 	}
+	tr2_dst_buffer_init();
 	tr2_signals_install();
 	tr2_tls_init();
 	emit_version(file, line);
@@ -443,6 +446,7 @@ void trace2_child_start_fl(const char *file, int line, struct child_process *cmd
 	if (redacted)
 		cmd->args.v = redacted;
 	tr2_dispatch(child_start, &ev, cmd);
+	tr2_dst_flush_all();
 	cmd->args.v = original;
 	tr2_redact_free_argv(redacted, original);
 }
@@ -488,6 +492,7 @@ int trace2_exec_fl(const char *file, int line, const char *exe, const char **arg
 		return id;
 	redacted = tr2_redact_argv(argv);
 	tr2_dispatch(exec, &ev, id, exe, redacted ? redacted : argv);
+	tr2_dst_flush_all();
 	tr2_redact_free_argv(redacted, argv);
 	return id;
 }
@@ -541,6 +546,7 @@ void trace2_thread_exit_fl(const char *file, int line)
 	tr2_metrics_report_thread(&ev);
 	tr2_metrics_merge_thread(ev.tls);
 	tr2_dispatch(thread_exit, &ev);
+	tr2_dst_release_thread();
 	tr2_tls_destroy();
 }
 

@@ -105,10 +105,10 @@ static void add_seconds(struct tr2_buf *b, const char *key_lit, size_t key_len,
 }
 #define SECS(b, k, v) add_seconds((b), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v))
 
-static void finish(struct tr2_buf *b)
+static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_buf_addc(b, '}');
-	tr2_tgt_emit(&dst, b);
+	tr2_tgt_emit(&dst, b, ev->us_now);
 }
 
 static void version(struct tr2_ev *ev, const char *v)
@@ -118,7 +118,7 @@ static void version(struct tr2_ev *ev, const char *v)
 	begin_at(&b, ev, "version", ev->file, ev->line, 1);
 	STR(&b, "evt", EVENT_FORMAT_VERSION);
 	STR(&b, "exe", v);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void too_many_files(struct tr2_ev *ev)
@@ -126,7 +126,7 @@ static void too_many_files(struct tr2_ev *ev)
 	struct tr2_buf b;
 
 	begin(&b, ev, "too_many_files");
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void start(struct tr2_ev *ev, const char **argv)
@@ -137,7 +137,7 @@ static void start(struct tr2_ev *ev, const char **argv)
 	SECS(&b, "t_abs", ev->us_abs);
 	KEY(&b, "argv");
 	tr2_buf_add_json_argv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void abs_int(struct tr2_ev *ev, const char *event, const char *file,
@@ -149,7 +149,7 @@ static void abs_int(struct tr2_ev *ev, const char *event, const char *file,
 	begin_at(&b, ev, event, file, line, always_time);
 	SECS(&b, "t_abs", ev->us_abs);
 	add_int(&b, key_lit, key_len, value);
-	finish(&b);
+	finish(ev, &b);
 }
 #define CODE_KEY ",\"code\":", sizeof(",\"code\":") - 1
 
@@ -178,7 +178,7 @@ static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
 		STR(&b, "msg", msg);
 		STR(&b, "fmt", fmt);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_path(struct tr2_ev *ev, const char *path)
@@ -187,7 +187,7 @@ static void cmd_path(struct tr2_ev *ev, const char *path)
 
 	begin(&b, ev, "cmd_path");
 	STR(&b, "path", path);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_ancestry(struct tr2_ev *ev, const char **names)
@@ -197,7 +197,7 @@ static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 	begin(&b, ev, "cmd_ancestry");
 	KEY(&b, "ancestry");
 	tr2_buf_add_json_argv(&b, names);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
@@ -208,7 +208,7 @@ static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 	STR(&b, "name", name);
 	if (hierarchy && *hierarchy)
 		STR(&b, "hierarchy", hierarchy);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_mode(struct tr2_ev *ev, const char *mode)
@@ -217,7 +217,7 @@ static void cmd_mode(struct tr2_ev *ev, const char *mode)
 
 	begin(&b, ev, "cmd_mode");
 	STR(&b, "name", mode);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
@@ -228,7 +228,7 @@ static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 	STR(&b, "alias", alias_name);
 	KEY(&b, "argv");
 	tr2_buf_add_json_argv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
@@ -260,7 +260,7 @@ static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 		tr2_buf_add_json_str(&b, cmd->args.v[i]);
 	}
 	tr2_buf_addc(&b, ']');
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
@@ -272,7 +272,7 @@ static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int c
 	INT(&b, "pid", cmd->pid);
 	INT(&b, "code", code);
 	SECS(&b, "t_rel", ev->us_rel);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
@@ -285,7 +285,7 @@ static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
 	INT(&b, "pid", cmd->pid);
 	STR(&b, "ready", ready);
 	SECS(&b, "t_rel", ev->us_rel);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void thread_start(struct tr2_ev *ev)
@@ -293,7 +293,7 @@ static void thread_start(struct tr2_ev *ev)
 	struct tr2_buf b;
 
 	begin(&b, ev, "thread_start");
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void thread_exit(struct tr2_ev *ev)
@@ -302,7 +302,7 @@ static void thread_exit(struct tr2_ev *ev)
 
 	begin(&b, ev, "thread_exit");
 	SECS(&b, "t_rel", ev->us_rel);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **argv)
@@ -315,7 +315,7 @@ static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **
 		STR(&b, "exe", exe);
 	KEY(&b, "argv");
 	tr2_buf_add_json_argv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exec_result(struct tr2_ev *ev, int exec_id, int code)
@@ -325,7 +325,7 @@ static void exec_result(struct tr2_ev *ev, int exec_id, int code)
 	begin(&b, ev, "exec_result");
 	INT(&b, "exec_id", exec_id);
 	INT(&b, "code", code);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void param(struct tr2_ev *ev, const char *name, const char *value,
@@ -338,7 +338,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 	STR(&b, "param", name);
 	if (value)
 		STR(&b, "value", value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void repo(struct tr2_ev *ev, const struct repository *r)
@@ -348,7 +348,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	begin(&b, ev, "def_repo");
 	add_repo(&b, r);
 	STR(&b, "worktree", r->worktree);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static int filtered(const struct tr2_ev *ev)
@@ -382,8 +382,10 @@ static void region(struct tr2_ev *ev, const char *event, int has_rel,
 		return;
 	begin(&b, ev, event);
 	p = tr2_buf_reserve(&b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len + msg_len));
-	if (!p)
-		return tr2_buf_release(&b);
+	if (!p) {
+		tr2_buf_release(&b);
+		return;
+	}
 	if (r) {
 		p = tr2_put_lit(p, ",\"repo\":");
 		p = tr2_put_i64(p, r->trace2_repo_id);
@@ -398,7 +400,7 @@ static void region(struct tr2_ev *ev, const char *event, int has_rel,
 	p = OPT_STR(p, "label", label, label_len);
 	p = OPT_STR(p, "msg", msg, msg_len);
 	tr2_buf_commit(&b, p);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void region_enter(struct tr2_ev *ev, const char *category, const char *label,
@@ -437,7 +439,7 @@ static void data(struct tr2_ev *ev, const char *category, const struct repositor
 		return;
 	begin_data(&b, ev, "data", category, r, key);
 	tr2_buf_add_json_str(&b, value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 /* A pretty writer's text with each newline and the indentation after it
@@ -477,7 +479,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 		add_compacted(&b, jw->json.buf, jw->json.len);
 	else
 		tr2_buf_add(&b, jw->json.buf, jw->json.len);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void printf_(struct tr2_ev *ev, const char *msg)
@@ -488,7 +490,7 @@ static void printf_(struct tr2_ev *ev, const char *msg)
 	SECS(&b, "t_abs", ev->us_abs);
 	if (msg)
 		STR(&b, "msg", msg);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
@@ -503,7 +505,7 @@ static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 	tr2_buf_addf(&b, ",\"t_total\":%.6f,\"t_min\":%.6f,\"t_max\":%.6f",
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
 		     (double)t->max_ns / 1e9);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
@@ -515,7 +517,7 @@ static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t valu
 	STR(&b, "category", m->category);
 	STR(&b, "name", m->name);
 	INT(&b, "count", (int64_t)value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 const struct tr2_tgt tr2_tgt_event = {

@@ -43,9 +43,9 @@ static void begin_ev(struct tr2_buf *b, struct tr2_ev *ev)
 	begin(b, ev, ev->file, ev->line);
 }
 
-static void finish(struct tr2_buf *b)
+static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
-	tr2_tgt_emit(&dst, b);
+	tr2_tgt_emit(&dst, b, ev->us_now);
 }
 
 static void version(struct tr2_ev *ev, const char *v)
@@ -55,7 +55,7 @@ static void version(struct tr2_ev *ev, const char *v)
 	begin_ev(&b, ev);
 	tr2_buf_addlit(&b, "version ");
 	tr2_buf_add_str(&b, v);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void start(struct tr2_ev *ev, const char **argv)
@@ -65,7 +65,7 @@ static void start(struct tr2_ev *ev, const char **argv)
 	begin_ev(&b, ev);
 	tr2_buf_addlit(&b, "start ");
 	tr2_buf_add_qargv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 /* "<word> elapsed:<t_abs> code:<n>" at a given location. */
@@ -80,7 +80,7 @@ static void elapsed_code(struct tr2_ev *ev, const char *file, int line,
 	tr2_buf_add_seconds(&b, ev->us_abs, 0);
 	tr2_buf_addlit(&b, " code:");
 	tr2_buf_add_i64(&b, code);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exit_(struct tr2_ev *ev, int code)
@@ -108,7 +108,7 @@ static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
 		tr2_buf_addc(&b, ' ');
 		tr2_buf_adds(&b, msg);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 /* "<word> <text>" */
@@ -120,7 +120,7 @@ static void word_text(struct tr2_ev *ev, const char *word, const char *text)
 	tr2_buf_adds(&b, word);
 	tr2_buf_addc(&b, ' ');
 	tr2_buf_add_str(&b, text);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_path(struct tr2_ev *ev, const char *path)
@@ -145,7 +145,7 @@ static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 			tr2_buf_addlit(&b, " <- ");
 		tr2_buf_adds(&b, names[i]);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
@@ -160,7 +160,7 @@ static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 		tr2_buf_adds(&b, hierarchy);
 		tr2_buf_addc(&b, ')');
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
@@ -172,7 +172,7 @@ static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 	tr2_buf_add_str(&b, alias_name);
 	tr2_buf_addlit(&b, " -> ");
 	tr2_buf_add_qargv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
@@ -192,7 +192,7 @@ static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 	if (cmd->git_cmd)
 		tr2_buf_addlit(&b, "git ");
 	tr2_buf_add_qargv(&b, cmd->args.v);
-	finish(&b);
+	finish(ev, &b);
 }
 
 /* "child_<kind>[<id>] pid:<pid> <what>:<value> elapsed:<t>" */
@@ -214,7 +214,7 @@ static void child_end(struct tr2_ev *ev, const struct child_process *cmd,
 		tr2_buf_add_i64(&b, code);
 	tr2_buf_addlit(&b, " elapsed:");
 	tr2_buf_add_seconds(&b, ev->us_rel, 0);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
@@ -241,7 +241,7 @@ static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **
 		tr2_buf_addc(&b, ' ');
 	}
 	tr2_buf_add_qargv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exec_result(struct tr2_ev *ev, int exec_id, int code)
@@ -257,7 +257,7 @@ static void exec_result(struct tr2_ev *ev, int exec_id, int code)
 		tr2_buf_addlit(&b, " err:");
 		tr2_buf_adds(&b, strerror(code));
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void param(struct tr2_ev *ev, const char *name, const char *value,
@@ -274,7 +274,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 		tr2_buf_addc(&b, '=');
 		tr2_buf_adds(&b, value);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void repo(struct tr2_ev *ev, const struct repository *r)
@@ -284,7 +284,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	begin_ev(&b, ev);
 	tr2_buf_addlit(&b, "worktree ");
 	tr2_buf_add_qarg(&b, r->worktree);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void printf_(struct tr2_ev *ev, const char *msg)
@@ -294,7 +294,7 @@ static void printf_(struct tr2_ev *ev, const char *msg)
 	begin_ev(&b, ev);
 	if (msg)
 		tr2_buf_adds(&b, msg);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
@@ -308,7 +308,7 @@ static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 		     m->category, m->name, (unsigned long long)t->intervals,
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
 		     (double)t->max_ns / 1e9);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
@@ -323,7 +323,7 @@ static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t valu
 	tr2_buf_adds(&b, m->name);
 	tr2_buf_addlit(&b, " value:");
 	tr2_buf_add_u64(&b, value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 const struct tr2_tgt tr2_tgt_normal = {

@@ -120,9 +120,9 @@ static void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
 	begin_at(b, ev, ev->file, ev->line, c);
 }
 
-static void finish(struct tr2_buf *b)
+static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
-	tr2_tgt_emit(&dst, b);
+	tr2_tgt_emit(&dst, b, ev->us_now);
 }
 
 /* A record whose payload is one string. */
@@ -134,7 +134,7 @@ static void simple(struct tr2_ev *ev, const char *event, unsigned times,
 
 	begin(&b, ev, &c);
 	tr2_buf_add_str(&b, text);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void version(struct tr2_ev *ev, const char *v)
@@ -149,7 +149,7 @@ static void start(struct tr2_ev *ev, const char **argv)
 
 	begin(&b, ev, &c);
 	tr2_buf_add_qargv(&b, argv);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void abs_code(struct tr2_ev *ev, const char *file, int line,
@@ -161,7 +161,7 @@ static void abs_code(struct tr2_ev *ev, const char *file, int line,
 	begin_at(&b, ev, file, line, &c);
 	tr2_buf_adds(&b, word);
 	tr2_buf_add_i64(&b, code);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exit_(struct tr2_ev *ev, int code)
@@ -204,7 +204,7 @@ static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 	tr2_buf_addlit(&b, "ancestry:[");
 	tr2_buf_add_qargv(&b, names);
 	tr2_buf_addc(&b, ']');
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
@@ -219,7 +219,7 @@ static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 		tr2_buf_adds(&b, hierarchy);
 		tr2_buf_addc(&b, ')');
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
@@ -233,7 +233,7 @@ static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 	tr2_buf_addlit(&b, " argv:[");
 	tr2_buf_add_qargv(&b, argv);
 	tr2_buf_addc(&b, ']');
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
@@ -262,7 +262,7 @@ static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 	}
 	tr2_buf_add_qargv(&b, cmd->args.v);
 	tr2_buf_addc(&b, ']');
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_end(struct tr2_ev *ev, const char *event,
@@ -282,7 +282,7 @@ static void child_end(struct tr2_ev *ev, const char *event,
 		tr2_buf_adds(&b, text);
 	else
 		tr2_buf_add_i64(&b, code);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
@@ -322,7 +322,7 @@ static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **
 	}
 	tr2_buf_add_qargv(&b, argv);
 	tr2_buf_addc(&b, ']');
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void exec_result(struct tr2_ev *ev, int exec_id, int code)
@@ -339,7 +339,7 @@ static void exec_result(struct tr2_ev *ev, int exec_id, int code)
 		tr2_buf_addlit(&b, " err:");
 		tr2_buf_adds(&b, strerror(code));
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void param(struct tr2_ev *ev, const char *name, const char *value,
@@ -356,7 +356,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 		tr2_buf_addc(&b, ':');
 		tr2_buf_adds(&b, value);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void repo(struct tr2_ev *ev, const struct repository *r)
@@ -367,7 +367,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	begin(&b, ev, &c);
 	tr2_buf_addlit(&b, "worktree:");
 	tr2_buf_add_qarg(&b, r->worktree);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void region(struct tr2_ev *ev, const char *event, unsigned times,
@@ -386,7 +386,7 @@ static void region(struct tr2_ev *ev, const char *event, unsigned times,
 		tr2_buf_addc(&b, ' ');
 		tr2_buf_adds(&b, msg);
 	}
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void region_enter(struct tr2_ev *ev, const char *category, const char *label,
@@ -411,7 +411,7 @@ static void data(struct tr2_ev *ev, const char *category, const struct repositor
 	tr2_buf_add_str(&b, key);
 	tr2_buf_addc(&b, ':');
 	tr2_buf_add_str(&b, value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void data_json(struct tr2_ev *ev, const char *category,
@@ -426,7 +426,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 	tr2_buf_addc(&b, ':');
 	if (jw->json.buf)
 		tr2_buf_add(&b, jw->json.buf, jw->json.len);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void printf_(struct tr2_ev *ev, const char *msg)
@@ -445,7 +445,7 @@ static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 		     m->name, (unsigned long long)t->intervals,
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
 		     (double)t->max_ns / 1e9);
-	finish(&b);
+	finish(ev, &b);
 }
 
 static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
@@ -459,7 +459,7 @@ static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t valu
 	tr2_buf_adds(&b, m->name);
 	tr2_buf_addlit(&b, " value:");
 	tr2_buf_add_u64(&b, value);
-	finish(&b);
+	finish(ev, &b);
 }
 
 const struct tr2_tgt tr2_tgt_perf = {

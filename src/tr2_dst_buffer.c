@@ -1,0 +1,210 @@
+/*
+ * Buffered mode (GIT_TRACE2_BUFFER=<size>, trace2.buffer): whole records
+ * collect in a per-thread buffer for each destination and go out with one
+ * write() when the next record does not fit, on the first event more than
+ * 100 ms after the last flush, when the thread exits, when the process
+ * ends, before a child is started or an exec, and on a fatal signal.  A
+ * write never splits a record.  Only _exit() and SIGKILL can lose records:
+ * at most one buffer per thread and destination.
+ */
+#include "tr2_dst.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLUSH_INTERVAL_US 100000
+#define BUFFER_MAX (64u << 20)
+
+/* Buffers are never freed: a thread's buffers are retired at its exit
+ * and reused by later threads, so a signal handler walking the list
+ * cannot meet freed memory. */
+struct tbuf {
+	struct tr2_dst *dst; /* NULL while retired */
+	char *data;
+	size_t len;
+	uint64_t last_flush_us;
+	int busy;            /* atomic: the owner or a flush holds it */
+	struct tbuf *next;   /* every buffer, for flushes at exit and on signals */
+};
+
+static size_t buffer_size;
+static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct tbuf *registry;
+static pthread_key_t release_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct tbuf *mine[TR2_DST_MAX];
+
+static void release_at_thread_end(void *unused)
+{
+	(void)unused;
+	tr2_dst_release_thread();
+}
+
+/* A forked child must not write out the records its parent will write. */
+static void forget_after_fork(void)
+{
+	struct tbuf *b;
+
+	for (b = registry; b; b = b->next) {
+		b->len = 0;
+		b->busy = 0;
+	}
+	pthread_mutex_init(&registry_mutex, NULL);
+}
+
+static void create_key(void)
+{
+	pthread_key_create(&release_key, release_at_thread_end);
+	pthread_atfork(NULL, NULL, forget_after_fork);
+}
+
+void tr2_dst_buffer_init(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_BUFFER);
+	size_t size = 0;
+
+	buffer_size = 0;
+	if (v && !tr2_parse_size(v, &size) && size)
+		buffer_size = size > BUFFER_MAX ? BUFFER_MAX : size;
+	if (buffer_size)
+		pthread_once(&key_once, create_key);
+}
+
+static int take(struct tbuf *b)
+{
+	int expected = 0;
+
+	return __atomic_compare_exchange_n(&b->busy, &expected, 1, 0,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void give_back(struct tbuf *b)
+{
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Write out b's records; the caller holds b. */
+static void flush(struct tbuf *b, uint64_t us_now)
+{
+	if (b->len && b->dst && tr2_dst_is_on(b->dst))
+		tr2_dst_write_now(b->dst, b->data, b->len);
+	b->len = 0;
+	b->last_flush_us = us_now;
+}
+
+/* A retired buffer of the right size, or a new one, registered. */
+static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
+{
+	struct tbuf *b;
+
+	pthread_mutex_lock(&registry_mutex);
+	for (b = registry; b && (b->dst || !b->data); b = b->next)
+		;
+	if (!b && (b = calloc(1, sizeof(*b)))) {
+		b->next = registry;
+		__atomic_store_n(&registry, b, __ATOMIC_RELEASE);
+	}
+	if (b && !b->data)
+		b->data = malloc(buffer_size);
+	if (b && b->data) {
+		b->dst = dst;
+		b->len = 0;
+		b->last_flush_us = us_now;
+	} else
+		b = NULL;
+	pthread_mutex_unlock(&registry_mutex);
+	return b;
+}
+
+static struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
+{
+	struct tbuf *b = mine[dst->slot];
+
+	if (!b && (b = claim_buffer(dst, us_now))) {
+		mine[dst->slot] = b;
+		pthread_setspecific(release_key, b);
+	}
+	return b;
+}
+
+void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now)
+{
+	struct tbuf *b;
+
+	if (!buffer_size || dst->slot < 0 || !(b = thread_buffer(dst, us_now)) || !take(b)) {
+		tr2_dst_write_now(dst, buf, len);
+		return;
+	}
+	if (b->len + len > buffer_size)
+		flush(b, us_now);
+	if (len > buffer_size)
+		tr2_dst_write_now(dst, buf, len);
+	else {
+		memcpy(b->data + b->len, buf, len);
+		b->len += len;
+	}
+	if (us_now - b->last_flush_us > FLUSH_INTERVAL_US)
+		flush(b, us_now);
+	give_back(b);
+}
+
+void tr2_dst_flush_thread(void)
+{
+	int i;
+
+	for (i = 0; i < TR2_DST_MAX; i++) {
+		struct tbuf *b = mine[i];
+
+		if (b && take(b)) {
+			flush(b, b->last_flush_us);
+			give_back(b);
+		}
+	}
+}
+
+void tr2_dst_flush_all(void)
+{
+	struct tbuf *b;
+
+	pthread_mutex_lock(&registry_mutex);
+	for (b = registry; b; b = b->next) {
+		if (take(b)) {
+			flush(b, b->last_flush_us);
+			give_back(b);
+		}
+	}
+	pthread_mutex_unlock(&registry_mutex);
+}
+
+void tr2_dst_flush_from_signal(void)
+{
+	struct tbuf *b;
+
+	/* No lock: the list only grows at its head, and a buffer whose owner
+	 * is in the middle of an append is skipped rather than torn. */
+	for (b = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); b; b = b->next) {
+		if (take(b)) {
+			flush(b, b->last_flush_us);
+			give_back(b);
+		}
+	}
+}
+
+void tr2_dst_release_thread(void)
+{
+	int i;
+
+	for (i = 0; i < TR2_DST_MAX; i++) {
+		struct tbuf *b = mine[i];
+
+		if (!b)
+			continue;
+		mine[i] = NULL;
+		while (!take(b))
+			; /* a flush on another thread holds it for one write */
+		flush(b, b->last_flush_us);
+		b->dst = NULL;
+		give_back(b);
+	}
+}
