@@ -61,6 +61,8 @@ void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
 		tr2_buf_addn(b, ' ', col - b->len);
 }
 
+const char tr2_spaces[TR2_PAD_MAX] = "                                ";
+
 static const char digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -124,8 +126,18 @@ char *tr2_put_i64(char *p, int64_t v)
 char *tr2_put_seconds(char *p, uint64_t us, size_t width)
 {
 	uint64_t sec = us / 1000000;
-	size_t len = (size_t)count_digits(sec) + 7;
+	size_t len;
 
+	if (sec < 10) { /* nearly every t_abs and t_rel */
+		if (width > 8) {
+			memset(p, ' ', width - 8);
+			p += width - 8;
+		}
+		*p++ = (char)('0' + sec);
+		*p++ = '.';
+		return tr2_put_digits(p, (uint32_t)(us - sec * 1000000), 6);
+	}
+	len = (size_t)count_digits(sec) + 7;
 	if (len < width) {
 		memset(p, ' ', width - len);
 		p += width - len;

@@ -77,13 +77,22 @@ static inline char *tr2_put(char *p, const void *s, size_t n)
 }
 #define tr2_put_lit(p, lit) tr2_put((p), (lit), sizeof(lit) - 1)
 
-/* s, then spaces up to width (s is never cut here). */
+#define TR2_PAD_MAX 32
+extern const char tr2_spaces[TR2_PAD_MAX];
+
+/*
+ * s, then spaces up to width (s is never cut here).  The caller reserved
+ * room for TR2_PAD_MAX bytes more than it writes, so padding is one
+ * fixed-size copy the compiler inlines.
+ */
 static inline char *tr2_put_padded(char *p, const char *s, size_t len, size_t width)
 {
+	if (width <= TR2_PAD_MAX)
+		memcpy(p, tr2_spaces, TR2_PAD_MAX);
+	else if (len < width)
+		memset(p, ' ', width);
 	if (len)
 		memcpy(p, s, len);
-	if (len < width)
-		memset(p + len, ' ', width - len);
 	return p + (len < width ? width : len);
 }
 

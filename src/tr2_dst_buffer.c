@@ -20,7 +20,8 @@
  * and reused by later threads, so a signal handler walking the list
  * cannot meet freed memory. */
 struct tbuf {
-	struct tr2_dst *dst; /* NULL while retired */
+	/* one cache line each: busy is written on every event by its owner */
+	_Alignas(64) struct tr2_dst *dst; /* NULL while retired */
 	char *data;
 	size_t len;
 	uint64_t last_flush_us;
@@ -101,7 +102,8 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 	pthread_mutex_lock(&registry_mutex);
 	for (b = registry; b && (b->dst || !b->data); b = b->next)
 		;
-	if (!b && (b = calloc(1, sizeof(*b)))) {
+	if (!b && (b = aligned_alloc(64, sizeof(*b)))) {
+		memset(b, 0, sizeof(*b));
 		b->next = registry;
 		__atomic_store_n(&registry, b, __ATOMIC_RELEASE);
 	}

@@ -55,8 +55,39 @@ static char *put_location(char *p, const char *file, size_t file_len, int line)
 		memcpy(start, "...", 3);
 		return start + LOCATION_WIDTH;
 	}
-	memset(p, ' ', LOCATION_WIDTH - len);
+	memcpy(p, tr2_spaces, TR2_PAD_MAX); /* the padding; room was reserved */
 	return start + LOCATION_WIDTH;
+}
+
+/*
+ * "d<depth> | <thread name padded> | " is the same for every record of a
+ * thread context: made once per context (thread ids are never reused).
+ */
+struct ident {
+	int thread_id;
+	const struct tr2_tls *tls;
+	size_t len;
+	char text[16 + THREAD_WIDTH + TR2_PAD_MAX];
+};
+
+static _Thread_local struct ident ident;
+
+static const struct ident *thread_ident(const struct tr2_tls *tls)
+{
+	char *p;
+
+	if (ident.tls == tls && ident.thread_id == tls->thread_id && ident.len)
+		return &ident;
+	p = ident.text;
+	*p++ = 'd';
+	p = tr2_put_i64(p, tr2_sid_depth());
+	p = tr2_put_lit(p, " | ");
+	p = tr2_put_padded(p, tls->name, tls->name_len, THREAD_WIDTH);
+	p = tr2_put_lit(p, " | ");
+	ident.len = (size_t)(p - ident.text);
+	ident.tls = tls;
+	ident.thread_id = tls->thread_id;
+	return &ident;
 }
 
 static char *put_time_column(char *p, int present, uint64_t us)
@@ -75,11 +106,12 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		     int line, const struct cols *c)
 {
 	const struct tr2_tls *tls = ev->tls;
+	const struct ident *id = thread_ident(tls);
 	size_t file_len = file ? strlen(file) : 0;
 	char *p, *repo_end;
 
 	tr2_buf_init(b);
-	p = tr2_buf_reserve(b, file_len + 256);
+	p = tr2_buf_reserve(b, file_len + id->len + 256);
 	if (!p)
 		return;
 	if (!brief) {
@@ -88,11 +120,7 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		p = put_location(p, file, file_len, line);
 		p = tr2_put_lit(p, " | ");
 	}
-	*p++ = 'd';
-	p = tr2_put_i64(p, tr2_sid_depth());
-	p = tr2_put_lit(p, " | ");
-	p = tr2_put_padded(p, tls->name, tls->name_len, THREAD_WIDTH);
-	p = tr2_put_lit(p, " | ");
+	p = tr2_put(p, id->text, id->len);
 	p = tr2_put_padded(p, c->event, strlen(c->event), EVENT_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	repo_end = p + 3;

@@ -114,37 +114,52 @@ static void apply_env(const char *const *env)
 		putenv((char *)*env);
 }
 
-static void child_environment(const char *const *env)
+static void child_environment(const char *const *env, const char *home_dir)
 {
 	static char home[4200];
-	char *dir = t2_tmpdir();
 
 	clean_environment();
-	snprintf(home, sizeof(home), "HOME=%s", dir ? dir : "/nonexistent");
+	snprintf(home, sizeof(home), "HOME=%s", home_dir ? home_dir : "/nonexistent");
 	putenv(home);
 	unsetenv("XDG_CONFIG_HOME");
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	apply_env(env);
-	free(dir);
 }
 
-int t2_run(t2_scenario_fn *fn, void *arg, const char *const *env)
+/* Fork; the child gets a clean environment and an empty HOME (removed
+ * afterwards), initializes trace2 if init is set, runs fn and exits. */
+static int run_child(t2_scenario_fn *fn, void *arg, const char *const *env, int init)
 {
+	char *home = t2_tmpdir();
 	int status = -1;
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		child_environment(env);
+		child_environment(env, home);
 		trace2_initialize_clock();
-		trace2_initialize();
+		if (init)
+			trace2_initialize();
 		fn(arg);
 		exit(0);
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
+	if (home)
+		t2_rmtree(home);
+	free(home);
 	return status;
+}
+
+int t2_run(t2_scenario_fn *fn, void *arg, const char *const *env)
+{
+	return run_child(fn, arg, env, 1);
+}
+
+int t2_run_noinit(t2_scenario_fn *fn, void *arg, const char *const *env)
+{
+	return run_child(fn, arg, env, 0);
 }
 
 static char *read_scrubbed(const char *dir, const char *name)
@@ -159,8 +174,20 @@ static char *read_scrubbed(const char *dir, const char *name)
 	return s;
 }
 
-void t2_run_all(t2_scenario_fn *fn, void *arg, const char *const *env,
-		struct t2_out *out)
+static char *read_raw(const char *dir, const char *name)
+{
+	char *path = t2_path(dir, name), *raw = t2_read_file(path, NULL);
+
+	free(path);
+	return raw ? raw : strdup("");
+}
+
+/* t2_run_all(), t2_run_all_raw() and t2_run_all_noinit(): read turns each
+ * file into text; init says whether the child calls trace2_initialize(). */
+static void run_all_files(t2_scenario_fn *fn, void *arg, const char *const *env,
+			  struct t2_out *out,
+			  char *(*read)(const char *dir, const char *name),
+			  int init)
 {
 	char *dir = t2_tmpdir();
 	char vn[4200], vp[4200], ve[4200];
@@ -176,12 +203,30 @@ void t2_run_all(t2_scenario_fn *fn, void *arg, const char *const *env,
 	for (; env && *env && n < 63; env++)
 		all[n++] = *env;
 	all[n] = NULL;
-	out->status = t2_run(fn, arg, all);
-	out->normal = read_scrubbed(dir, "normal");
-	out->perf = read_scrubbed(dir, "perf");
-	out->event = read_scrubbed(dir, "event");
+	out->status = run_child(fn, arg, all, init);
+	out->normal = read(dir, "normal");
+	out->perf = read(dir, "perf");
+	out->event = read(dir, "event");
 	t2_rmtree(dir);
 	free(dir);
+}
+
+void t2_run_all_raw(t2_scenario_fn *fn, void *arg, const char *const *env,
+		    struct t2_out *out)
+{
+	run_all_files(fn, arg, env, out, read_raw, 1);
+}
+
+void t2_run_all(t2_scenario_fn *fn, void *arg, const char *const *env,
+		struct t2_out *out)
+{
+	run_all_files(fn, arg, env, out, read_scrubbed, 1);
+}
+
+void t2_run_all_noinit(t2_scenario_fn *fn, void *arg, const char *const *env,
+		       struct t2_out *out)
+{
+	run_all_files(fn, arg, env, out, read_scrubbed, 0);
 }
 
 void t2_out_free(struct t2_out *out)
@@ -250,7 +295,7 @@ char *t2_scrub(const char *text)
 
 int t2_system_env(const char *const *env, const char *fmt, ...)
 {
-	char cmd[8192];
+	char cmd[8192], *home;
 	va_list ap;
 	int status = -1;
 	pid_t pid;
@@ -258,15 +303,19 @@ int t2_system_env(const char *const *env, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
+	home = t2_tmpdir();
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		child_environment(env);
+		child_environment(env, home);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
+	if (home)
+		t2_rmtree(home);
+	free(home);
 	return status;
 }
 
@@ -330,4 +379,80 @@ char *t2_replace(const char *text, const char *from, const char *to)
 	}
 	strcpy(out + n, p);
 	return out;
+}
+
+char **t2_split(const char *s, const char *sep, size_t *count)
+{
+	size_t n = 0, cap = 8, sl = strlen(sep);
+	char **v = malloc(cap * sizeof(*v));
+
+	for (;;) {
+		const char *e = strstr(s, sep);
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (n + 2 > cap)
+			v = realloc(v, (cap *= 2) * sizeof(*v));
+		v[n] = malloc(len + 1);
+		memcpy(v[n], s, len);
+		v[n++][len] = '\0';
+		if (!e)
+			break;
+		s = e + sl;
+	}
+	v[n] = NULL;
+	if (count)
+		*count = n;
+	return v;
+}
+
+char **t2_lines(const char *text, size_t *count)
+{
+	size_t n;
+	char **v = t2_split(text, "\n", &n);
+
+	if (!*v[n - 1]) {
+		free(v[--n]);
+		v[n] = NULL;
+	}
+	if (count)
+		*count = n;
+	return v;
+}
+
+void t2_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void t2_append(char **buf, const char *fmt, ...)
+{
+	size_t len = *buf ? strlen(*buf) : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	*buf = realloc(*buf, len + (size_t)n + 1);
+	if (!*buf)
+		abort();
+	va_start(ap, fmt);
+	vsnprintf(*buf + len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+}
+
+void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
+		   int rel, const char *category, const char *payload)
+{
+	size_t len = strlen(payload);
+
+	t2_append(buf, "d0 | %-24s | %-12s |     | %9s | %9s | %-12.12s | %s%s",
+		  thread, event, abs ? "0.000000" : "", rel ? "0.000000" : "",
+		  category, payload, len && payload[len - 1] == '\n' ? "" : "\n");
 }

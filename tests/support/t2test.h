@@ -42,6 +42,29 @@ void t2_run_all(t2_scenario_fn *fn, void *arg, const char *const *env,
 void t2_out_free(struct t2_out *out);
 
 /*
+ * Like t2_run() and t2_run_all(), except that the child does not call
+ * trace2_initialize() (it still calls trace2_initialize_clock()): fn
+ * decides when (or whether) to initialize, so calls made before it and
+ * the location of the version record can be tested.
+ */
+int t2_run_noinit(t2_scenario_fn *fn, void *arg, const char *const *env);
+void t2_run_all_noinit(t2_scenario_fn *fn, void *arg, const char *const *env,
+		       struct t2_out *out);
+/* Like t2_run_all(), but the files' contents exactly as written. */
+void t2_run_all_raw(t2_scenario_fn *fn, void *arg, const char *const *env,
+		    struct t2_out *out);
+
+/*
+ * s cut at every occurrence of sep (non-empty): k separators give k + 1
+ * pieces.  NULL-terminated, *count (if non-NULL) set to the number of
+ * pieces; free with t2_strv_free().
+ */
+char **t2_split(const char *s, const char *sep, size_t *count);
+/* text cut into lines without their LF (no empty piece after a final LF). */
+char **t2_lines(const char *text, size_t *count);
+void t2_strv_free(char **v);
+
+/*
  * Replace what changes between runs: session ids by "SID", UTC times by
  * "2000-01-01T00:00:00.000000Z", local times of day at the start of a
  * line by "00:00:00.000000", and every other "<digits>.<6 digits>" number
@@ -67,5 +90,20 @@ int t2_run_clean(t2_scenario_fn *fn, void *arg, const char *const *env);
 /* text with every occurrence of from (non-empty) replaced by to; caller
  * frees. */
 char *t2_replace(const char *text, const char *from, const char *to);
+
+/*
+ * Append the printf-style text to the malloc'd string *buf (NULL starts
+ * an empty one); *buf stays NUL-terminated.
+ */
+void t2_append(char **buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * Append one brief PERF line (targets.md §3.1) to *buf: thread and event
+ * padded, no repo, t_abs/t_rel as the scrubbed " 0.000000" when abs/rel
+ * are set (blank otherwise), category cut/padded to 12, then payload
+ * and a LF unless the payload ends with one (targets.md §1.1).
+ */
+void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
+		   int rel, const char *category, const char *payload);
 
 #endif
