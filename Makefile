@@ -29,7 +29,7 @@ BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
-.PHONY: all lib demo check test test-threads deps install clean bench \
+.PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind \
 	check-plain check-asan check-tsan check-clang
 
 all: lib $(BINS)
@@ -96,6 +96,9 @@ check: deps
 
 bench: all
 	$(MAKE) -C tests/bench BUILD=$(abspath $(BUILD))
+
+bench-valgrind: all
+	$(MAKE) -C tests/bench valgrind BUILD=$(abspath $(BUILD))
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

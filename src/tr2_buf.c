@@ -214,8 +214,17 @@ const char *tr2_buf_cstr(struct tr2_buf *b)
 
 char *tr2_put_json_str(char *p, const char *s, size_t len)
 {
+	size_t i;
+
 	*p++ = '"';
-	p += tr2_json_escape(p, s, len);
+	/* short plain strings (categories, labels, file names) are the rule */
+	for (i = 0; i < len && !tr2_json_special[(unsigned char)s[i]]; i++)
+		;
+	if (i == len) {
+		memcpy(p, s, len);
+		p += len;
+	} else
+		p += tr2_json_escape(p, s, len);
 	*p++ = '"';
 	return p;
 }

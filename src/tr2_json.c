@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
-static const unsigned char byte_class[256] = {
+const unsigned char tr2_json_special[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* '"' */
@@ -104,7 +104,7 @@ static size_t plain_run(const unsigned char *s, const unsigned char *end)
 			break;
 		p += 8;
 	}
-	while (p < end && !byte_class[*p])
+	while (p < end && !tr2_json_special[*p])
 		p++;
 	return (size_t)(p - s);
 }
@@ -124,7 +124,7 @@ size_t tr2_json_escape(char *out, const char *str, size_t len)
 		p += s - run;
 		if (s == end)
 			break;
-		if (byte_class[*s] == 1) {
+		if (tr2_json_special[*s] == 1) {
 			p = escape_control(p, *s++);
 			continue;
 		}

@@ -17,4 +17,7 @@
  */
 size_t tr2_json_escape(char *out, const char *s, size_t len);
 
+/* 1 for the bytes tr2_json_escape() does not copy unchanged. */
+extern const unsigned char tr2_json_special[256];
+
 #endif

@@ -1,0 +1,581 @@
+/*
+ * bench.c -- libtrace2's own micro-benchmark (see tests/bench/run.sh).
+ *
+ *   bench list            one line per scenario: "NAME TARGETS", TARGETS a
+ *                         subset of "npe" (GIT_TRACE2, GIT_TRACE2_PERF,
+ *                         GIT_TRACE2_EVENT) or "-" for none
+ *   bench SCENARIO [N]    run exactly N ops, or batches of ops until
+ *                         T2BENCH_SECONDS (default 1) of wall time passed
+ *   bench floor [N]       the physical floor, no Trace2 calls: one line
+ *                         "t2bench floor item=NAME ns_per_op=X" per item,
+ *                         each item timed for T2BENCH_FLOOR_SECONDS (0.3)
+ *   bench rss [EVENTS]    RSS after 10,000 and after EVENTS (10,000,000)
+ *                         region events (perf target on), and the growth
+ *
+ * The caller sets the targets (regular files, absolute paths) through the
+ * usual environment variables.  A scenario prints one line:
+ *
+ *   t2bench scenario=S impl=libtrace2 enabled=E threads=T ops=O calls=C
+ *           ns=NS ns_per_op=X thread_ns_per_op=Y loop_bytes=B
+ *           loop_bytes_per_op=Z
+ *
+ * which is the format /work/shared/bench/run-bench.sh reads.  ns_per_op is
+ * wall time / ops (for threaded scenarios: wall time of the whole run /
+ * ops of all threads); loop_bytes is how much the trace files grew during
+ * the measured loop.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace2.h"
+
+enum kind {
+	REGION,        /* region_enter + region_leave, `depth` deep (op = pair) */
+	REGION_PRINTF, /* region_enter_printf + region_leave (op = pair) */
+	DATA_INT,      /* trace2_data_intmax (op = call) */
+	DATA_STR,      /* trace2_data_string (op = call) */
+	PRINTF,        /* trace2_printf (op = call) */
+	TIMER,         /* trace2_timer_start + trace2_timer_stop (op = pair) */
+	FLOOR,         /* no Trace2 calls: clock_gettime + write() */
+	RSS,           /* region pairs, resident set size before and after */
+};
+
+struct scenario {
+	const char *name;
+	enum kind kind;
+	int depth;           /* REGION: nesting depth of one iteration */
+	int threads;         /* >1: that many threads run the loop */
+	const char *targets; /* subset of "npe" the caller must enable */
+	const char *what;
+};
+
+static const struct scenario scenarios[] = {
+	{ "disabled", REGION, 1, 1, "", "no target; region pairs" },
+	{ "perf", REGION, 1, 1, "p", "perf target; region pairs" },
+	{ "event", REGION, 1, 1, "e", "event target; region pairs" },
+	{ "normal", REGION, 1, 1, "n", "normal target; region pairs (not written)" },
+	{ "all", REGION, 1, 1, "npe", "all three targets; region pairs" },
+	{ "perf_data", DATA_INT, 1, 1, "p", "perf target; data_intmax" },
+	{ "perf_threads", REGION, 1, 2, "p", "perf target; 2 threads x region pairs" },
+	{ "event_nest5", REGION, 5, 1, "e", "event target; region pairs nested 5 deep" },
+	{ "perf_region_printf", REGION_PRINTF, 1, 1, "p", "perf target; region_enter_printf + leave" },
+	{ "perf_printf", PRINTF, 1, 1, "p", "perf target; trace2_printf" },
+	{ "normal_printf", PRINTF, 1, 1, "n", "normal target; trace2_printf" },
+	{ "event_data", DATA_STR, 1, 1, "e", "event target; data_string" },
+	{ "perf_timer", TIMER, 1, 1, "p", "perf target; timer start + stop (no output)" },
+	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
+	/* not listed: run.sh runs it once, separately */
+	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },
+};
+#define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static const char *const target_env[3] = {
+	"GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT"
+};
+
+static volatile uint64_t sink;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double seconds_from_env(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return dflt;
+	d = strtod(v, &end);
+	return (*end || d <= 0) ? dflt : d;
+}
+
+/* Total size of the trace files named by absolute paths. */
+static uint64_t trace_file_bytes(void)
+{
+	uint64_t sum = 0;
+	struct stat st;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		const char *v = getenv(target_env[k]);
+		if (v && v[0] == '/' && !stat(v, &st) && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+static void warn_targets(const struct scenario *sc)
+{
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		const char *v = getenv(target_env[k]);
+		int on = v && *v && strcmp(v, "0") && strcasecmp(v, "false");
+		int want = strchr(sc->targets, "npe"[k]) != NULL;
+		if (on != want)
+			fprintf(stderr, "bench: warning: %s should be %s for '%s'\n",
+				target_env[k], want ? "set" : "unset", sc->name);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The measured operations.                                             */
+
+#define PAIR() do { \
+		trace2_region_enter("bench", "region", NULL); \
+		trace2_region_leave("bench", "region", NULL); \
+	} while (0)
+
+static const char *const depth_label[] = {
+	"depth1", "depth2", "depth3", "depth4", "depth5", "depth6",
+};
+
+/* Run at least n ops (whole iterations); return the number run. */
+static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
+{
+	uint64_t i = 0;
+	int d;
+
+	switch (sc->kind) {
+	case REGION:
+	case RSS:
+		if (sc->depth == 1) {
+			/* unrolled, so the loop itself hardly counts */
+			for (; i + 8 <= n; i += 8) {
+				PAIR(); PAIR(); PAIR(); PAIR();
+				PAIR(); PAIR(); PAIR(); PAIR();
+			}
+			for (; i < n; i++)
+				PAIR();
+			return n;
+		}
+		for (; i < n; i += (uint64_t)sc->depth) {
+			for (d = 0; d < sc->depth; d++)
+				trace2_region_enter("bench", depth_label[d], NULL);
+			for (d = sc->depth - 1; d >= 0; d--)
+				trace2_region_leave("bench", depth_label[d], NULL);
+		}
+		return i;
+	case REGION_PRINTF:
+		for (; i < n; i++) {
+			trace2_region_enter_printf("bench", "region", NULL,
+						   "i=%d", (int)(base + i));
+			trace2_region_leave("bench", "region", NULL);
+		}
+		return n;
+	case DATA_INT:
+		for (; i < n; i++)
+			trace2_data_intmax("bench", NULL, "value",
+					   (intmax_t)(base + i));
+		return n;
+	case DATA_STR:
+		for (; i < n; i++)
+			trace2_data_string("bench", NULL, "key", "value");
+		return n;
+	case PRINTF:
+		for (; i < n; i++)
+			trace2_printf("bench printf %d", (int)(base + i));
+		return n;
+	case TIMER:
+		for (; i < n; i++) {
+			trace2_timer_start(TRACE2_TIMER_ID_TEST1);
+			trace2_timer_stop(TRACE2_TIMER_ID_TEST1);
+		}
+		return n;
+	case FLOOR:
+		break;
+	}
+	return 0;
+}
+
+struct loop {
+	const struct scenario *sc;
+	uint64_t exact;      /* UINT64_MAX: run for `budget_ns` */
+	uint64_t budget_ns;
+	pthread_barrier_t *start;
+	uint64_t ops, t0, t1; /* results: ops run from time t0 to t1 */
+};
+
+static void run_loop(struct loop *l)
+{
+	uint64_t batch = 256, t0, t;
+
+	if (!strcmp(l->sc->name, "disabled"))
+		batch = 1u << 18;
+	else if (l->sc->kind == TIMER)
+		batch = 1u << 14;
+
+	l->t0 = t0 = now_ns();
+	if (l->exact != UINT64_MAX) {
+		l->ops = do_ops(l->sc, l->exact, 0);
+		l->t1 = now_ns();
+		return;
+	}
+	l->ops = 0;
+	do {
+		l->ops += do_ops(l->sc, batch, l->ops);
+		t = now_ns();
+	} while (t - t0 < l->budget_ns);
+	l->t1 = t;
+}
+
+static void *thread_main(void *arg)
+{
+	struct loop *l = arg;
+
+	trace2_thread_start("bench");
+	pthread_barrier_wait(l->start);
+	run_loop(l);
+	trace2_thread_exit();
+	return NULL;
+}
+
+static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
+			 double thread_ns_per_op, uint64_t bytes)
+{
+	unsigned per = (sc->kind == REGION || sc->kind == RSS ||
+			sc->kind == REGION_PRINTF || sc->kind == TIMER) ? 2 : 1;
+	double d = ops ? (double)ops : 1.0;
+
+	printf("t2bench scenario=%s impl=libtrace2 enabled=%d threads=%d"
+	       " ops=%" PRIu64 " calls=%" PRIu64 " ns=%" PRIu64
+	       " ns_per_op=%.2f thread_ns_per_op=%.2f loop_bytes=%" PRIu64
+	       " loop_bytes_per_op=%.2f\n",
+	       sc->name, trace2_is_enabled(), sc->threads, ops, ops * per, ns,
+	       (double)ns / d, thread_ns_per_op, bytes, (double)bytes / d);
+	fflush(stdout);
+}
+
+static int run_scenario(const struct scenario *sc, uint64_t exact)
+{
+	struct loop l[8];
+	pthread_t th[8];
+	pthread_barrier_t start;
+	uint64_t bytes0, ops = 0, ns, t0 = UINT64_MAX, t1 = 0;
+	double thread_ns = 0;
+	int t, n = sc->threads;
+
+	warn_targets(sc);
+	if (exact == UINT64_MAX)
+		do_ops(sc, 8, 0); /* warm up: thread state, page faults */
+	bytes0 = trace_file_bytes();
+
+	for (t = 0; t < n; t++) {
+		l[t].sc = sc;
+		l[t].exact = exact;
+		l[t].budget_ns = (uint64_t)(seconds_from_env("T2BENCH_SECONDS", 1) * 1e9);
+		l[t].start = &start;
+	}
+	if (n == 1) {
+		run_loop(&l[0]);
+		ops = l[0].ops;
+		ns = l[0].t1 - l[0].t0;
+		thread_ns = ops ? (double)ns / (double)ops : 0;
+	} else {
+		/* wall time: first thread's start to last thread's end (the
+		 * main thread may wake up late on a busy machine) */
+		pthread_barrier_init(&start, NULL, (unsigned)n + 1);
+		for (t = 0; t < n; t++)
+			if (pthread_create(&th[t], NULL, thread_main, &l[t])) {
+				fprintf(stderr, "bench: pthread_create failed\n");
+				return 1;
+			}
+		pthread_barrier_wait(&start);
+		for (t = 0; t < n; t++)
+			pthread_join(th[t], NULL);
+		pthread_barrier_destroy(&start);
+		for (t = 0; t < n; t++) {
+			ops += l[t].ops;
+			t0 = l[t].t0 < t0 ? l[t].t0 : t0;
+			t1 = l[t].t1 > t1 ? l[t].t1 : t1;
+			if (l[t].ops)
+				thread_ns += (double)(l[t].t1 - l[t].t0) /
+					     (double)l[t].ops / n;
+		}
+		ns = t1 - t0;
+	}
+	print_result(sc, ops, ns, thread_ns, trace_file_bytes() - bytes0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The floor: what one event costs at least with one write() per event. */
+
+static int floor_fd[3] = { -1, -1, -1 };
+static char floor_line[256];
+static size_t floor_len;
+static uint64_t write_errors;
+
+/* The bytes of a perf-target region_leave line, as the library writes it. */
+static void make_perf_line(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char fl[64];
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	snprintf(fl, sizeof(fl), "%s:%d", "bench.c", 123);
+	n = snprintf(floor_line, sizeof(floor_line),
+		     "%02d:%02d:%02d.%06ld %-28s | d0 | %-24s | %-12s | %-3s"
+		     " | %9.6f | %9.6f | %-12s | label:%s\n",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, fl,
+		     "main", "region_leave", "", 1.234567, 0.000012, "bench",
+		     "region");
+	floor_len = (size_t)n;
+}
+
+static void put(int fd)
+{
+	if (write(fd, floor_line, floor_len) != (ssize_t)floor_len)
+		write_errors++;
+}
+
+static void fl_clock(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink += now_ns();
+}
+
+static void fl_write(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		put(floor_fd[0]);
+}
+
+static void fl_clock_write(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		sink += now_ns();
+		put(floor_fd[0]);
+	}
+}
+
+static void fl_pair(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		sink += now_ns();
+		put(floor_fd[0]);
+		sink += now_ns();
+		put(floor_fd[0]);
+	}
+}
+
+static void fl_pair_targets(uint64_t n, int targets)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		for (int e = 0; e < 2; e++) {
+			sink += now_ns();
+			for (int k = 0; k < targets; k++)
+				put(floor_fd[k]);
+		}
+	}
+}
+
+static void fl_pair2(uint64_t n) { fl_pair_targets(n, 2); }
+static void fl_pair3(uint64_t n) { fl_pair_targets(n, 3); }
+
+static const struct floor_item {
+	const char *name;
+	void (*fn)(uint64_t n);
+	const char *note;
+} floor_items[] = {
+	{ "clock_monotonic", fl_clock, "clock_gettime(CLOCK_MONOTONIC)" },
+	{ "write_append", fl_write, "one_write_of_a_perf_region_leave_line" },
+	{ "clock_plus_write", fl_clock_write, "floor_per_event" },
+	{ "floor_pair", fl_pair, "2x(clock+write):floor_per_region_pair" },
+	{ "floor_pair_2targets", fl_pair2, "2x(clock+2_writes):what_'all'_writes(normal_skips_regions)" },
+	{ "floor_pair_3targets", fl_pair3, "2x(clock+3_writes,3_files):floor_for_'all'" },
+};
+
+static int run_floor(uint64_t exact)
+{
+	double secs = seconds_from_env("T2BENCH_FLOOR_SECONDS", 0.3);
+	const char *dir = getenv("T2BENCH_TMPDIR");
+	char path[3][4096];
+	size_t i;
+	int k;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	make_perf_line();
+	for (k = 0; k < 3; k++) {
+		snprintf(path[k], sizeof(path[k]), "%s/bench-floor.%ld.%d", dir,
+			 (long)getpid(), k);
+		floor_fd[k] = open(path[k], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+		if (floor_fd[k] < 0) {
+			fprintf(stderr, "bench: %s: %s\n", path[k], strerror(errno));
+			return 1;
+		}
+	}
+	for (i = 0; i < sizeof(floor_items) / sizeof(floor_items[0]); i++) {
+		const struct floor_item *it = &floor_items[i];
+		uint64_t batch = it->fn == fl_clock ? 4096 : 64, n = 0, t0, t;
+
+		if (exact != UINT64_MAX) {
+			t0 = now_ns();
+			it->fn(exact);
+			n = exact;
+			t = now_ns();
+		} else {
+			it->fn(batch); /* warm up */
+			t0 = now_ns();
+			do {
+				it->fn(batch);
+				n += batch;
+				t = now_ns();
+			} while (t - t0 < (uint64_t)(secs * 1e9));
+		}
+		printf("t2bench floor item=%s ns_per_op=%.2f bytes=%zu note=%s\n",
+		       it->name, n ? (double)(t - t0) / (double)n : 0.0,
+		       floor_len, it->note);
+	}
+	for (k = 0; k < 3; k++) {
+		close(floor_fd[k]);
+		unlink(path[k]);
+	}
+	if (write_errors)
+		fprintf(stderr, "bench: %" PRIu64 " floor writes failed\n", write_errors);
+	fflush(stdout);
+	return write_errors != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory: resident set size after few and after many events.           */
+
+/*
+ * Resident set size in KiB, and its anonymous part (resident - shared
+ * pages: without the code and files mapped in, which grow by 64 KiB
+ * "fault-around" chunks when a code path runs for the first time).
+ */
+static int rss_kib(long *rss, long *anon)
+{
+	char buf[128], *p = buf;
+	long f[3], kib = sysconf(_SC_PAGESIZE) / 1024;
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY), i;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (i = 0; i < 3; i++) /* size resident shared, in pages */
+		f[i] = strtol(p, &p, 10);
+	*rss = f[1] * kib;
+	*anon = (f[1] - f[2]) * kib;
+	return 0;
+}
+
+static int run_rss(const struct scenario *sc, uint64_t events)
+{
+	uint64_t few = 10000, bytes0, t0, pairs;
+	long r1 = -1, r2 = -1, a1 = -1, a2 = -1;
+	int bad;
+
+	if (events == UINT64_MAX)
+		events = 10000000;
+	if (events < few)
+		few = events;
+	warn_targets(sc);
+	bytes0 = trace_file_bytes();
+	t0 = now_ns();
+	pairs = do_ops(sc, few / 2, 0);
+	bad = rss_kib(&r1, &a1);
+	pairs += do_ops(sc, (events - few) / 2, pairs);
+	bad |= rss_kib(&r2, &a2);
+	printf("t2bench rss events=%" PRIu64 " rss_kib=%ld anon_kib=%ld\n",
+	       few, r1, a1);
+	printf("t2bench rss events=%" PRIu64 " rss_kib=%ld anon_kib=%ld\n",
+	       2 * pairs, r2, a2);
+	printf("t2bench rss growth_kib=%ld anon_growth_kib=%ld\n", r2 - r1, a2 - a1);
+	print_result(sc, pairs, now_ns() - t0, 0, trace_file_bytes() - bytes0);
+	return bad != 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int usage(void)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: bench SCENARIO [N] | bench list\nscenarios:\n");
+	for (i = 0; i < NSCEN; i++)
+		fprintf(stderr, "  %-20s %-4s %s\n", scenarios[i].name,
+			*scenarios[i].targets ? scenarios[i].targets : "-",
+			scenarios[i].what);
+	return 2;
+}
+
+static int bench_main(int argc, char **argv)
+{
+	const struct scenario *sc = NULL;
+	uint64_t exact = UINT64_MAX;
+	size_t i;
+
+	if (argc < 2 || argc > 3)
+		return usage();
+	if (!strcmp(argv[1], "list")) {
+		for (i = 0; i < NSCEN; i++)
+			if (scenarios[i].kind != RSS)
+				printf("%s %s\n", scenarios[i].name,
+				       *scenarios[i].targets ? scenarios[i].targets : "-");
+		return 0;
+	}
+	for (i = 0; i < NSCEN; i++)
+		if (!strcmp(argv[1], scenarios[i].name))
+			sc = &scenarios[i];
+	if (!sc) {
+		fprintf(stderr, "bench: unknown scenario '%s'\n", argv[1]);
+		return usage();
+	}
+	if (argc == 3) {
+		char *end;
+		errno = 0;
+		exact = strtoull(argv[2], &end, 10);
+		if (errno || *end || !*argv[2] || argv[2][0] == '-') {
+			fprintf(stderr, "bench: bad N '%s'\n", argv[2]);
+			return 2;
+		}
+	}
+	switch (sc->kind) {
+	case FLOOR:
+		return run_floor(exact);
+	case RSS:
+		return run_rss(sc, exact);
+	default:
+		return run_scenario(sc, exact);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_cmd_start((const char **)argv);
+	rc = bench_main(argc, argv);
+	return trace2_cmd_exit(rc);
+}

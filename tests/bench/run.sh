@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# run.sh -- run libtrace2's benchmark (tests/bench/bench.c), print tables.
+#
+# usage: tests/bench/run.sh [--valgrind] [SCENARIO...]
+#
+#   (default)    BENCH_RUNS rounds (5); each round runs "floor" and then every
+#                scenario once, each as a fresh process with a clean
+#                environment.  Prints median/min/max ns per op, trace bytes
+#                per op and the median's ratio to the floor measured in the
+#                same run (x_floor; x_min = min / floor's min, steadier on a
+#                busy machine); then one "rss" run (BENCH_RSS_EVENTS events).
+#   --valgrind   every scenario with N=BENCH_VG_N (20000) and N=0: under
+#                callgrind for user-space instructions per op, and natively
+#                with malloc_count.so for heap allocations per op, both as
+#                (count(N) - count(0)) / (ops(N) - ops(0)).
+#
+# Environment:
+#   BENCH_BIN_DIR          where bench and malloc_count.so are (build/bench)
+#   BENCH_RUNS             rounds (5)
+#   T2BENCH_SECONDS        seconds per scenario run (1)
+#   T2BENCH_FLOOR_SECONDS  seconds per floor item (0.3)
+#   BENCH_RSS_EVENTS       events of the rss run (10000000; 0 skips it)
+#   BENCH_VG_N             N of the --valgrind runs (20000)
+#   BENCH_KEEP=1           keep the scratch directory (made in $TMPDIR or
+#                          /tmp), e.g. for callgrind_annotate on its
+#                          callgrind.out.* files
+#
+# Clean environment: env -i with PATH, an empty HOME, GIT_CONFIG_NOSYSTEM=1,
+# LC_ALL=C, TZ if set, the T2BENCH_* knobs and the scenario's targets
+# (n = GIT_TRACE2, p = GIT_TRACE2_PERF, e = GIT_TRACE2_EVENT, each a regular
+# file in the scratch directory, deleted after every run).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=${BENCH_BIN_DIR:-$here/../../build/bench}
+bench=$bindir/bench
+runs=${BENCH_RUNS:-5}
+secs=${T2BENCH_SECONDS:-1}
+fsecs=${T2BENCH_FLOOR_SECONDS:-0.3}
+rss_events=${BENCH_RSS_EVENTS:-10000000}
+vg_n=${BENCH_VG_N:-20000}
+mode="time"
+
+if [ "${1:-}" = --valgrind ]; then
+	mode=valgrind
+	shift
+fi
+if [ ! -x "$bench" ]; then
+	echo "run.sh: $bench not built (make -C tests/bench build)" >&2
+	exit 2
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/libtrace2-bench.XXXXXX") || exit 1
+mkdir -p "$dir/home"
+# shellcheck disable=SC2317  # invoked by the trap
+cleanup() {
+	if [ "${BENCH_KEEP:-0}" = 1 ]; then
+		echo "# kept $dir" >&2
+	else
+		rm -rf "$dir"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# E: the command prefix running one scenario with targets $1 in a clean
+# environment; removes the trace files of the previous run.
+clean_env() {
+	E=(env -i "PATH=$PATH" "HOME=$dir/home" "XDG_CONFIG_HOME=$dir/home/.config"
+	   GIT_CONFIG_NOSYSTEM=1 LC_ALL=C "T2BENCH_SECONDS=$secs"
+	   "T2BENCH_FLOOR_SECONDS=$fsecs" "T2BENCH_TMPDIR=$dir")
+	[ -n "${TZ+x}" ] && E+=("TZ=$TZ")
+	case $1 in *n*) E+=("GIT_TRACE2=$dir/trace.normal") ;; esac
+	case $1 in *p*) E+=("GIT_TRACE2_PERF=$dir/trace.perf") ;; esac
+	case $1 in *e*) E+=("GIT_TRACE2_EVENT=$dir/trace.event") ;; esac
+	rm -f "$dir"/trace.*
+}
+
+# field KEY LINE: the value of KEY=value in LINE
+field() {
+	local tok
+	for tok in $2; do
+		case $tok in "$1"=*) echo "${tok#*=}"; return ;; esac
+	done
+}
+
+# stats FILE: "median min max" of the numbers in FILE, one per line
+stats() {
+	sort -g "$1" | awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan nan nan"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.2f %.2f %.2f\n", m, v[1], v[NR]
+		}'
+}
+
+# the scenarios and their targets, as the binary declares them
+declare -A targets
+floor_items=()
+order=()
+while read -r name tg; do
+	targets[$name]=${tg/#-/}
+	[ "$name" = floor ] || order+=("$name")
+done < <(clean_env ""; "${E[@]}" "$bench" list)
+if [ $# -gt 0 ]; then
+	order=("$@")
+fi
+for s in "${order[@]}"; do
+	if [ -z "${targets[$s]+x}" ]; then
+		echo "run.sh: unknown scenario '$s' (see: $bench list)" >&2
+		exit 2
+	fi
+done
+
+echo "# libtrace2 bench: $bench ($(git -C "$here" describe --always --dirty 2>/dev/null || echo '?'))"
+echo "# host: $(uname -srm), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); scratch: $dir ($(df -PT "$dir" | awk 'NR == 2 { print $2 }'))"
+
+if [ "$mode" = valgrind ]; then
+	if ! command -v valgrind >/dev/null; then
+		echo "run.sh: valgrind is not installed" >&2
+		exit 2
+	fi
+	echo "# valgrind: N=$vg_n vs N=0; instructions = callgrind Ir (user space); allocations = malloc_count.so"
+	printf '%-20s %10s %12s %12s %10s %10s  %s\n' scenario ops Ir_N0 Ir_N instr/op allocs/op goal
+	status=0
+	for s in "${order[@]}"; do
+		[ "$s" = floor ] && continue
+		ok=1
+		for n in 0 "$vg_n"; do
+			cg=$dir/callgrind.out.$s.$n
+			clean_env "${targets[$s]}"
+			out=$("${E[@]}" valgrind --tool=callgrind --callgrind-out-file="$cg" \
+				"$bench" "$s" "$n" 2>"$dir/vg.err") || ok=0
+			ops[n]=$(field ops "$(grep '^t2bench scenario=' <<<"$out")")
+			ir[n]=$(awk '$1 == "summary:" || $1 == "totals:" { print $2; exit }' "$cg" 2>/dev/null)
+			clean_env "${targets[$s]}"
+			rm -f "$dir/mc.txt"
+			"${E[@]}" "LD_PRELOAD=$bindir/malloc_count.so" "MALLOC_COUNT_OUT=$dir/mc.txt" \
+				"$bench" "$s" "$n" >/dev/null || ok=0
+			al[n]=$(field allocs "$(cat "$dir/mc.txt" 2>/dev/null)")
+			[ -n "${ops[$n]}" ] && [ -n "${ir[$n]}" ] && [ -n "${al[$n]}" ] || ok=0
+		done
+		if [ $ok = 0 ]; then
+			echo "run.sh: $s failed under valgrind or malloc_count (see $dir/vg.err)" >&2
+			printf '%-20s FAILED\n' "$s"
+			status=1
+			continue
+		fi
+		awk -v s="$s" -v o0="${ops[0]}" -v o="${ops[$vg_n]}" -v i0="${ir[0]}" \
+		    -v i="${ir[$vg_n]}" -v a0="${al[0]}" -v a="${al[$vg_n]}" 'BEGIN {
+			d = o - o0; if (d <= 0) d = 1
+			ipo = (i - i0) / d; apo = (a - a0) / d; goal = ""
+			if (s == "disabled")
+				goal = (ipo <= 8 ? "ok" : "MISS") " (<= 8 instr)"
+			if (s == "perf" || s == "event")
+				goal = (ipo <= 2500 && apo == 0 ? "ok" : "MISS") " (<= 2500 instr, 0 allocs)"
+			printf "%-20s %10d %12d %12d %10.1f %10.3f  %s\n", s, o, i0, i, ipo, apo, goal
+		}'
+	done
+	exit $status
+fi
+
+# ---- timing: rounds of floor + every scenario --------------------------
+echo "# runs=$runs seconds/run=$secs floor_seconds/item=$fsecs; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+status=0
+for ((r = 1; r <= runs; r++)); do
+	printf 'round %d/%d:' "$r" "$runs" >&2
+	for s in floor "${order[@]}"; do
+		printf ' %s' "$s" >&2
+		clean_env "${targets[$s]}"
+		out=$("${E[@]}" "$bench" "$s")
+		rc=$?
+		if [ "$s" = floor ]; then
+			while read -r line; do
+				it=$(field item "$line")
+				field ns_per_op "$line" >>"$dir/floor.$it"
+				[ $r = 1 ] && floor_items+=("$it")
+			done < <(grep '^t2bench floor ' <<<"$out")
+			continue
+		fi
+		line=$(grep '^t2bench scenario=' <<<"$out" | tail -n 1)
+		if [ $rc != 0 ] || [ -z "$line" ]; then
+			echo "run.sh: $s failed (exit $rc)" >&2
+			status=1
+			continue
+		fi
+		field ns_per_op "$line" >>"$dir/ns.$s"
+		field loop_bytes_per_op "$line" >>"$dir/bytes.$s"
+		# which floor it is compared with: none while disabled, three
+		# writes per event for three targets, else per pair or per call
+		floor=floor_pair
+		[ "$(field calls "$line")" = "$(field ops "$line")" ] && floor=clock_plus_write
+		[ ${#targets[$s]} = 3 ] && floor=floor_pair_3targets
+		[ -z "${targets[$s]}" ] && floor=-
+		echo "$floor" >"$dir/floorof.$s"
+		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
+			echo "run.sh: $s: enabled=$(field enabled "$line") with targets '${targets[$s]}'" >&2
+			status=1
+		fi
+	done
+	echo >&2
+done
+rm -f "$dir"/trace.*
+
+declare -A fmed fmin
+echo
+printf '%-22s %10s %10s %10s\n' floor_item median_ns min max
+for it in "${floor_items[@]}"; do
+	read -r med min max < <(stats "$dir/floor.$it")
+	fmed[$it]=$med
+	fmin[$it]=$min
+	printf '%-22s %10s %10s %10s\n' "$it" "$med" "$min" "$max"
+done
+
+echo
+printf '%-20s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
+	scenario median_ns min max bytes/op floor x_floor x_min goal
+for s in "${order[@]}"; do
+	[ -f "$dir/ns.$s" ] || { printf '%-20s FAILED\n' "$s"; continue; }
+	read -r med min max < <(stats "$dir/ns.$s")
+	read -r bpo _ _ < <(stats "$dir/bytes.$s")
+	fl=$(cat "$dir/floorof.$s")
+	awk -v s="$s" -v med="$med" -v min="$min" -v max="$max" -v bpo="$bpo" \
+	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" 'BEGIN {
+		ratio = rmin = "-"; goal = ""
+		if (fl != "-" && fm > 0)
+			ratio = sprintf("%.3f", med / fm)
+		if (fl != "-" && fn > 0)
+			rmin = sprintf("%.3f", min / fn)
+		if (s == "disabled")
+			goal = (med <= 1 ? "ok" : "MISS") " (<= 1 ns)"
+		if ((s == "perf" || s == "event" || s == "all") && ratio != "-")
+			goal = (ratio <= 1.15 ? "ok" : "MISS") " (<= 1.15 x floor)"
+		printf "%-20s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
+	}'
+done
+
+# ---- memory -----------------------------------------------------------
+if [ "$rss_events" != 0 ]; then
+	echo
+	clean_env p # "bench rss" is not listed; it wants the perf target
+	out=$("${E[@]}" "$bench" rss "$rss_events") || status=1
+	rm -f "$dir"/trace.*
+	grep '^t2bench rss ' <<<"$out"
+	line=$(grep growth_kib <<<"$out")
+	growth=$(field growth_kib "$line")
+	if [ -n "$growth" ]; then
+		[ "$growth" -le 64 ] && g=ok || g=MISS
+		echo "rss growth: $growth KiB: $g (<= 64 KiB); anonymous: $(field anon_growth_kib "$line") KiB"
+	else
+		echo "run.sh: rss run failed" >&2
+		status=1
+	fi
+fi
+echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $status
