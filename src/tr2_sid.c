@@ -139,6 +139,11 @@ static struct sid *compute_sid(void)
 	return sid;
 }
 
+void tr2_sid_after_fork(void)
+{
+	pthread_mutex_init(&sid_mutex, NULL);
+}
+
 static const struct sid *get_sid(void)
 {
 	struct sid *sid = __atomic_load_n(&current_sid, __ATOMIC_ACQUIRE);

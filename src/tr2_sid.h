@@ -10,6 +10,8 @@ const char *tr2_sid_get(void);
 const char *tr2_sid_json(size_t *len);
 /* Number of traced ancestors: the '/' count of the full SID. */
 int tr2_sid_depth(void);
+/* Re-initialise the lock in a forked child. */
+void tr2_sid_after_fork(void);
 /* Forget the SID (atexit); a later use computes a new one. */
 void tr2_sid_release(void);
 

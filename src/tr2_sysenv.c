@@ -46,6 +46,11 @@ static char *cached[TR2_SYSENV_COUNT];      /* environment, when non-empty */
 static unsigned char looked_up[TR2_SYSENV_COUNT];
 static char *from_config[TR2_SYSENV_COUNT]; /* config files */
 
+void tr2_sysenv_after_fork(void)
+{
+	pthread_mutex_init(&cache_mutex, NULL);
+}
+
 int tr2_sysenv_id_of_config_key(const char *key)
 {
 	int i;

@@ -30,6 +30,8 @@ int tr2_sysenv_id_of_config_key(const char *key);
 /* Record the config files' value of a setting. */
 void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value);
 void tr2_sysenv_clear_config(void);
+/* Re-initialise the lock in a forked child. */
+void tr2_sysenv_after_fork(void);
 /* Forget every cached value (atexit). */
 void tr2_sysenv_release(void);
 

@@ -12,6 +12,11 @@ static int next_thread_id;
 static struct tr2_tls *main_ctx;
 static _Thread_local struct tr2_tls *current;
 
+void tr2_tls_after_fork(void)
+{
+	pthread_mutex_init(&tr2_mutex, NULL);
+}
+
 void tr2_lock(void)
 {
 	pthread_mutex_lock(&tr2_mutex);

@@ -70,6 +70,9 @@ uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now);
 /* Drop every region above the base entry. */
 void tr2_tls_unwind(struct tr2_tls *ctx);
 
+/* In a forked child: the lock may have been held by a thread that is
+ * not there any more. */
+void tr2_tls_after_fork(void);
 /* The process-wide lock for id counters and timer/counter totals. */
 void tr2_lock(void);
 void tr2_unlock(void);

@@ -234,6 +234,15 @@ static void release_everything(void)
 	tr2_sysenv_release();
 }
 
+/* A forked child has only the thread that forked: locks other threads
+ * held at fork time would never be released there. */
+static void reset_locks_after_fork(void)
+{
+	tr2_tls_after_fork();
+	tr2_sid_after_fork();
+	tr2_sysenv_after_fork();
+}
+
 static void tr2_atexit(void)
 {
 	struct tr2_ev ev;
@@ -264,6 +273,7 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_sid_get();
 	if (!atexit_registered) {
 		atexit(tr2_atexit);
+		pthread_atfork(NULL, NULL, reset_locks_after_fork);
 		atexit_registered = 1;
 	}
 	tr2_dst_buffer_init();

@@ -1,15 +1,20 @@
 #include "t2test.h"
+#include "tjson.h"
 #include "trace2.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -455,4 +460,333 @@ void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 	t2_append(buf, "d0 | %-24s | %-12s |     | %9s | %9s | %-12.12s | %s%s",
 		  thread, event, abs ? "0.000000" : "", rel ? "0.000000" : "",
 		  category, payload, len && payload[len - 1] == '\n' ? "" : "\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes with captured output.                                     */
+/* ------------------------------------------------------------------ */
+
+const char *t2_bin_dir(void)
+{
+	static char abs[PATH_MAX];
+	const char *dir = getenv("T2_BIN");
+
+	if (!dir || !*dir)
+		dir = "build/bin";
+	if (!abs[0] && !realpath(dir, abs))
+		snprintf(abs, sizeof(abs), "%s", dir);
+	return abs;
+}
+
+/* "NAME=value" sets NAME, a bare "NAME" unsets it. */
+static void apply_env_entry(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	char *name;
+
+	if (!eq) {
+		unsetenv(entry);
+		return;
+	}
+	name = strndup(entry, (size_t)(eq - entry));
+	setenv(name, eq + 1, 1);
+	free(name);
+}
+
+/* Every catchable signal back to the default action, none blocked. */
+static void default_signals(void)
+{
+	sigset_t none;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Point fd at path (created, truncated); _exit(126) on failure. */
+static void redirect(int fd, const char *path, int flags)
+{
+	int f = open(path, flags, 0666);
+
+	if (f < 0 || dup2(f, fd) < 0)
+		_exit(126);
+	if (f != fd)
+		close(f);
+}
+
+static void capture_child(t2_scenario_fn *fn, void *arg, const char *const *env,
+			  const char *out, const char *err)
+{
+	redirect(0, "/dev/null", O_RDONLY);
+	redirect(1, out, O_WRONLY | O_CREAT | O_TRUNC);
+	redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC);
+	default_signals();
+	unset_prefixed("GIT_");
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("HOME", "/nonexistent", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	for (; env && *env; env++)
+		apply_env_entry(*env);
+	fn(arg);
+	exit(0);
+}
+
+int t2_wait_timeout(int pid, int timeout_ms)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	int status = -1, waited = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return status;
+		if (waited >= timeout_ms) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return status;
+		}
+		nanosleep(&tick, NULL);
+		waited += 5;
+	}
+}
+
+void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
+		int timeout_s, struct t2_proc *p)
+{
+	char *dir = t2_tmpdir(), *out = t2_path(dir, "stdout"),
+	     *err = t2_path(dir, "stderr");
+	pid_t pid;
+
+	t2_bin_dir(); /* absolute, before the child may chdir() */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		capture_child(fn, arg, env, out, err);
+	p->status = pid > 0 ? t2_wait_timeout(pid, timeout_s * 1000) : -1;
+	p->out = t2_read_file(out, NULL);
+	p->err = t2_read_file(err, NULL);
+	if (!p->out)
+		p->out = strdup("");
+	if (!p->err)
+		p->err = strdup("");
+	t2_rmtree(dir);
+	free(dir);
+	free(out);
+	free(err);
+}
+
+void t2_exec_tool(const char *const *args)
+{
+	const char *argv[64];
+	char *tool = t2_path(t2_bin_dir(), "trace2-tool");
+	size_t n = 0;
+
+	argv[n++] = tool;
+	for (; args && *args && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	execv(tool, (char *const *)argv);
+	_exit(127);
+}
+
+static void exec_tool_fn(void *arg)
+{
+	t2_exec_tool(arg);
+}
+
+void t2_tool(const char *const *env, struct t2_proc *p, ...)
+{
+	const char *args[64];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, p);
+	while (n < 63 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	t2_capture(exec_tool_fn, args, env, 20, p);
+}
+
+void t2_proc_free(struct t2_proc *p)
+{
+	free(p->out);
+	free(p->err);
+	p->out = p->err = NULL;
+}
+
+int t2_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+int t2_mkdirs(const char *path)
+{
+	char *copy = strdup(path), *p;
+	int rc = 0;
+
+	for (p = copy + 1; rc == 0 && *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) && errno != EEXIST)
+			rc = -1;
+		*p = '/';
+	}
+	if (rc == 0 && mkdir(copy, 0777) && errno != EEXIST)
+		rc = -1;
+	free(copy);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *t2_listdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL, *out = strdup("");
+	size_t n = 0, i;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	for (i = 0; i < n; i++) {
+		t2_append(&out, "%s%s", i ? " " : "", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return out;
+}
+
+int t2_wait_for_text(const char *path, const char *needle, int timeout_ms)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	int waited;
+
+	for (waited = 0; ; waited += 5) {
+		char *text = t2_read_file(path, NULL);
+		int found = text && strstr(text, needle);
+
+		free(text);
+		if (found)
+			return 1;
+		if (waited >= timeout_ms)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+}
+
+int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
+	     const char *out_path, const char *err_path)
+{
+	pid_t pid;
+
+	t2_bin_dir(); /* absolute, before the child may chdir() */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		capture_child(fn, arg, env, out_path ? out_path : "/dev/null",
+			      err_path ? err_path : "/dev/null");
+	return pid;
+}
+
+char *t2_regsub(const char *text, const char *re, const char *with)
+{
+	return replace_all(text, re, with);
+}
+
+char *t2_drop_lines(const char *text, const char *needle)
+{
+	char *out = strdup("");
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
+		char *line = strndup(p, len);
+
+		if (!strstr(line, needle))
+			t2_append(&out, "%s", line);
+		free(line);
+		p += len;
+	}
+	return out;
+}
+
+void t2_env_add(struct t2_env *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (e->n + 1 >= sizeof(e->v) / sizeof(e->v[0]))
+		abort();
+	va_start(ap, fmt);
+	n = vasprintf(&e->v[e->n], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	e->v[++e->n] = NULL;
+}
+
+const char *const *t2_env_list(const struct t2_env *e)
+{
+	return (const char *const *)e->v;
+}
+
+void t2_env_free(struct t2_env *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		free(e->v[i]);
+	e->n = 0;
+	e->v[0] = NULL;
+}
+
+char *t2_first_words(const char *text)
+{
+	char **lines = t2_lines(text, NULL), *out = strdup("");
+	size_t i;
+
+	for (i = 0; lines[i]; i++)
+		t2_append(&out, "%s%.*s", i ? " " : "",
+			  (int)strcspn(lines[i], " "), lines[i]);
+	t2_strv_free(lines);
+	return out;
+}
+
+char *t2_event_names(const char *text)
+{
+	char **lines = t2_lines(text, NULL), *out = strdup("");
+	size_t i;
+
+	for (i = 0; lines[i]; i++) {
+		struct tjson *v = tjson_parse(lines[i], strlen(lines[i]), NULL);
+		const char *name = v ? tjson_get_str(v, "event") : NULL;
+
+		t2_append(&out, "%s%s", i ? " " : "", name ? name : "INVALID");
+		tjson_free(v);
+	}
+	t2_strv_free(lines);
+	return out;
 }

@@ -106,4 +106,89 @@ void t2_append(char **buf, const char *fmt, ...)
 void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 		   int rel, const char *category, const char *payload);
 
+/* ------------------------------------------------------------------ */
+/* Processes with captured output (destinations, config, signals).     */
+/* ------------------------------------------------------------------ */
+
+/* The driver directory, absolute: $T2_BIN if set and non-empty, else
+ * "build/bin" (resolved at the first call). */
+const char *t2_bin_dir(void);
+
+struct t2_proc {
+	char *out;	/* everything the child wrote to stdout */
+	char *err;	/* everything the child wrote to stderr */
+	int status;	/* its wait status */
+};
+
+/*
+ * Run fn(arg) in a forked child with stdin from /dev/null, stdout and
+ * stderr captured into p, every signal disposition reset to the default
+ * and an empty signal mask.  The environment: every GIT_* variable and
+ * XDG_CONFIG_HOME removed, HOME=/nonexistent, GIT_CONFIG_NOSYSTEM=1, then
+ * the NULL-terminated list env applied in order ("NAME=value" sets NAME,
+ * a bare "NAME" unsets it).  fn may exec; if it returns, the child exits
+ * with 0.  A child still running after timeout_s seconds is killed
+ * (SIGKILL, so p->status says so).
+ */
+void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
+		int timeout_s, struct t2_proc *p);
+/*
+ * t2_capture() of "<t2_bin_dir()>/trace2-tool" with the arguments that
+ * follow (NULL-terminated), e.g. t2_tool(env, &p, "trace2", "001return",
+ * "0", NULL); timeout 20 s.
+ */
+void t2_tool(const char *const *env, struct t2_proc *p, ...)
+	__attribute__((sentinel));
+/* In a child: exec the driver with the NULL-terminated args (args[0] is
+ * its first argument); _exit(127) if that fails. */
+void t2_exec_tool(const char *const *args) __attribute__((noreturn));
+void t2_proc_free(struct t2_proc *p);
+
+/* Wait for pid at most timeout_ms, then SIGKILL it; returns the status. */
+int t2_wait_timeout(int pid, int timeout_ms);
+
+/* Create or truncate path with text; 0 on success. */
+int t2_write_file(const char *path, const char *text);
+/* mkdir -p of path (mode 0777 before the umask); 0 on success. */
+int t2_mkdirs(const char *path);
+/* The names in dir, sorted, joined by single spaces ("" when empty);
+ * "." and ".." left out; caller frees. */
+char *t2_listdir(const char *dir);
+/* Whether the file contains needle, waiting up to timeout_ms for it. */
+int t2_wait_for_text(const char *path, const char *needle, int timeout_ms);
+
+/*
+ * Like t2_capture(), but returns at once with the child's pid (-1 if fork
+ * failed): same environment and signal set-up, stdout and stderr go to the
+ * files out_path and err_path (created or truncated; NULL: /dev/null).
+ * Reap it with t2_wait_timeout().
+ */
+int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
+	     const char *out_path, const char *err_path);
+/* text with every match of the extended regular expression re (REG_NEWLINE
+ * semantics) replaced by with (no back-references); caller frees. */
+char *t2_regsub(const char *text, const char *re, const char *with);
+/* text without its lines that contain needle (a last line without LF
+ * counts as a line); caller frees. */
+char *t2_drop_lines(const char *text, const char *needle);
+
+/* A NULL-terminated environment list of printf-formatted entries; start
+ * with { 0 }. */
+struct t2_env {
+	char *v[32];
+	size_t n;
+};
+void t2_env_add(struct t2_env *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *const *t2_env_list(const struct t2_env *e);
+void t2_env_free(struct t2_env *e);
+
+/* The first word of every line of text, joined by single spaces; caller
+ * frees. */
+char *t2_first_words(const char *text);
+/* The "event" of every line of JSON-lines text, joined by single spaces,
+ * "INVALID" for a line that is no JSON object with a string "event";
+ * caller frees. */
+char *t2_event_names(const char *text);
+
 #endif
