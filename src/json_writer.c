@@ -5,6 +5,7 @@
  * failure rolls the text back, so a caller never sees half a value.
  */
 #include "trace2.h"
+#include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_json.h"
 
@@ -38,7 +39,7 @@ static bool sb_grow(struct strbuf *sb, size_t extra)
 		alloc = need;
 	if (alloc < SB_MIN_ALLOC)
 		alloc = SB_MIN_ALLOC;
-	buf = realloc(sb->buf, alloc);
+	buf = tr2_sys.realloc(sb->buf, alloc);
 	if (!buf)
 		return false;
 	sb->buf = buf;
@@ -346,8 +347,8 @@ void jw_init(struct json_writer *jw)
 
 void jw_release(struct json_writer *jw)
 {
-	free(jw->json.buf);
-	free(jw->open_stack.buf);
+	tr2_sys.free(jw->json.buf);
+	tr2_sys.free(jw->open_stack.buf);
 	jw_init(jw);
 }
 

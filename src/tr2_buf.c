@@ -1,4 +1,5 @@
 #include "tr2_buf.h"
+#include "tr2_sys.h"
 #include "tr2_json.h"
 
 #include <stdarg.h>
@@ -16,7 +17,7 @@ void tr2_buf_init(struct tr2_buf *b)
 void tr2_buf_release(struct tr2_buf *b)
 {
 	if (b->p != b->stack)
-		free(b->p);
+		tr2_sys.free(b->p);
 	tr2_buf_init(b);
 }
 
@@ -32,11 +33,11 @@ int tr2_buf_grow(struct tr2_buf *b, size_t n)
 	while (cap - b->len < n)
 		cap *= 2;
 	if (b->p == b->stack) {
-		p = malloc(cap);
+		p = tr2_sys.malloc(cap);
 		if (p)
 			memcpy(p, b->stack, b->len);
 	} else
-		p = realloc(b->p, cap);
+		p = tr2_sys.realloc(b->p, cap);
 	if (!p)
 		goto fail;
 	b->p = p;

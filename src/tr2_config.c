@@ -4,11 +4,13 @@
  * includes (includeIf) are treated as false: no repository is known here.
  */
 #include "tr2_config.h"
+#include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_buf.h"
 #include "tr2_sysenv.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +161,7 @@ static int read_file(const char *path, enum config_scope scope, int report,
 static void follow_include(struct parser *p, const char *target)
 {
 	struct tr2_buf path;
-	const char *home = getenv("HOME"), *slash;
+	const char *home = tr2_sys.getenv("HOME"), *slash;
 
 	tr2_buf_init(&path);
 	if (!strncmp(target, "~/", 2) && home) {
@@ -264,12 +266,17 @@ static int read_file(const char *path, enum config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx)
 {
 	struct parser p;
-	int rc;
+	int rc, fd;
 
 	memset(&p, 0, sizeof(p));
-	p.f = fopen(path, "re");
-	if (!p.f)
+	fd = tr2_sys.open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
 		return -1;
+	p.f = fdopen(fd, "r");
+	if (!p.f) {
+		tr2_sys.close(fd);
+		return -1;
+	}
 	p.path = path;
 	p.scope = scope;
 	p.line = 1;
@@ -297,7 +304,7 @@ int trace2_config_read_file(const char *path, enum config_scope scope,
 /* Git's environment booleans: unset = dflt, empty = false, bad = fatal. */
 static int env_bool(const char *name, int dflt)
 {
-	const char *v = getenv(name);
+	const char *v = tr2_sys.getenv(name);
 	int b;
 
 	if (!v)
@@ -320,9 +327,9 @@ static void join(char *out, size_t size, const char *a, const char *b)
 /* The system file, then the global files, in the order Git reads them. */
 static void for_each_file(file_fn *fn, void *ctx)
 {
-	const char *system = getenv("GIT_CONFIG_SYSTEM");
-	const char *global = getenv("GIT_CONFIG_GLOBAL");
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *system = tr2_sys.getenv("GIT_CONFIG_SYSTEM");
+	const char *global = tr2_sys.getenv("GIT_CONFIG_GLOBAL");
+	const char *xdg = tr2_sys.getenv("XDG_CONFIG_HOME"), *home = tr2_sys.getenv("HOME");
 	char path[4096];
 
 	if (!env_bool("GIT_CONFIG_NOSYSTEM", 0))
@@ -360,8 +367,8 @@ static void collect_setting(const char *key, const char *value,
 	if (!value || !is_setting(key))
 		return;
 	id = tr2_sysenv_id_of_config_key(key + 7);
-	free(s->value[id]);
-	s->value[id] = strdup(value);
+	tr2_sys.free(s->value[id]);
+	s->value[id] = tr2_strdup(value);
 }
 
 static void load_file_settings(const char *path, enum config_scope scope, void *ctx)
@@ -375,7 +382,7 @@ static void load_file_settings(const char *path, enum config_scope scope, void *
 	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
 		if (ok && file.value[i])
 			tr2_sysenv_set_config((enum tr2_sysenv)i, file.value[i]);
-		free(file.value[i]);
+		tr2_sys.free(file.value[i]);
 	}
 }
 
@@ -399,19 +406,19 @@ static void normalize_key(char *key)
 static void emit_command_entry(const char *key, const char *value,
 			       tr2_config_fn *fn, void *ctx)
 {
-	char *k = strdup(key);
+	char *k = tr2_strdup(key);
 
 	if (!k)
 		return;
 	normalize_key(k);
 	fn(k, value, CONFIG_SCOPE_COMMAND, ctx);
-	free(k);
+	tr2_sys.free(k);
 }
 
 /* GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> for n < GIT_CONFIG_COUNT. */
 static void for_each_count_entry(tr2_config_fn *fn, void *ctx)
 {
-	const char *count = getenv("GIT_CONFIG_COUNT");
+	const char *count = tr2_sys.getenv("GIT_CONFIG_COUNT");
 	int n = count ? atoi(count) : 0, i;
 
 	for (i = 0; i < n; i++) {
@@ -419,9 +426,9 @@ static void for_each_count_entry(tr2_config_fn *fn, void *ctx)
 		const char *key, *value;
 
 		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%d", i);
-		key = getenv(name);
+		key = tr2_sys.getenv(name);
 		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%d", i);
-		value = getenv(name);
+		value = tr2_sys.getenv(name);
 		if (key && *key && value)
 			emit_command_entry(key, value, fn, ctx);
 	}
@@ -455,7 +462,7 @@ static const char *unquote_word(const char *s, struct tr2_buf *out)
 /* 'key'='value' (or 'key'= without value, or old-style 'key=value'). */
 static void for_each_parameter(tr2_config_fn *fn, void *ctx)
 {
-	const char *s = getenv("GIT_CONFIG_PARAMETERS");
+	const char *s = tr2_sys.getenv("GIT_CONFIG_PARAMETERS");
 	struct tr2_buf key, value;
 
 	tr2_buf_init(&key);

@@ -1,5 +1,6 @@
-/* stderr diagnostics in Git's format, each line in one write(). */
+/* stderr diagnostics in Git's format, each line in one tr2_sys.write(). */
 #include "tr2_bug.h"
+#include "tr2_sys.h"
 #include "tr2_buf.h"
 
 #include <stdio.h>
@@ -28,7 +29,7 @@ void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
 		sanitize_controls(b.p + start, b.len - start);
 	tr2_buf_addc(&b, '\n');
 	fflush(stderr);
-	if (!b.failed && write(2, b.p, b.len) < 0)
+	if (!b.failed && tr2_sys.write(2, b.p, b.len) < 0)
 		b.failed = 1;
 	tr2_buf_release(&b);
 }

@@ -1,4 +1,5 @@
 #include "tr2_dst.h"
+#include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_signal.h"
 #include "tr2_sid.h"
@@ -45,7 +46,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->fd = fd;
 	dst->need_close = need_close;
 	dst->kind = TR2_DST_STREAM;
-	if (!fstat(fd, &st)) {
+	if (!tr2_sys.fstat(fd, &st)) {
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
 		else if (S_ISSOCK(st.st_mode))
@@ -56,7 +57,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 
 static int open_file(struct tr2_dst *dst, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	int fd = tr2_sys.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 
 	if (fd < 0) {
 		if (tr2_dst_debug())
@@ -71,7 +72,7 @@ static char *join_path(const char *dir, const char *name)
 {
 	size_t dlen = strlen(dir), nlen = strlen(name);
 	int slash = dlen && dir[dlen - 1] == '/';
-	char *p = malloc(dlen + !slash + nlen + 1);
+	char *p = tr2_sys.malloc(dlen + !slash + nlen + 1);
 
 	if (!p)
 		return NULL;
@@ -85,7 +86,7 @@ static char *join_path(const char *dir, const char *name)
 /* Count directory entries ('.' and '..' included) up to limit. */
 static int dir_reaches(const char *dir, int limit)
 {
-	DIR *d = opendir(dir);
+	DIR *d = tr2_sys.opendir(dir);
 	int n = 0;
 
 	if (!d)
@@ -98,7 +99,7 @@ static int dir_reaches(const char *dir, int limit)
 
 static int create_exclusive(const char *path)
 {
-	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	return tr2_sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
 enum dir_state { DIR_OPEN, DIR_HAS_SENTINEL, DIR_FULL };
@@ -115,7 +116,7 @@ static enum dir_state check_max_files(struct tr2_dst *dst, const char *dir, int 
 
 	if (max_files <= 0 || !(sentinel = join_path(dir, DISCARD_SENTINEL)))
 		return DIR_OPEN;
-	if (!stat(sentinel, &st)) {
+	if (!tr2_sys.stat(sentinel, &st)) {
 		if (tr2_dst_debug())
 			tr2_warning("trace2: not opening %s trace file due to too "
 				    "many files in target directory %s",
@@ -125,7 +126,7 @@ static enum dir_state check_max_files(struct tr2_dst *dst, const char *dir, int 
 		*fd = create_exclusive(sentinel);
 		state = DIR_FULL;
 	}
-	free(sentinel);
+	tr2_sys.free(sentinel);
 	return state;
 }
 
@@ -169,7 +170,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
 		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 			    base, name_of(dst), strerror(errno));
-	free(base);
+	tr2_sys.free(base);
 	if (fd < 0)
 		return 0;
 	dst->too_many_files = state == DIR_FULL;
@@ -179,7 +180,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 static int connect_socket(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
 		*err = errno;
@@ -188,9 +189,9 @@ static int connect_socket(const char *path, int type, int *err)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (tr2_sys.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		*err = errno;
-		close(fd);
+		tr2_sys.close(fd);
 		return -1;
 	}
 	return fd;
@@ -244,7 +245,7 @@ static int is_directory(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	return !tr2_sys.stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
 static int resolve(struct tr2_dst *dst, const char *v)
@@ -280,13 +281,13 @@ int tr2_dst_open(struct tr2_dst *dst)
 void tr2_dst_close(struct tr2_dst *dst)
 {
 	if (dst->fd >= 0 && dst->need_close)
-		close(dst->fd);
+		tr2_sys.close(dst->fd);
 	dst->fd = -1;
 	dst->need_close = 0;
 }
 
 /*
- * Pipes, sockets and terminals: a write() there can be cut short by a
+ * Pipes, sockets and terminals: a tr2_sys.write() there can be cut short by a
  * signal, and one whose reader left raises SIGPIPE in the writing thread.
  * Keep the handled signals blocked for this one call, so no handler's
  * record lands inside this one, and consume a SIGPIPE we caused, so the
@@ -303,9 +304,9 @@ static ssize_t write_guarded(const struct tr2_dst *dst, const char *buf, size_t 
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGPIPE);
 	if (dst->kind == TR2_DST_SOCKET)
-		n = send(dst->fd, buf, len, MSG_NOSIGNAL);
+		n = tr2_sys.send(dst->fd, buf, len, MSG_NOSIGNAL);
 	else
-		n = write(dst->fd, buf, len);
+		n = tr2_sys.write(dst->fd, buf, len);
 	err = errno;
 	if (n < 0 && err == EPIPE && !was_pending) {
 		sigemptyset(&pipe_set);
@@ -320,7 +321,7 @@ static ssize_t write_guarded(const struct tr2_dst *dst, const char *buf, size_t 
 static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len)
 {
 	if (dst->kind == TR2_DST_FILE)
-		return write(dst->fd, buf, len);
+		return tr2_sys.write(dst->fd, buf, len);
 	return write_guarded(dst, buf, len);
 }
 

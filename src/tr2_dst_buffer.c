@@ -1,13 +1,14 @@
 /*
  * Buffered mode (GIT_TRACE2_BUFFER=<size>, trace2.buffer): whole records
  * collect in a per-thread buffer for each destination and go out with one
- * write() when the next record does not fit, on the first event more than
+ * tr2_sys.write() when the next record does not fit, on the first event more than
  * 100 ms after the last flush, when the thread exits, when the process
  * ends, before a child is started or an exec, and on a fatal signal.  A
  * write never splits a record.  Only _exit() and SIGKILL can lose records:
  * at most one buffer per thread and destination.
  */
 #include "tr2_dst.h"
+#include "tr2_sys.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -94,6 +95,19 @@ static void flush(struct tbuf *b, uint64_t us_now)
 	b->last_flush_us = us_now;
 }
 
+/* A zeroed tbuf on its own cache line (never freed: see struct tbuf). */
+static struct tbuf *new_tbuf(void)
+{
+	char *raw = tr2_sys.malloc(sizeof(struct tbuf) + 63);
+	struct tbuf *b;
+
+	if (!raw)
+		return NULL;
+	b = (struct tbuf *)(raw + (64 - (uintptr_t)raw % 64) % 64);
+	memset(b, 0, sizeof(*b));
+	return b;
+}
+
 /* A retired buffer of the right size, or a new one, registered. */
 static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 {
@@ -102,13 +116,12 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 	pthread_mutex_lock(&registry_mutex);
 	for (b = registry; b && (b->dst || !b->data); b = b->next)
 		;
-	if (!b && (b = aligned_alloc(64, sizeof(*b)))) {
-		memset(b, 0, sizeof(*b));
+	if (!b && (b = new_tbuf())) {
 		b->next = registry;
 		__atomic_store_n(&registry, b, __ATOMIC_RELEASE);
 	}
 	if (b && !b->data)
-		b->data = malloc(buffer_size);
+		b->data = tr2_sys.malloc(buffer_size);
 	if (b && b->data) {
 		b->dst = dst;
 		b->len = 0;

@@ -4,6 +4,7 @@
  * keys to report.
  */
 #include "tr2_dispatch.h"
+#include "tr2_sys.h"
 #include "tr2_config.h"
 
 #include <fnmatch.h>
@@ -63,7 +64,7 @@ static int report_env_var(const char *name, void *data)
 		NULL, -1, CONFIG_ORIGIN_UNKNOWN, CONFIG_SCOPE_COMMAND
 	};
 	const struct env_listing *where = data;
-	const char *v = *name ? getenv(name) : NULL;
+	const char *v = *name ? tr2_sys.getenv(name) : NULL;
 
 	if (v && *v)
 		trace2_def_param_fl(where->file, where->line, name, v, &command);

@@ -1,5 +1,6 @@
 /* Process information: the names of the parent processes (Linux /proc). */
 #include "tr2_dispatch.h"
+#include "tr2_sys.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,11 +19,11 @@ static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = tr2_sys.open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, STAT_READ_MAX);
-	close(fd);
+	n = tr2_sys.read(fd, buf, STAT_READ_MAX);
+	tr2_sys.close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';

@@ -3,6 +3,7 @@
  * "http(s)://user:<REDACTED>@host" unless GIT_TRACE2_REDACT is false.
  */
 #include "tr2_dispatch.h"
+#include "tr2_sys.h"
 #include "tr2_bug.h"
 
 #include <stdio.h>
@@ -15,7 +16,7 @@ static int redact = 1;
 
 void tr2_redact_init(void)
 {
-	const char *v = getenv("GIT_TRACE2_REDACT");
+	const char *v = tr2_sys.getenv("GIT_TRACE2_REDACT");
 	int b;
 
 	redact = 1;
@@ -52,7 +53,7 @@ char *tr2_redact_url(const char *s)
 		return NULL;
 	head = (size_t)(colon - s) + 1;
 	tail = strlen(end);
-	out = malloc(head + sizeof(REDACTED) - 1 + tail + 1);
+	out = tr2_sys.malloc(head + sizeof(REDACTED) - 1 + tail + 1);
 	if (!out)
 		return NULL;
 	memcpy(out, s, head);
@@ -75,8 +76,8 @@ const char **tr2_redact_argv(const char **argv)
 
 		if (!r)
 			continue;
-		if (!copy && !(copy = calloc(n + 1, sizeof(*copy)))) {
-			free(r);
+		if (!copy && !(copy = tr2_sys.calloc(n + 1, sizeof(*copy)))) {
+			tr2_sys.free(r);
 			return NULL;
 		}
 		copy[i] = r;
@@ -94,6 +95,6 @@ void tr2_redact_free_argv(const char **copy, const char **argv)
 
 	for (i = 0; copy && copy[i]; i++)
 		if (copy[i] != argv[i])
-			free((char *)copy[i]);
-	free(copy);
+			tr2_sys.free((char *)copy[i]);
+	tr2_sys.free(copy);
 }

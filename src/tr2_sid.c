@@ -1,4 +1,5 @@
 #include "trace2.h"
+#include "tr2_sys.h"
 #include "tr2_sid.h"
 #include "tr2_clock.h"
 #include "tr2_json.h"
@@ -108,21 +109,21 @@ static void host_component(char out[10])
 
 static struct sid *compute_sid(void)
 {
-	const char *parent = getenv("GIT_TRACE2_PARENT_SID");
+	const char *parent = tr2_sys.getenv("GIT_TRACE2_PARENT_SID");
 	char own[64], host[10];
 	size_t plen = parent ? strlen(parent) : 0, olen, len;
-	struct sid *sid = calloc(1, sizeof(*sid));
+	struct sid *sid = tr2_sys.calloc(1, sizeof(*sid));
 
 	tr2_fmt_sid_time(tr2_now_us(), own);
 	host_component(host);
 	snprintf(own + 23, sizeof(own) - 23, "-%s-P%08x", host, (uint32_t)getpid());
 	olen = strlen(own);
 	len = plen + !!plen + olen;
-	if (!sid || !(sid->text = malloc(len + 1)) ||
-	    !(sid->json = malloc(TR2_JSON_ESCAPED_MAX(len) + 1))) {
+	if (!sid || !(sid->text = tr2_sys.malloc(len + 1)) ||
+	    !(sid->json = tr2_sys.malloc(TR2_JSON_ESCAPED_MAX(len) + 1))) {
 		if (sid)
-			free(sid->text);
-		free(sid);
+			tr2_sys.free(sid->text);
+		tr2_sys.free(sid);
 		return NULL;
 	}
 	if (plen) {
@@ -135,7 +136,7 @@ static struct sid *compute_sid(void)
 	}
 	memcpy(sid->text + plen + !!plen, own, olen + 1);
 	sid->json_len = tr2_json_escape(sid->json, sid->text, len);
-	setenv("GIT_TRACE2_PARENT_SID", sid->text, 1);
+	tr2_sys.setenv("GIT_TRACE2_PARENT_SID", sid->text, 1);
 	return sid;
 }
 
@@ -192,9 +193,9 @@ void tr2_sid_release(void)
 	__atomic_store_n(&current_sid, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sid_mutex);
 	if (sid) {
-		free(sid->text);
-		free(sid->json);
-		free(sid);
+		tr2_sys.free(sid->text);
+		tr2_sys.free(sid->json);
+		tr2_sys.free(sid);
 	}
 }
 

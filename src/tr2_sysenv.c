@@ -1,4 +1,5 @@
 #include "tr2_sysenv.h"
+#include "tr2_sys.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,10 +64,10 @@ int tr2_sysenv_id_of_config_key(const char *key)
 
 void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value)
 {
-	char *copy = strdup(value);
+	char *copy = tr2_strdup(value);
 
 	pthread_mutex_lock(&cache_mutex);
-	free(from_config[id]);
+	tr2_sys.free(from_config[id]);
 	from_config[id] = copy;
 	pthread_mutex_unlock(&cache_mutex);
 }
@@ -77,7 +78,7 @@ void tr2_sysenv_clear_config(void)
 
 	pthread_mutex_lock(&cache_mutex);
 	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
-		free(from_config[i]);
+		tr2_sys.free(from_config[i]);
 		from_config[i] = NULL;
 	}
 	pthread_mutex_unlock(&cache_mutex);
@@ -94,8 +95,8 @@ const char *tr2_sysenv_get(enum tr2_sysenv id)
 
 	pthread_mutex_lock(&cache_mutex);
 	if (!looked_up[id]) {
-		v = getenv(env_names[id]);
-		cached[id] = v && *v ? strdup(v) : NULL;
+		v = tr2_sys.getenv(env_names[id]);
+		cached[id] = v && *v ? tr2_strdup(v) : NULL;
 		looked_up[id] = 1;
 	}
 	v = cached[id] ? cached[id] : from_config[id];
@@ -109,7 +110,7 @@ void tr2_sysenv_release(void)
 
 	pthread_mutex_lock(&cache_mutex);
 	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
-		free(cached[i]);
+		tr2_sys.free(cached[i]);
 		cached[i] = NULL;
 		looked_up[i] = 0;
 	}

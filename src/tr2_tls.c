@@ -1,4 +1,5 @@
 #include "tr2_tls.h"
+#include "tr2_sys.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -30,8 +31,8 @@ void tr2_unlock(void)
 static void free_ctx(struct tr2_tls *ctx)
 {
 	if (ctx->stack != ctx->inline_stack)
-		free(ctx->stack);
-	free(ctx);
+		tr2_sys.free(ctx->stack);
+	tr2_sys.free(ctx);
 }
 
 /* A thread that ends without trace2_thread_exit() still frees its context. */
@@ -61,7 +62,7 @@ static void set_name(struct tr2_tls *ctx, const char *base)
 
 struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 {
-	struct tr2_tls *ctx = calloc(1, sizeof(*ctx));
+	struct tr2_tls *ctx = tr2_sys.calloc(1, sizeof(*ctx));
 
 	if (!ctx)
 		return NULL;
@@ -142,11 +143,11 @@ int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
 		uint64_t *s;
 
 		if (ctx->stack == ctx->inline_stack) {
-			s = malloc(alloc * sizeof(*s));
+			s = tr2_sys.malloc(alloc * sizeof(*s));
 			if (s)
 				memcpy(s, ctx->stack, ctx->nr * sizeof(*s));
 		} else
-			s = realloc(ctx->stack, alloc * sizeof(*s));
+			s = tr2_sys.realloc(ctx->stack, alloc * sizeof(*s));
 		if (!s)
 			return -1;
 		ctx->stack = s;

@@ -4,6 +4,7 @@
  * state and offers the event to the targets.
  */
 #include "tr2_dispatch.h"
+#include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_config.h"
 #include "tr2_sid.h"
@@ -48,9 +49,9 @@ const char *trace2_version(void)
 
 void trace2_set_version_string(const char *version)
 {
-	char *copy = version ? strdup(version) : NULL;
+	char *copy = version ? tr2_strdup(version) : NULL;
 
-	free(version_string);
+	tr2_sys.free(version_string);
 	version_string = copy;
 }
 
@@ -351,7 +352,7 @@ void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_name
 /* "<GIT_TRACE2_PARENT_NAME>/<name>", exported for children. */
 static char *update_hierarchy(const char *name)
 {
-	const char *parent = getenv("GIT_TRACE2_PARENT_NAME");
+	const char *parent = tr2_sys.getenv("GIT_TRACE2_PARENT_NAME");
 	struct tr2_buf b;
 	char *h;
 
@@ -361,10 +362,10 @@ static char *update_hierarchy(const char *name)
 		tr2_buf_addc(&b, '/');
 	}
 	tr2_buf_add_str(&b, name);
-	h = b.failed ? NULL : strdup(tr2_buf_cstr(&b));
+	h = b.failed ? NULL : tr2_strdup(tr2_buf_cstr(&b));
 	tr2_buf_release(&b);
 	if (h)
-		setenv("GIT_TRACE2_PARENT_NAME", h, 1);
+		tr2_sys.setenv("GIT_TRACE2_PARENT_NAME", h, 1);
 	return h;
 }
 
@@ -377,7 +378,7 @@ void trace2_cmd_name_fl(const char *file, int line, const char *name)
 		return;
 	hierarchy = update_hierarchy(name);
 	tr2_dispatch(cmd_name, &ev, name, hierarchy);
-	free(hierarchy);
+	tr2_sys.free(hierarchy);
 	trace2_cmd_list_config_fl(LOC_LIST_CONFIG);
 	trace2_cmd_list_env_vars_fl(LOC_LIST_ENV);
 }
@@ -425,7 +426,7 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 		return;
 	redacted = value ? tr2_redact_url(value) : NULL;
 	tr2_dispatch(param, &ev, param, redacted ? redacted : value, scope_name(kvi));
-	free(redacted);
+	tr2_sys.free(redacted);
 }
 
 void trace2_def_repo_fl(const char *file, int line, struct repository *repo)

@@ -1,0 +1,41 @@
+/*
+ * Every system and allocation call of the library goes through this one
+ * table, so that tests can make any of them fail (EINTR, short writes,
+ * EAGAIN, ENOSPC, EPIPE, EBADF, EMFILE, ENOMEM) at any call site.
+ */
+#ifndef TR2_SYS_H
+#define TR2_SYS_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct tr2_sys {
+	int (*open)(const char *path, int flags, mode_t mode);
+	ssize_t (*read)(int fd, void *buf, size_t n);
+	ssize_t (*write)(int fd, const void *buf, size_t n);
+	ssize_t (*send)(int fd, const void *buf, size_t n, int flags);
+	int (*socket)(int domain, int type, int protocol);
+	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
+	int (*close)(int fd);
+	int (*fstat)(int fd, struct stat *st);
+	int (*stat)(const char *path, struct stat *st);
+	DIR *(*opendir)(const char *path);
+	char *(*getenv)(const char *name);
+	int (*setenv)(const char *name, const char *value, int overwrite);
+	void *(*malloc)(size_t n);
+	void *(*calloc)(size_t n, size_t size);
+	void *(*realloc)(void *p, size_t n);
+	void (*free)(void *p);
+};
+
+extern struct tr2_sys tr2_sys;
+
+/* Put the real calls back. */
+void tr2_sys_reset(void);
+/* strdup() through tr2_sys.malloc. */
+char *tr2_strdup(const char *s);
+
+#endif
