@@ -248,18 +248,39 @@ static int is_directory(const char *path)
 	return !tr2_sys.stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+enum tr2_dst_form tr2_dst_classify(const char *v)
+{
+	if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false"))
+		return TR2_DST_OFF;
+	if (!strcmp(v, "1") || !strcasecmp(v, "true"))
+		return TR2_DST_STDERR;
+	if (v[0] >= '0' && v[0] <= '9' && !v[1])
+		return TR2_DST_FD;
+	if (v[0] == '/')
+		return is_directory(v) ? TR2_DST_DIRECTORY : TR2_DST_PATH;
+	if (!strncmp(v, "af_unix:", 8))
+		return TR2_DST_AF_UNIX;
+	return TR2_DST_UNKNOWN;
+}
+
 static int resolve(struct tr2_dst *dst, const char *v)
 {
-	if (!v || !strcmp(v, "0") || !strcasecmp(v, "false"))
+	switch (tr2_dst_classify(v)) {
+	case TR2_DST_OFF:
 		return 0;
-	if (!strcmp(v, "1") || !strcasecmp(v, "true"))
+	case TR2_DST_STDERR:
 		return set_fd(dst, 2, 0);
-	if (v[0] >= '0' && v[0] <= '9' && !v[1])
+	case TR2_DST_FD:
 		return set_fd(dst, v[0] - '0', 0);
-	if (v[0] == '/')
-		return is_directory(v) ? open_in_directory(dst, v) : open_file(dst, v);
-	if (!strncmp(v, "af_unix:", 8))
+	case TR2_DST_DIRECTORY:
+		return open_in_directory(dst, v);
+	case TR2_DST_PATH:
+		return open_file(dst, v);
+	case TR2_DST_AF_UNIX:
 		return open_af_unix(dst, v);
+	case TR2_DST_UNKNOWN:
+		break;
+	}
 	tr2_warning("trace2: unknown value for '%s': '%s'", name_of(dst), v);
 	return 0;
 }

@@ -30,6 +30,18 @@ struct tr2_dst {
 #define TR2_DST_MAX 4
 #define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, TR2_DST_FILE }
 
+/* What a target value asks for (destinations.md §1), without opening it. */
+enum tr2_dst_form {
+	TR2_DST_OFF,       /* unset, "", "0", "false" */
+	TR2_DST_STDERR,    /* "1", "true" */
+	TR2_DST_FD,        /* one digit */
+	TR2_DST_DIRECTORY, /* absolute path of an existing directory */
+	TR2_DST_PATH,      /* any other absolute path: a file */
+	TR2_DST_AF_UNIX,   /* "af_unix:..." */
+	TR2_DST_UNKNOWN,   /* anything else: warned about, off */
+};
+enum tr2_dst_form tr2_dst_classify(const char *value);
+
 /* Resolve the destination from its setting (once); 1 if usable. */
 int tr2_dst_open(struct tr2_dst *dst);
 static inline int tr2_dst_is_on(const struct tr2_dst *dst)
