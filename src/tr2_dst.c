@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,9 +56,26 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	return 1;
 }
 
+/*
+ * A path may name a FIFO: opened without O_NONBLOCK that would wait for a
+ * reader forever, and a reader that stops reading would stall the host.
+ * FIFOs stay non-blocking (writes wait a bounded time); anything else
+ * goes back to ordinary blocking writes.
+ */
+static void settle_blocking_mode(struct tr2_dst *dst)
+{
+	int flags = fcntl(dst->fd, F_GETFL);
+
+	if (dst->kind == TR2_DST_STREAM)
+		dst->nonblocking = 1;
+	else if (flags >= 0)
+		fcntl(dst->fd, F_SETFL, flags & ~O_NONBLOCK);
+}
+
 static int open_file(struct tr2_dst *dst, const char *path)
 {
-	int fd = tr2_sys.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	int fd = tr2_sys.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+			      0666);
 
 	if (fd < 0) {
 		if (tr2_dst_debug())
@@ -65,7 +83,9 @@ static int open_file(struct tr2_dst *dst, const char *path)
 				    path, name_of(dst), strerror(errno));
 		return 0;
 	}
-	return set_fd(dst, fd, 1);
+	set_fd(dst, fd, 1);
+	settle_blocking_mode(dst);
+	return 1;
 }
 
 static char *join_path(const char *dir, const char *name)
@@ -180,7 +200,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 static int connect_socket(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa;
-	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0) {
 		*err = errno;
@@ -238,6 +258,7 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 	}
 	set_fd(dst, fd, 1);
 	dst->kind = TR2_DST_SOCKET;
+	dst->nonblocking = 1;
 	return 1;
 }
 
@@ -346,8 +367,27 @@ static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len
 	return write_guarded(dst, buf, len);
 }
 
+/* Wait for room on a non-blocking descriptor until the deadline (ms of
+ * CLOCK_MONOTONIC, set at the first EAGAIN); 0 if there is room. */
+static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms)
+{
+	struct timespec ts;
+	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
+	int64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (!*deadline_ms)
+		*deadline_ms = now + TR2_DST_WRITE_TIMEOUT_MS;
+	if (now < *deadline_ms && poll(&pfd, 1, (int)(*deadline_ms - now)) > 0)
+		return 0;
+	errno = EAGAIN;
+	return -1;
+}
+
 void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 {
+	int64_t deadline_ms = 0;
 	size_t done = 0;
 
 	do {
@@ -360,6 +400,8 @@ void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 		if (n == 0)
 			errno = EIO;
 		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN && dst->nonblocking && !wait_for_room(dst, &deadline_ms))
 			continue;
 		{
 			int err = errno;

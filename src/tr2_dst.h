@@ -24,11 +24,16 @@ struct tr2_dst {
 	unsigned initialized : 1;
 	unsigned need_close : 1;
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
+	unsigned nonblocking : 1;    /* our own FIFO or socket: writes wait a
+				      * bounded time for room */
 	enum tr2_dst_kind kind;
 };
 
 #define TR2_DST_MAX 4
-#define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, TR2_DST_FILE }
+#define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, 0, TR2_DST_FILE }
+/* How long a write to a full FIFO or socket may wait before the target
+ * is given up. */
+#define TR2_DST_WRITE_TIMEOUT_MS 5000
 
 /* What a target value asks for (destinations.md §1), without opening it. */
 enum tr2_dst_form {
