@@ -80,6 +80,7 @@ test-threads: all $(THREAD_TESTS)
 check-plain:
 	$(MAKE) test
 	tests/check-exports.sh $(SHARED)
+	tests/check-valgrind.sh $(BUILD)
 check-asan:
 	$(MAKE) BUILD=build/asan CC=clang \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
