@@ -36,6 +36,9 @@ void tr2_metrics_merge_thread(const struct tr2_tls *tls);
 void tr2_metrics_report_totals(struct tr2_ev *ev);
 void tr2_metrics_release(void);
 
+/* Let the config and env listings run again (a restarted child). */
+void tr2_params_reset(void);
+
 /* URL password redaction (tr2_redact.c). */
 void tr2_redact_init(void);
 /* A redacted copy of s, or NULL when s has nothing to hide. */

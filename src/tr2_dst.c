@@ -314,10 +314,17 @@ int tr2_dst_open(struct tr2_dst *dst)
 		dst->initialized = 1;
 		if (!resolve(dst, tr2_sysenv_get(dst->sysenv)))
 			dst->fd = -1;
-		else if (next_slot < TR2_DST_MAX)
+		else if (dst->slot < 0 && next_slot < TR2_DST_MAX)
 			dst->slot = next_slot++;
 	}
 	return tr2_dst_is_on(dst);
+}
+
+void tr2_dst_forget(struct tr2_dst *dst)
+{
+	dst->initialized = 0;
+	dst->too_many_files = 0;
+	dst->nonblocking = 0;
 }
 
 void tr2_dst_close(struct tr2_dst *dst)

@@ -76,6 +76,8 @@ void tr2_dst_release_thread(void);
 void tr2_dst_flush_from_signal(void);
 /* Close what trace2 opened; the destination is off afterwards. */
 void tr2_dst_close(struct tr2_dst *dst);
+/* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */
+void tr2_dst_forget(struct tr2_dst *dst);
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */
 int tr2_dst_debug(void);
 

@@ -14,6 +14,11 @@
 
 static int config_listed, env_listed;
 
+void tr2_params_reset(void)
+{
+	config_listed = env_listed = 0;
+}
+
 /* Each piece of a comma list, trimmed of spaces, TABs, CRs and LFs. */
 typedef int piece_fn(const char *piece, void *data);
 

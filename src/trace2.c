@@ -31,6 +31,7 @@ static trace2_bug_handler_fn *bug_handler;
 static int exit_code;
 static int fatal_exit_code;
 static int atexit_registered;
+static pid_t initialized_pid;
 static int next_child_id, next_exec_id, next_repo_id;
 
 /* Git-compat locations of events Git raises from inside its own code. */
@@ -228,7 +229,11 @@ static void emit_version(const char *file, int line)
 
 static void release_everything(void)
 {
+	size_t i;
+
 	close_targets();
+	for (i = 0; i < TR2_NTARGETS; i++)
+		tr2_dst_forget(tr2_targets[i]->dst);
 	tr2_metrics_release();
 	tr2_tls_release();
 	tr2_sid_release();
@@ -262,14 +267,32 @@ static void tr2_atexit(void)
 	release_everything();
 }
 
+/*
+ * trace2_initialize() in a forked child starts the child's own trace: a
+ * new SID (a child of the parent's), its own files and connections, its
+ * own ids and exit code.
+ */
+static void restart_in_forked_child(void)
+{
+	set_enabled(0);
+	release_everything();
+	exit_code = 0;
+	next_child_id = next_exec_id = next_repo_id = 0;
+	tr2_params_reset();
+}
+
 void trace2_initialize_fl(const char *file, int line)
 {
-	if (tr2_enabled())
-		return;
+	if (tr2_enabled()) {
+		if (getpid() == initialized_pid)
+			return;
+		restart_in_forked_child();
+	}
 	tr2_config_load_settings();
 	if (!open_targets())
 		return;
 	set_enabled(1);
+	initialized_pid = getpid();
 	tr2_redact_init();
 	tr2_sid_get();
 	if (!atexit_registered) {
