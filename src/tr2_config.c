@@ -324,6 +324,9 @@ static void join(char *out, size_t size, const char *a, const char *b)
 	snprintf(out, size, "%s%s", a, b);
 }
 
+/* GIT_CONFIG_NOSYSTEM, judged (and complained about) once per load. */
+static int skip_system;
+
 /* The system file, then the global files, in the order Git reads them. */
 static void for_each_file(file_fn *fn, void *ctx)
 {
@@ -332,7 +335,7 @@ static void for_each_file(file_fn *fn, void *ctx)
 	const char *xdg = tr2_sys.getenv("XDG_CONFIG_HOME"), *home = tr2_sys.getenv("HOME");
 	char path[4096];
 
-	if (!env_bool("GIT_CONFIG_NOSYSTEM", 0))
+	if (!skip_system)
 		fn(system ? system : TR2_SYSTEM_CONFIG, CONFIG_SCOPE_SYSTEM, ctx);
 	if (global) {
 		if (*global)
@@ -389,6 +392,7 @@ static void load_file_settings(const char *path, enum config_scope scope, void *
 void tr2_config_load_settings(void)
 {
 	tr2_sysenv_clear_config();
+	skip_system = env_bool("GIT_CONFIG_NOSYSTEM", 0);
 	for_each_file(load_file_settings, NULL);
 }
 

@@ -66,13 +66,12 @@ void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len);
 
 /* Buffered mode (GIT_TRACE2_BUFFER): read the size once at initialize. */
 void tr2_dst_buffer_init(void);
-/* Write out the calling thread's buffered records. */
-void tr2_dst_flush_thread(void);
 /* Write out every thread's buffered records (atexit). */
 void tr2_dst_flush_all(void);
 /* Flush and free the calling thread's buffers (thread exit). */
 void tr2_dst_release_thread(void);
-/* From a signal handler: write out what can be written without locks. */
+/* From the handler of a fatal signal: write out every buffered record,
+ * without locks (the process is about to die). */
 void tr2_dst_flush_from_signal(void);
 /* Close what trace2 opened; the destination is off afterwards. */
 void tr2_dst_close(struct tr2_dst *dst);

@@ -81,6 +81,34 @@ static int take(struct tbuf *b)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+/* Another thread's flush holds a buffer for one write(): wait for it. */
+static void take_waiting(struct tbuf *b)
+{
+	while (!take(b))
+		;
+}
+
+/* From a signal handler: wait a bounded time for another thread. */
+static int take_bounded(struct tbuf *b)
+{
+	long spins;
+
+	for (spins = 0; spins < 10000000; spins++)
+		if (take(b))
+			return 1;
+	return 0;
+}
+
+static int is_mine(const struct tbuf *b)
+{
+	int i;
+
+	for (i = 0; i < TR2_DST_MAX; i++)
+		if (mine[i] == b)
+			return 1;
+	return 0;
+}
+
 static void give_back(struct tbuf *b)
 {
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -147,35 +175,23 @@ void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us
 {
 	struct tbuf *b;
 
-	if (!buffer_size || dst->slot < 0 || !(b = thread_buffer(dst, us_now)) || !take(b)) {
+	if (!buffer_size || dst->slot < 0 || !(b = thread_buffer(dst, us_now))) {
 		tr2_dst_write_now(dst, buf, len);
 		return;
 	}
+	take_waiting(b);
 	if (b->len + len > buffer_size)
 		flush(b, us_now);
 	if (len > buffer_size)
 		tr2_dst_write_now(dst, buf, len);
 	else {
 		memcpy(b->data + b->len, buf, len);
-		b->len += len;
+		/* published after the copy: len only ever covers whole records */
+		__atomic_store_n(&b->len, b->len + len, __ATOMIC_RELEASE);
 	}
 	if (us_now - b->last_flush_us > FLUSH_INTERVAL_US)
 		flush(b, us_now);
 	give_back(b);
-}
-
-void tr2_dst_flush_thread(void)
-{
-	int i;
-
-	for (i = 0; i < TR2_DST_MAX; i++) {
-		struct tbuf *b = mine[i];
-
-		if (b && take(b)) {
-			flush(b, b->last_flush_us);
-			give_back(b);
-		}
-	}
 }
 
 void tr2_dst_flush_all(void)
@@ -184,10 +200,9 @@ void tr2_dst_flush_all(void)
 
 	pthread_mutex_lock(&registry_mutex);
 	for (b = registry; b; b = b->next) {
-		if (take(b)) {
-			flush(b, b->last_flush_us);
-			give_back(b);
-		}
+		take_waiting(b);
+		flush(b, b->last_flush_us);
+		give_back(b);
 	}
 	pthread_mutex_unlock(&registry_mutex);
 }
@@ -196,10 +211,18 @@ void tr2_dst_flush_from_signal(void)
 {
 	struct tbuf *b;
 
-	/* No lock: the list only grows at its head, and a buffer whose owner
-	 * is in the middle of an append is skipped rather than torn. */
+	/* No lock: the list only grows at its head and is never freed. */
 	for (b = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); b; b = b->next) {
-		if (take(b)) {
+		if (!b->dst)
+			continue;
+		if (is_mine(b)) {
+			/* this thread was interrupted, maybe inside an append: the
+			 * published length covers whole records only */
+			size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
+
+			if (len && tr2_dst_is_on(b->dst))
+				tr2_dst_write_now(b->dst, b->data, len);
+		} else if (take_bounded(b)) {
 			flush(b, b->last_flush_us);
 			give_back(b);
 		}
@@ -216,8 +239,7 @@ void tr2_dst_release_thread(void)
 		if (!b)
 			continue;
 		mine[i] = NULL;
-		while (!take(b))
-			; /* a flush on another thread holds it for one write */
+		take_waiting(b);
 		flush(b, b->last_flush_us);
 		b->dst = NULL;
 		give_back(b);

@@ -37,7 +37,8 @@ static void on_signal(int signo)
 {
 	int saved_errno = errno, slot = slot_of(signo);
 
-	tr2_emit_signal(signo);
+	tr2_emit_signal(signo, slot >= 0 && previous[slot].sa_handler == SIG_DFL &&
+			       !(previous[slot].sa_flags & SA_SIGINFO));
 	if (slot >= 0) {
 		sigaction(signo, &previous[slot], NULL);
 		installed[slot] = 0;

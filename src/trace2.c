@@ -99,7 +99,7 @@ int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
 }
 
 /* From a signal handler: nothing that allocates or takes a lock. */
-void tr2_emit_signal(int signo)
+void tr2_emit_signal(int signo, int fatal)
 {
 	struct tr2_tls *tls = tr2_tls_current();
 	struct tr2_ev ev;
@@ -111,7 +111,8 @@ void tr2_emit_signal(int signo)
 	tr2_clock_signal_context(1);
 	ev_init(&ev, tls, NULL, 0);
 	tr2_dispatch(signal, &ev, signo);
-	tr2_dst_flush_from_signal();
+	if (fatal)
+		tr2_dst_flush_from_signal();
 	tr2_clock_signal_context(0);
 }
 
