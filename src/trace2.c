@@ -76,7 +76,8 @@ static void set_enabled(int on)
 
 static void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, int line)
 {
-	uint64_t start = tr2_start_us();
+	/* before initialize set up thread storage, Git reports t_abs 0 */
+	uint64_t start = tr2_tls_main() ? tr2_start_us() : 0;
 
 	ev->tls = tls;
 	ev->file = file;

@@ -713,6 +713,16 @@ int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
 
 char *t2_regsub(const char *text, const char *re, const char *with)
 {
+	regex_t rx;
+	int empty;
+
+	/* replace_all() mishandles empty matches: refuse such patterns. */
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE | REG_NOSUB))
+		abort();
+	empty = !regexec(&rx, "", 0, NULL, 0);
+	regfree(&rx);
+	if (empty)
+		abort();
 	return replace_all(text, re, with);
 }
 

@@ -166,7 +166,8 @@ int t2_wait_for_text(const char *path, const char *needle, int timeout_ms);
 int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
 	     const char *out_path, const char *err_path);
 /* text with every match of the extended regular expression re (REG_NEWLINE
- * semantics) replaced by with (no back-references); caller frees. */
+ * semantics) replaced by with (no back-references); caller frees.  re
+ * must not match the empty string (abort()s). */
 char *t2_regsub(const char *text, const char *re, const char *with);
 /* text without its lines that contain needle (a last line without LF
  * counts as a line); caller frees. */
