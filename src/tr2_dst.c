@@ -47,28 +47,32 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->fd = fd;
 	dst->need_close = need_close;
 	dst->kind = TR2_DST_STREAM;
+	dst->datagram = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
-		else if (S_ISSOCK(st.st_mode))
+		else if (S_ISSOCK(st.st_mode)) {
+			int type = 0;
+			socklen_t len = sizeof(type);
+
 			dst->kind = TR2_DST_SOCKET;
+			if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+				dst->datagram = type == SOCK_DGRAM;
+		}
 	}
 	return 1;
 }
 
 /*
  * A path may name a FIFO: opened without O_NONBLOCK that would wait for a
- * reader forever, and a reader that stops reading would stall the host.
- * FIFOs stay non-blocking (writes wait a bounded time); anything else
- * goes back to ordinary blocking writes.
+ * reader forever.  A regular file goes back to ordinary blocking writes;
+ * a FIFO stays non-blocking (its writes wait a bounded time for room).
  */
 static void settle_blocking_mode(struct tr2_dst *dst)
 {
 	int flags = fcntl(dst->fd, F_GETFL);
 
-	if (dst->kind == TR2_DST_STREAM)
-		dst->nonblocking = 1;
-	else if (flags >= 0)
+	if (dst->kind == TR2_DST_FILE && flags >= 0)
 		fcntl(dst->fd, F_SETFL, flags & ~O_NONBLOCK);
 }
 
@@ -200,7 +204,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 static int connect_socket(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa;
-	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
 		*err = errno;
@@ -257,8 +261,6 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 		return 0;
 	}
 	set_fd(dst, fd, 1);
-	dst->kind = TR2_DST_SOCKET;
-	dst->nonblocking = 1;
 	return 1;
 }
 
@@ -324,7 +326,6 @@ void tr2_dst_forget(struct tr2_dst *dst)
 {
 	dst->initialized = 0;
 	dst->too_many_files = 0;
-	dst->nonblocking = 0;
 }
 
 void tr2_dst_close(struct tr2_dst *dst)
@@ -336,86 +337,160 @@ void tr2_dst_close(struct tr2_dst *dst)
 }
 
 /*
- * Pipes, sockets and terminals: a tr2_sys.write() there can be cut short by a
- * signal, and one whose reader left raises SIGPIPE in the writing thread.
- * Keep the handled signals blocked for this one call, so no handler's
- * record lands inside this one, and consume a SIGPIPE we caused, so the
- * host never sees it; its own mask is restored unchanged.
+ * The record this thread is writing, so that a signal handler that
+ * interrupts it can finish it before writing its own (records never
+ * interleave) and the interrupted loop then knows it is done.
  */
-static ssize_t write_guarded(const struct tr2_dst *dst, const char *buf, size_t len)
+struct inflight {
+	struct tr2_dst *dst;
+	const char *buf;
+	size_t len;
+	size_t done; /* updated while the handled signals are held */
+};
+
+static _Thread_local struct inflight inflight;
+/* Set while this thread runs the signal handler. */
+static _Thread_local int in_signal_handler;
+
+void tr2_dst_signal_context(int on)
+{
+	in_signal_handler = on;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait, with signals deliverable, until the destination takes more bytes
+ * or the deadline passes (then EAGAIN): a reader that stopped reading
+ * never blocks the host for longer, and Ctrl-C still works meanwhile.
+ */
+static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
+			 int64_t wait_ms)
+{
+	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
+
+	if (!*deadline_ms)
+		*deadline_ms = monotonic_ms() + wait_ms;
+	for (;;) {
+		int64_t left = *deadline_ms - monotonic_ms();
+		int n;
+
+		if (left <= 0)
+			break;
+		n = poll(&pfd, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			break;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/*
+ * One write() or send() of the next piece of f's record with the handled
+ * signals held, so no handler runs between the write and the progress
+ * update; a SIGPIPE we caused is consumed, so the host never sees it.
+ * Pieces are at most PIPE_BUF bytes (after wait_for_room() that never
+ * blocks), except on datagram sockets, where a record is one datagram.
+ */
+static ssize_t write_piece(struct inflight *f)
 {
 	static const struct timespec no_wait = { 0, 0 };
+	const struct tr2_dst *dst = f->dst;
+	size_t n = f->len - f->done;
 	sigset_t old, pending, pipe_set;
 	int was_pending, err;
-	ssize_t n;
+	ssize_t w;
 
+	if (!dst->datagram && n > PIPE_BUF)
+		n = PIPE_BUF;
 	tr2_signals_block_async(&old);
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGPIPE);
 	if (dst->kind == TR2_DST_SOCKET)
-		n = tr2_sys.send(dst->fd, buf, len, MSG_NOSIGNAL);
+		w = tr2_sys.send(dst->fd, f->buf + f->done, n, MSG_NOSIGNAL);
 	else
-		n = tr2_sys.write(dst->fd, buf, len);
+		w = tr2_sys.write(dst->fd, f->buf + f->done, n);
 	err = errno;
-	if (n < 0 && err == EPIPE && !was_pending) {
+	if (w > 0)
+		f->done += (size_t)w;
+	if (w < 0 && err == EPIPE && !was_pending) {
 		sigemptyset(&pipe_set);
 		sigaddset(&pipe_set, SIGPIPE);
 		sigtimedwait(&pipe_set, NULL, &no_wait);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
-	return n;
+	return w;
 }
 
-static ssize_t write_once(const struct tr2_dst *dst, const char *buf, size_t len)
+/* A regular file: a plain write() (the hot path: no extra system calls). */
+static ssize_t write_file(struct inflight *f)
 {
-	if (dst->kind == TR2_DST_FILE)
-		return tr2_sys.write(dst->fd, buf, len);
-	return write_guarded(dst, buf, len);
+	ssize_t w = tr2_sys.write(f->dst->fd, f->buf + f->done, f->len - f->done);
+
+	if (w > 0)
+		f->done += (size_t)w;
+	return w;
 }
 
-/* Wait for room on a non-blocking descriptor until the deadline (ms of
- * CLOCK_MONOTONIC, set at the first EAGAIN); 0 if there is room. */
-static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms)
+/* Write the rest of f; 0, or -1 with errno when the destination failed. */
+static int write_rest(struct inflight *f, int64_t wait_ms)
 {
-	struct timespec ts;
-	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
-	int64_t now;
+	int streaming = f->dst->kind != TR2_DST_FILE;
+	int64_t deadline = 0; /* set at the first wait */
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (!*deadline_ms)
-		*deadline_ms = now + TR2_DST_WRITE_TIMEOUT_MS;
-	if (now < *deadline_ms && poll(&pfd, 1, (int)(*deadline_ms - now)) > 0)
-		return 0;
-	errno = EAGAIN;
-	return -1;
+	do {
+		ssize_t w;
+
+		if (streaming && wait_for_room(f->dst, &deadline, wait_ms))
+			return -1;
+		w = streaming ? write_piece(f) : write_file(f);
+		if (w == 0 && f->len)
+			errno = EIO;
+		else if (w >= 0 || errno == EINTR || errno == EAGAIN)
+			continue;
+		return -1;
+	} while (f->done < f->len);
+	return 0;
 }
 
 void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 {
-	int64_t deadline_ms = 0;
-	size_t done = 0;
+	struct inflight outer = inflight;
+	int err;
 
-	do {
-		ssize_t n = write_once(dst, buf + done, len - done);
-
-		if (n > 0 || (n == 0 && len == 0)) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			errno = EIO;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN && dst->nonblocking && !wait_for_room(dst, &deadline_ms))
-			continue;
-		{
-			int err = errno;
-
-			tr2_dst_close(dst);
+	inflight.dst = dst;
+	inflight.buf = buf;
+	inflight.len = len;
+	inflight.done = 0;
+	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
+						    : TR2_DST_WRITE_TIMEOUT_MS)) {
+		err = errno;
+		tr2_dst_close(dst);
+		/* reporting formats text and emits events: not in a handler */
+		if (!in_signal_handler)
 			tr2_dst_write_failed(dst, err);
-		}
+	}
+	inflight = outer;
+}
+
+void tr2_dst_finish_interrupted(void)
+{
+	struct inflight *f = &inflight;
+
+	/* a regular file's write() is never cut short by a signal */
+	if (!f->dst || f->dst->kind == TR2_DST_FILE || f->done >= f->len ||
+	    !tr2_dst_is_on(f->dst))
 		return;
-	} while (done < len);
+	if (write_rest(f, TR2_DST_SIGNAL_WAIT_MS))
+		tr2_dst_close(f->dst); /* a half record: nothing more may follow */
+	f->done = f->len;
 }

@@ -24,16 +24,16 @@ struct tr2_dst {
 	unsigned initialized : 1;
 	unsigned need_close : 1;
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
-	unsigned nonblocking : 1;    /* our own FIFO or socket: writes wait a
-				      * bounded time for room */
+	unsigned datagram : 1;       /* a record is one datagram */
 	enum tr2_dst_kind kind;
 };
 
 #define TR2_DST_MAX 4
 #define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, 0, TR2_DST_FILE }
-/* How long a write to a full FIFO or socket may wait before the target
- * is given up. */
+/* How long a record may wait for room in a pipe or socket before the
+ * target is given up; and, in a signal handler, for the interrupted one. */
 #define TR2_DST_WRITE_TIMEOUT_MS 5000
+#define TR2_DST_SIGNAL_WAIT_MS 500
 
 /* What a target value asks for (destinations.md §1), without opening it. */
 enum tr2_dst_form {
@@ -63,6 +63,12 @@ void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us
 
 /* Write a record (or a buffer of whole records) now, in one write(). */
 void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len);
+/* While on, writes wait only briefly and failures are not reported (the
+ * reporting is not async-signal-safe). */
+void tr2_dst_signal_context(int on);
+/* From a signal handler: complete the record the interrupted code of this
+ * thread was writing, so the handler's own record does not land inside. */
+void tr2_dst_finish_interrupted(void);
 
 /* Buffered mode (GIT_TRACE2_BUFFER): read the size once at initialize. */
 void tr2_dst_buffer_init(void);

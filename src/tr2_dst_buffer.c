@@ -114,13 +114,17 @@ static void give_back(struct tbuf *b)
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Write out b's records; the caller holds b. */
+/* Write out b's records; the caller holds b.  The length is cleared
+ * first, so a signal handler that finishes this write does not write the
+ * same records again. */
 static void flush(struct tbuf *b, uint64_t us_now)
 {
-	if (b->len && b->dst && tr2_dst_is_on(b->dst))
-		tr2_dst_write_now(b->dst, b->data, b->len);
-	b->len = 0;
+	size_t len = b->len;
+
+	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	b->last_flush_us = us_now;
+	if (len && b->dst && tr2_dst_is_on(b->dst))
+		tr2_dst_write_now(b->dst, b->data, len);
 }
 
 /* A zeroed tbuf on its own cache line (never freed: see struct tbuf). */

@@ -110,10 +110,13 @@ void tr2_emit_signal(int signo, int fatal)
 	if (!tr2_enabled() || !tls)
 		return;
 	tr2_clock_signal_context(1);
+	tr2_dst_signal_context(1);
+	tr2_dst_finish_interrupted();
 	ev_init(&ev, tls, NULL, 0);
 	tr2_dispatch(signal, &ev, signo);
 	if (fatal)
 		tr2_dst_flush_from_signal();
+	tr2_dst_signal_context(0);
 	tr2_clock_signal_context(0);
 }
 
