@@ -7,6 +7,7 @@
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
+FUZZ_SECONDS ?= 60
 BUILD    ?= build
 PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
@@ -30,6 +31,7 @@ STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
 .PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind \
+	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang
 
 all: lib $(BINS)
@@ -79,11 +81,13 @@ test-threads: all $(THREAD_TESTS)
 
 check-plain:
 	$(MAKE) test
+	$(MAKE) fuzz-replay
 	tests/check-exports.sh $(SHARED)
 	tests/check-valgrind.sh $(BUILD)
 check-asan:
 	$(MAKE) BUILD=build/asan CC=clang \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		test fuzz-replay
 check-tsan:
 	$(MAKE) BUILD=build/tsan CC=clang SAN="-fsanitize=thread" test-threads
 check-clang:
@@ -94,6 +98,14 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-tsan
 	$(MAKE) check-clang
+
+# Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
+fuzz-replay: lib
+	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" replay
+
+# libFuzzer (clang, ASan+UBSan): each fuzzer for FUZZ_SECONDS seconds.
+fuzz:
+	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz
 
 bench: all
 	$(MAKE) -C tests/bench BUILD=$(abspath $(BUILD))
