@@ -2,7 +2,9 @@
  * Git's jw_* JSON writer.  Every call either appends one complete member
  * or element (or opens/closes a container) or leaves the writer exactly
  * as it was: misuse is reported through tr2_bug() and an allocation
- * failure rolls the text back, so a caller never sees half a value.
+ * failure rolls the text back, so a caller never sees half a value.  A
+ * container that cannot be opened or closed leaves the writer failed:
+ * later calls do nothing, silently, and the value is never traced.
  */
 #include "trace2.h"
 #include "tr2_sys.h"
@@ -185,6 +187,22 @@ static bool add_reindented(struct strbuf *sb, const struct strbuf *src,
 /* Writer state.                                                        */
 /* ------------------------------------------------------------------ */
 
+/* The failed state: an impossible capacity of the container stack. */
+#define FAILED_MARK SIZE_MAX
+
+int tr2_jw_failed(const struct json_writer *jw)
+{
+	return jw->open_stack.alloc == FAILED_MARK;
+}
+
+static void mark_failed(struct json_writer *jw)
+{
+	tr2_sys.free(jw->json.buf);
+	tr2_sys.free(jw->open_stack.buf);
+	jw_init(jw);
+	jw->open_stack.alloc = FAILED_MARK;
+}
+
 /* The innermost open container ('{' or '['), or 0 if none is open. */
 static char innermost(const struct json_writer *jw)
 {
@@ -202,6 +220,8 @@ static bool check_inside(const struct json_writer *jw, char want)
 	const char *kind = container_name(want);
 	char top = innermost(jw);
 
+	if (tr2_jw_failed(jw))
+		return false;
 	if (top == want)
 		return true;
 	if (top)
@@ -234,6 +254,8 @@ static bool can_begin(const struct json_writer *jw, char open)
 {
 	const char *kind = container_name(open);
 
+	if (tr2_jw_failed(jw))
+		return false;
 	if (!jw->json.len)
 		return true;
 	tr2_bug("json-writer: %s: jw_%s_begin() on a writer already in use",
@@ -247,6 +269,8 @@ static bool is_complete_value(const struct json_writer *value)
 {
 	if (jw_is_terminated(value))
 		return true;
+	if (value && tr2_jw_failed(value))
+		return false; /* its failure was silent; so is this */
 	tr2_bug("json-writer: object: missing jw_end(): '%s'",
 		value && value->json.buf ? value->json.buf : "");
 	return false;
@@ -287,14 +311,13 @@ static void finish_item(struct json_writer *jw, size_t mark, bool ok)
 		sb_setlen(&jw->json, mark);
 }
 
-static bool open_container(struct json_writer *jw, size_t mark, bool ok,
-			   char open)
+static bool open_container(struct json_writer *jw, bool ok, char open)
 {
 	if (ok && sb_addch(&jw->json, open) && sb_addch(&jw->open_stack, open)) {
 		jw->need_comma = 0;
 		return true;
 	}
-	sb_setlen(&jw->json, mark);
+	mark_failed(jw);
 	return false;
 }
 
@@ -354,13 +377,13 @@ void jw_release(struct json_writer *jw)
 
 void jw_object_begin(struct json_writer *jw, int pretty)
 {
-	if (can_begin(jw, '{') && open_container(jw, 0, true, '{'))
+	if (can_begin(jw, '{') && open_container(jw, true, '{'))
 		jw->pretty = !!pretty;
 }
 
 void jw_array_begin(struct json_writer *jw, int pretty)
 {
-	if (can_begin(jw, '[') && open_container(jw, 0, true, '['))
+	if (can_begin(jw, '[') && open_container(jw, true, '['))
 		jw->pretty = !!pretty;
 }
 
@@ -423,18 +446,14 @@ void jw_object_sub_jw(struct json_writer *jw, const char *key,
 
 void jw_object_inline_begin_object(struct json_writer *jw, const char *key)
 {
-	size_t mark = jw->json.len;
-
 	if (can_add_member(jw, key))
-		open_container(jw, mark, add_key(jw, key), '{');
+		open_container(jw, add_key(jw, key), '{');
 }
 
 void jw_object_inline_begin_array(struct json_writer *jw, const char *key)
 {
-	size_t mark = jw->json.len;
-
 	if (can_add_member(jw, key))
-		open_container(jw, mark, add_key(jw, key), '[');
+		open_container(jw, add_key(jw, key), '[');
 }
 
 void jw_array_string(struct json_writer *jw, const char *value)
@@ -505,18 +524,14 @@ void jw_array_argv(struct json_writer *jw, const char **argv)
 
 void jw_array_inline_begin_object(struct json_writer *jw)
 {
-	size_t mark = jw->json.len;
-
 	if (can_add_element(jw))
-		open_container(jw, mark, add_separator(jw), '{');
+		open_container(jw, add_separator(jw), '{');
 }
 
 void jw_array_inline_begin_array(struct json_writer *jw)
 {
-	size_t mark = jw->json.len;
-
 	if (can_add_element(jw))
-		open_container(jw, mark, add_separator(jw), '[');
+		open_container(jw, add_separator(jw), '[');
 }
 
 /* NULL is "not terminated" so a missing sub-writer is reported, not
@@ -528,9 +543,11 @@ int jw_is_terminated(const struct json_writer *jw)
 
 void jw_end(struct json_writer *jw)
 {
-	size_t mark = jw->json.len, depth = jw->open_stack.len;
+	size_t depth = jw->open_stack.len;
 	char close;
 
+	if (tr2_jw_failed(jw))
+		return;
 	if (!depth) {
 		tr2_bug("json-writer: jw_end(): no object or array is open");
 		return;
@@ -538,7 +555,7 @@ void jw_end(struct json_writer *jw)
 	close = innermost(jw) == '{' ? '}' : ']';
 	if ((jw->pretty && !add_newline_indent(&jw->json, depth - 1)) ||
 	    !sb_addch(&jw->json, close)) {
-		sb_setlen(&jw->json, mark);
+		mark_failed(jw);
 		return;
 	}
 	sb_setlen(&jw->open_stack, depth - 1);

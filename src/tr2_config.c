@@ -269,7 +269,7 @@ static int read_file(const char *path, enum config_scope scope, int report,
 	int rc, fd;
 
 	memset(&p, 0, sizeof(p));
-	fd = tr2_sys.open(path, O_RDONLY | O_CLOEXEC, 0);
+	fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	p.f = fdopen(fd, "r");

@@ -36,16 +36,22 @@ void tr2_metrics_merge_thread(const struct tr2_tls *tls);
 void tr2_metrics_report_totals(struct tr2_ev *ev);
 void tr2_metrics_release(void);
 
+/* A JSON writer whose allocation failed (json_writer.c): never traced. */
+int tr2_jw_failed(const struct json_writer *jw);
+
 /* Let the config and env listings run again (a restarted child). */
 void tr2_params_reset(void);
 
 /* URL password redaction (tr2_redact.c). */
 void tr2_redact_init(void);
-/* A redacted copy of s, or NULL when s has nothing to hide. */
-char *tr2_redact_url(const char *s);
-/* A redacted copy of argv, or NULL when nothing changes; free with
- * tr2_redact_free_argv(copy, argv). */
-const char **tr2_redact_argv(const char **argv);
+/*
+ * *out = a redacted copy of s, or NULL when s has nothing to hide.
+ * -1 when memory ran out: the caller must then not trace s at all
+ * (redaction fails closed).
+ */
+int tr2_redact_url(const char *s, char **out);
+/* The same for argv; free the copy with tr2_redact_free_argv(copy, argv). */
+int tr2_redact_argv(const char **argv, const char ***out);
 void tr2_redact_free_argv(const char **copy, const char **argv);
 
 #endif

@@ -45,7 +45,8 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	struct stat st;
 
 	dst->fd = fd;
-	dst->need_close = need_close;
+	dst->open_fd = need_close ? fd : -1;
+	dst->failed = 0;
 	dst->kind = TR2_DST_STREAM;
 	dst->datagram = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
@@ -78,7 +79,7 @@ static void settle_blocking_mode(struct tr2_dst *dst)
 
 static int open_file(struct tr2_dst *dst, const char *path)
 {
-	int fd = tr2_sys.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+	int fd = tr2_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
 			      0666);
 
 	if (fd < 0) {
@@ -123,7 +124,7 @@ static int dir_reaches(const char *dir, int limit)
 
 static int create_exclusive(const char *path)
 {
-	return tr2_sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	return tr2_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
 enum dir_state { DIR_OPEN, DIR_HAS_SENTINEL, DIR_FULL };
@@ -201,6 +202,30 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	return set_fd(dst, fd, 1);
 }
 
+/* A collector that stops reading must not stall the host for long: the
+ * kernel's own wait, bounded (polling would wake every sender at once). */
+static void set_send_timeout(int fd)
+{
+	struct timeval tv = { TR2_DST_WRITE_TIMEOUT_MS / 1000,
+			      TR2_DST_WRITE_TIMEOUT_MS % 1000 * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* An interrupted connect() goes on in the background: wait for it. */
+static int finish_connect(int fd)
+{
+	struct pollfd pfd = { fd, POLLOUT, 0 };
+	int so_error = 0;
+	socklen_t len = sizeof(so_error);
+
+	if (poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
+		return -1;
+	errno = so_error;
+	return so_error ? -1 : 0;
+}
+
 static int connect_socket(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa;
@@ -213,11 +238,13 @@ static int connect_socket(const char *path, int type, int *err)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (tr2_sys.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (tr2_sys.connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    (errno != EINTR || finish_connect(fd))) {
 		*err = errno;
 		tr2_sys.close(fd);
 		return -1;
 	}
+	set_send_timeout(fd);
 	return fd;
 }
 
@@ -330,10 +357,26 @@ void tr2_dst_forget(struct tr2_dst *dst)
 
 void tr2_dst_close(struct tr2_dst *dst)
 {
-	if (dst->fd >= 0 && dst->need_close)
-		tr2_sys.close(dst->fd);
-	dst->fd = -1;
-	dst->need_close = 0;
+	if (dst->open_fd >= 0)
+		tr2_sys.close(dst->open_fd);
+	dst->open_fd = -1;
+	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
+}
+
+void tr2_dst_after_fork(struct tr2_dst *dst)
+{
+	pthread_mutex_init(&dst->lock, NULL);
+}
+
+/* Turn the destination off; the first failure reports (but not from a
+ * signal handler: reporting formats text and emits events). */
+static void fail(struct tr2_dst *dst, int err, int report)
+{
+	if (__atomic_exchange_n(&dst->failed, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
+	if (report)
+		tr2_dst_write_failed(dst, err);
 }
 
 /*
@@ -397,8 +440,9 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
  * One write() or send() of the next piece of f's record with the handled
  * signals held, so no handler runs between the write and the progress
  * update; a SIGPIPE we caused is consumed, so the host never sees it.
- * Pieces are at most PIPE_BUF bytes (after wait_for_room() that never
- * blocks), except on datagram sockets, where a record is one datagram.
+ * Pieces to pipes are at most PIPE_BUF bytes (after wait_for_room() that
+ * never blocks); a socket takes the rest at once, its kernel wait bounded
+ * by the send timeout, and a datagram is always one whole record.
  */
 static ssize_t write_piece(struct inflight *f)
 {
@@ -409,7 +453,7 @@ static ssize_t write_piece(struct inflight *f)
 	int was_pending, err;
 	ssize_t w;
 
-	if (!dst->datagram && n > PIPE_BUF)
+	if (dst->kind == TR2_DST_STREAM && n > PIPE_BUF)
 		n = PIPE_BUF;
 	tr2_signals_block_async(&old);
 	sigpending(&pending);
@@ -444,42 +488,76 @@ static ssize_t write_file(struct inflight *f)
 /* Write the rest of f; 0, or -1 with errno when the destination failed. */
 static int write_rest(struct inflight *f, int64_t wait_ms)
 {
-	int streaming = f->dst->kind != TR2_DST_FILE;
+	int pipe_like = f->dst->kind == TR2_DST_STREAM;
 	int64_t deadline = 0; /* set at the first wait */
 
 	do {
 		ssize_t w;
 
-		if (streaming && wait_for_room(f->dst, &deadline, wait_ms))
+		if (pipe_like && wait_for_room(f->dst, &deadline, wait_ms))
 			return -1;
-		w = streaming ? write_piece(f) : write_file(f);
+		w = f->dst->kind == TR2_DST_FILE ? write_file(f) : write_piece(f);
 		if (w == 0 && f->len)
 			errno = EIO;
-		else if (w >= 0 || errno == EINTR || errno == EAGAIN)
-			continue;
+		else if (w >= 0 || errno == EINTR || (errno == EAGAIN && pipe_like))
+			continue; /* EAGAIN: wait_for_room() bounds the retries */
 		return -1;
 	} while (f->done < f->len);
 	return 0;
 }
 
+/* The destination this thread holds the lock of (signal handlers). */
+static _Thread_local struct tr2_dst *locked_here;
+
+/* Take dst's lock for one record (not needed for regular files: one
+ * O_APPEND write is whole).  A signal handler never waits on a lock its
+ * own thread holds, and only briefly on another thread's. */
+static int lock_record(struct tr2_dst *dst)
+{
+	int spins;
+
+	if (dst->kind == TR2_DST_FILE || locked_here == dst)
+		return 0;
+	if (!in_signal_handler) {
+		pthread_mutex_lock(&dst->lock);
+		locked_here = dst;
+		return 1;
+	}
+	for (spins = 0; spins < 1000000; spins++) {
+		if (!pthread_mutex_trylock(&dst->lock)) {
+			locked_here = dst;
+			return 1;
+		}
+	}
+	return -1;
+}
+
+static void unlock_record(struct tr2_dst *dst, int locked)
+{
+	if (locked > 0) {
+		locked_here = NULL;
+		pthread_mutex_unlock(&dst->lock);
+	}
+}
+
 void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 {
 	struct inflight outer = inflight;
-	int err;
+	int locked = lock_record(dst);
 
+	if (locked < 0 || !tr2_dst_is_on(dst)) {
+		unlock_record(dst, locked);
+		return;
+	}
 	inflight.dst = dst;
 	inflight.buf = buf;
 	inflight.len = len;
 	inflight.done = 0;
 	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
-						    : TR2_DST_WRITE_TIMEOUT_MS)) {
-		err = errno;
-		tr2_dst_close(dst);
-		/* reporting formats text and emits events: not in a handler */
-		if (!in_signal_handler)
-			tr2_dst_write_failed(dst, err);
-	}
+						    : TR2_DST_WRITE_TIMEOUT_MS))
+		fail(dst, errno, !in_signal_handler);
 	inflight = outer;
+	unlock_record(dst, locked);
 }
 
 void tr2_dst_finish_interrupted(void)
@@ -491,6 +569,6 @@ void tr2_dst_finish_interrupted(void)
 	    !tr2_dst_is_on(f->dst))
 		return;
 	if (write_rest(f, TR2_DST_SIGNAL_WAIT_MS))
-		tr2_dst_close(f->dst); /* a half record: nothing more may follow */
+		fail(f->dst, errno, 0); /* a half record: nothing may follow it */
 	f->done = f->len;
 }

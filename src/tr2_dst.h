@@ -7,6 +7,7 @@
 #define TR2_DST_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "tr2_sysenv.h"
@@ -21,17 +22,25 @@ struct tr2_dst {
 	enum tr2_sysenv sysenv; /* the setting naming this destination */
 	int slot;               /* index of its per-thread buffer, once open */
 	int fd;                 /* -1 while off */
+	int open_fd;            /* what trace2 opened: closed at exit only, so
+				 * a failure never closes it under a writer */
+	int failed;             /* atomic: the first failure reports */
 	unsigned initialized : 1;
-	unsigned need_close : 1;
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
 	unsigned datagram : 1;       /* a record is one datagram */
 	enum tr2_dst_kind kind;
+	/* pipes and sockets: one thread's record at a time, so records of
+	 * several pieces never interleave */
+	pthread_mutex_t lock;
 };
 
 #define TR2_DST_MAX 4
-#define TR2_DST_INIT(setting) { (setting), -1, -1, 0, 0, 0, 0, TR2_DST_FILE }
-/* How long a record may wait for room in a pipe or socket before the
- * target is given up; and, in a signal handler, for the interrupted one. */
+#define TR2_DST_INIT(setting) { .sysenv = (setting), .slot = -1, .fd = -1, \
+				.open_fd = -1, .kind = TR2_DST_FILE, \
+				.lock = PTHREAD_MUTEX_INITIALIZER }
+/* How long a record may wait for room in a pipe or socket (sockets: the
+ * send timeout) before the target is given up; and, in a signal handler,
+ * for a pipe's interrupted record. */
 #define TR2_DST_WRITE_TIMEOUT_MS 5000
 #define TR2_DST_SIGNAL_WAIT_MS 500
 
@@ -81,6 +90,8 @@ void tr2_dst_release_thread(void);
 void tr2_dst_flush_from_signal(void);
 /* Close what trace2 opened; the destination is off afterwards. */
 void tr2_dst_close(struct tr2_dst *dst);
+/* In a forked child: the lock may be held by a thread that is gone. */
+void tr2_dst_after_fork(struct tr2_dst *dst);
 /* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */
 void tr2_dst_forget(struct tr2_dst *dst);
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */

@@ -26,9 +26,12 @@ struct tbuf {
 	char *data;
 	size_t len;
 	uint64_t last_flush_us;
-	int busy;            /* atomic: the owner or a flush holds it */
+	int busy;            /* atomic: FREE, OWNER or FLUSHER holds it */
 	struct tbuf *next;   /* every buffer, for flushes at exit and on signals */
 };
+
+/* Who holds a buffer: its own thread appending, or a flush elsewhere. */
+enum { FREE, OWNER, FLUSHER };
 
 static size_t buffer_size;
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -50,7 +53,7 @@ static void forget_after_fork(void)
 
 	for (b = registry; b; b = b->next) {
 		b->len = 0;
-		b->busy = 0;
+		b->busy = FREE;
 	}
 	pthread_mutex_init(&registry_mutex, NULL);
 }
@@ -73,18 +76,18 @@ void tr2_dst_buffer_init(void)
 		pthread_once(&key_once, create_key);
 }
 
-static int take(struct tbuf *b)
+static int take(struct tbuf *b, int who)
 {
-	int expected = 0;
+	int expected = FREE;
 
-	return __atomic_compare_exchange_n(&b->busy, &expected, 1, 0,
+	return __atomic_compare_exchange_n(&b->busy, &expected, who, 0,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-/* Another thread's flush holds a buffer for one write(): wait for it. */
-static void take_waiting(struct tbuf *b)
+/* A buffer is held for one append or one write(): wait for it. */
+static void take_waiting(struct tbuf *b, int who)
 {
-	while (!take(b))
+	while (!take(b, who))
 		;
 }
 
@@ -94,7 +97,7 @@ static int take_bounded(struct tbuf *b)
 	long spins;
 
 	for (spins = 0; spins < 10000000; spins++)
-		if (take(b))
+		if (take(b, FLUSHER))
 			return 1;
 	return 0;
 }
@@ -111,7 +114,7 @@ static int is_mine(const struct tbuf *b)
 
 static void give_back(struct tbuf *b)
 {
-	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->busy, FREE, __ATOMIC_RELEASE);
 }
 
 /* Write out b's records; the caller holds b.  The length is cleared
@@ -183,7 +186,14 @@ void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us
 		tr2_dst_write_now(dst, buf, len);
 		return;
 	}
-	take_waiting(b);
+	while (!take(b, OWNER)) {
+		if (__atomic_load_n(&b->busy, __ATOMIC_ACQUIRE) == OWNER) {
+			/* a signal handler interrupted this thread's own
+			 * append: waiting would be waiting for itself */
+			tr2_dst_write_now(dst, buf, len);
+			return;
+		}
+	}
 	if (b->len + len > buffer_size)
 		flush(b, us_now);
 	if (len > buffer_size)
@@ -204,7 +214,7 @@ void tr2_dst_flush_all(void)
 
 	pthread_mutex_lock(&registry_mutex);
 	for (b = registry; b; b = b->next) {
-		take_waiting(b);
+		take_waiting(b, FLUSHER);
 		flush(b, b->last_flush_us);
 		give_back(b);
 	}
@@ -243,7 +253,7 @@ void tr2_dst_release_thread(void)
 		if (!b)
 			continue;
 		mine[i] = NULL;
-		take_waiting(b);
+		take_waiting(b, OWNER);
 		flush(b, b->last_flush_us);
 		b->dst = NULL;
 		give_back(b);

@@ -19,10 +19,10 @@ static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = tr2_sys.open(path, O_RDONLY | O_CLOEXEC, 0);
+	fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	n = tr2_sys.read(fd, buf, STAT_READ_MAX);
+	n = tr2_read(fd, buf, STAT_READ_MAX);
 	tr2_sys.close(fd);
 	if (n <= 0)
 		return -1;

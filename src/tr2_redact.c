@@ -31,54 +31,59 @@ void tr2_redact_init(void)
 	redact = b;
 }
 
-char *tr2_redact_url(const char *s)
+int tr2_redact_url(const char *s, char **out)
 {
 	const char *rest, *end, *colon;
 	size_t head, tail;
-	char *out;
+	char *r;
 
-	if (!redact)
-		return NULL;
+	*out = NULL;
+	if (!redact || !s)
+		return 0;
 	if (!strncmp(s, "https://", 8))
 		rest = s + 8;
 	else if (!strncmp(s, "http://", 7))
 		rest = s + 7;
 	else
-		return NULL;
+		return 0;
 	end = rest + strcspn(rest, "@/");
 	if (*end != '@')
-		return NULL;
+		return 0;
 	colon = memchr(rest, ':', (size_t)(end - rest));
 	if (!colon)
-		return NULL;
+		return 0;
 	head = (size_t)(colon - s) + 1;
 	tail = strlen(end);
-	out = tr2_sys.malloc(head + sizeof(REDACTED) - 1 + tail + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, s, head);
-	memcpy(out + head, REDACTED, sizeof(REDACTED) - 1);
-	memcpy(out + head + sizeof(REDACTED) - 1, end, tail + 1);
-	return out;
+	r = tr2_sys.malloc(head + sizeof(REDACTED) - 1 + tail + 1);
+	if (!r)
+		return -1;
+	memcpy(r, s, head);
+	memcpy(r + head, REDACTED, sizeof(REDACTED) - 1);
+	memcpy(r + head + sizeof(REDACTED) - 1, end, tail + 1);
+	*out = r;
+	return 0;
 }
 
-const char **tr2_redact_argv(const char **argv)
+int tr2_redact_argv(const char **argv, const char ***out)
 {
 	const char **copy = NULL;
 	size_t n, i;
 
+	*out = NULL;
 	if (!redact || !argv)
-		return NULL;
+		return 0;
 	for (n = 0; argv[n]; n++)
 		;
 	for (i = 0; i < n; i++) {
-		char *r = tr2_redact_url(argv[i]);
+		char *r;
 
+		if (tr2_redact_url(argv[i], &r))
+			goto out_of_memory;
 		if (!r)
 			continue;
 		if (!copy && !(copy = tr2_sys.calloc(n + 1, sizeof(*copy)))) {
 			tr2_sys.free(r);
-			return NULL;
+			return -1;
 		}
 		copy[i] = r;
 	}
@@ -86,7 +91,14 @@ const char **tr2_redact_argv(const char **argv)
 	for (i = 0; copy && i < n; i++)
 		if (!copy[i])
 			copy[i] = argv[i];
-	return copy;
+	*out = copy;
+	return 0;
+out_of_memory:
+	for (n = i, i = 0; copy && i < n; i++)
+		if (copy[i])
+			tr2_sys.free((char *)copy[i]);
+	tr2_sys.free(copy);
+	return -1;
 }
 
 void tr2_redact_free_argv(const char **copy, const char **argv)

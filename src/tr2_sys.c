@@ -1,5 +1,6 @@
 #include "tr2_sys.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,26 @@ void tr2_sys_reset(void)
 	static const struct tr2_sys real = REAL_CALLS;
 
 	tr2_sys = real;
+}
+
+int tr2_open(const char *path, int flags, mode_t mode)
+{
+	int fd;
+
+	do
+		fd = tr2_sys.open(path, flags, mode);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+ssize_t tr2_read(int fd, void *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = tr2_sys.read(fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	return got;
 }
 
 char *tr2_strdup(const char *s)

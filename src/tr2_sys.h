@@ -33,6 +33,10 @@ struct tr2_sys {
 
 extern struct tr2_sys tr2_sys;
 
+/* open() and read() through the table, retried while interrupted. */
+int tr2_open(const char *path, int flags, mode_t mode);
+ssize_t tr2_read(int fd, void *buf, size_t n);
+
 /* Put the real calls back. */
 void tr2_sys_reset(void);
 /* strdup() through tr2_sys.malloc. */

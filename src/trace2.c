@@ -249,6 +249,10 @@ static void release_everything(void)
  * held at fork time would never be released there. */
 static void reset_locks_after_fork(void)
 {
+	size_t i;
+
+	for (i = 0; i < TR2_NTARGETS; i++)
+		tr2_dst_after_fork(tr2_targets[i]->dst);
 	tr2_tls_after_fork();
 	tr2_sid_after_fork();
 	tr2_sysenv_after_fork();
@@ -319,9 +323,9 @@ void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 	const char **redacted;
 	struct tr2_ev ev;
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line) ||
+	    tr2_redact_argv(argv, &redacted))
 		return;
-	redacted = tr2_redact_argv(argv);
 	tr2_dispatch(start, &ev, redacted ? redacted : argv);
 	tr2_redact_free_argv(redacted, argv);
 }
@@ -450,9 +454,9 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 	struct tr2_ev ev;
 	char *redacted;
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line) ||
+	    tr2_redact_url(value, &redacted))
 		return;
-	redacted = value ? tr2_redact_url(value) : NULL;
 	tr2_dispatch(param, &ev, param, redacted ? redacted : value, scope_name(kvi));
 	tr2_sys.free(redacted);
 }
@@ -481,7 +485,8 @@ void trace2_child_start_fl(const char *file, int line, struct child_process *cmd
 	cmd->trace2_child_id = __atomic_fetch_add(&next_child_id, 1, __ATOMIC_RELAXED);
 	cmd->trace2_child_us_start = ev.us_now;
 	original = cmd->args.v;
-	redacted = tr2_redact_argv(original);
+	if (tr2_redact_argv(original, &redacted))
+		return;
 	if (redacted)
 		cmd->args.v = redacted;
 	tr2_dispatch(child_start, &ev, cmd);
@@ -527,9 +532,8 @@ int trace2_exec_fl(const char *file, int line, const char *exe, const char **arg
 	if (!tr2_enabled())
 		return -1;
 	id = __atomic_fetch_add(&next_exec_id, 1, __ATOMIC_RELAXED);
-	if (!tr2_ev_begin(&ev, file, line))
+	if (!tr2_ev_begin(&ev, file, line) || tr2_redact_argv(argv, &redacted))
 		return id;
-	redacted = tr2_redact_argv(argv);
 	tr2_dispatch(exec, &ev, id, exe, redacted ? redacted : argv);
 	tr2_dst_flush_all();
 	tr2_redact_free_argv(redacted, argv);
@@ -711,7 +715,7 @@ void trace2_data_json_fl(const char *file, int line, const char *category,
 {
 	struct tr2_ev ev;
 
-	if (data_ev_begin(&ev, file, line))
+	if (jw && !tr2_jw_failed(jw) && data_ev_begin(&ev, file, line))
 		tr2_dispatch(data_json, &ev, category, repo, key, jw);
 }
 

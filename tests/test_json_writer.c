@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace2.h"
+#include "tr2_dispatch.h"
 
 #ifndef __has_feature
 #define __has_feature(x) 0
@@ -985,18 +986,28 @@ static int run_out_of_memory_checks(void)
 	jw_array_string(&jw, "z");
 	jw_end(&jw);
 	jw_object_string(&jw, "big", big);
-	/* A container whose key did not fit is not opened. */
-	jw_object_inline_begin_object(&jw, big);
-	jw_object_inline_begin_array(&jw, big);
-	if (jw.open_stack.len != 1 || !jw.need_comma)
+	if (strcmp(jw.json.buf, "{\"a\":1,\"v\":[\"z\"]"))
 		return 14;
-	jw_end(&jw);
-	if (strcmp(jw.json.buf, "{\"a\":1,\"v\":[\"z\"]}"))
+	/* A container that cannot be opened leaves the writer failed: later
+	 * calls do nothing and report nothing, and it is never complete. */
+	int bugs_before = bug_count;
+
+	trace2_set_bug_handler(count_bug);
+	jw_object_inline_begin_object(&jw, big);
+	if (!tr2_jw_failed(&jw) || jw.json.len || jw_is_terminated(&jw))
 		return 15;
+	jw_object_intmax(&jw, "after", 2);
+	jw_end(&jw);
+	jw_end(&jw);
+	if (jw.json.len || jw_is_terminated(&jw) || bug_count != bugs_before)
+		return 16;
+	jw_release(&jw);
+	if (tr2_jw_failed(&jw))
+		return 17;
 	return 0;
 }
 
-static void test_out_of_memory_leaves_writer_unchanged(void **state)
+static void test_out_of_memory_rolls_back_or_fails_silently(void **state)
 {
 	pid_t pid;
 	int status;
@@ -1051,7 +1062,7 @@ int main(void)
 		cmocka_unit_test(test_misuse_unterminated_sub),
 		cmocka_unit_test(test_one_mib_string_round_trip),
 		cmocka_unit_test(test_one_mib_escaped_string),
-		cmocka_unit_test(test_out_of_memory_leaves_writer_unchanged),
+		cmocka_unit_test(test_out_of_memory_rolls_back_or_fails_silently),
 	};
 
 	return cmocka_run_group_tests(tests, install_bug_handler, remove_bug_handler);

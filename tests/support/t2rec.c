@@ -448,3 +448,56 @@ double t2_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+#define MAX_SCRATCH 64
+static char *scratch[MAX_SCRATCH];
+static int nscratch;
+
+const char *t2_scratch_dir(void)
+{
+	char *dir = t2_tmpdir();
+
+	if (!dir || nscratch == MAX_SCRATCH)
+		abort();
+	scratch[nscratch++] = dir;
+	return dir;
+}
+
+int t2_scratch_cleanup(void **state)
+{
+	int keep = getenv("T2_KEEP") != NULL;
+
+	(void)state;
+	while (nscratch > 0) {
+		char *dir = scratch[--nscratch];
+
+		if (keep)
+			printf("[kept] %s\n", dir);
+		else
+			t2_rmtree(dir);
+		free(dir);
+	}
+	return 0;
+}
+
+static pid_t leak_runner;
+static int leak_children_off, leak_children_on;
+
+void t2_leak_check_runner_only(void)
+{
+	leak_runner = getpid();
+	leak_children_off = 1;
+}
+
+void t2_leak_check_children(int on)
+{
+	leak_children_on = on;
+}
+
+/* LeakSanitizer's opt-out hook (sanitizer/lsan_interface.h), consulted at
+ * exit; without a sanitizer nobody calls it. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+	return leak_children_off && !leak_children_on && getpid() != leak_runner;
+}

@@ -1,0 +1,759 @@
+/*
+ * fork() and exec() while other threads trace (process.md §12,
+ * docs/embedding.md "fork() and exec()").
+ *
+ * A scenario process traces into three files (NORMAL, PERF, EVENT) with 4
+ * threads busy in region enter/leave + data loops; its main thread forks
+ * 1,000 times (sanitizer builds: 200; T2_FORKS=<n> overrides) and waits
+ * for each child with a deadline.  The children, in
+ * turn:
+ *   _exit     a few trace2 calls, then _exit(0);
+ *   reinit    trace2_initialize() again, a few calls, _exit(0);
+ *   driver    exec "trace2-tool trace2 001return 0" (same files);
+ *   fds       exec this test binary, which lists /proc/self/fd;
+ *   exit      a few calls, then exit(0) (the misuse the docs warn about:
+ *             the inherited atexit handler runs in the child).
+ * Every child runs under alarm(), so a deadlock shows as SIGALRM.
+ * Checked: no timeouts, every line of every file whole, the exec'd
+ * children see only fds 0-2 plus the one the scenario deliberately left
+ * inheritable (fd 3), the parent's records complete and unduplicated, the
+ * children's records as expected.  Then the same with
+ * GIT_TRACE2_BUFFER=64k: a forked child must not write its parent's
+ * buffered records.  The figures are printed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "t2rec.h"
+#include "t2test.h"
+#include "tjson.h"
+#include "trace2.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+#define FULL_FORKS 1000
+#define SANITIZER_FORKS 200
+#define MAX_FORKS 10000
+#define BUSY 4
+/* Busy threads: BURST iterations, then a pause (keeps the files sane). */
+#define BURST 4
+#define PAUSE_NS (UNDER_SANITIZER ? 5000000 : 1000000)
+#define MAX_SEQ (4 << 20)
+#define CHILD_ALARM_S 10
+#define CHILD_WAIT_MS 15000
+#define SCENARIO_TIMEOUT_S 600
+#define LIST_FDS_ARG "--list-fds"
+/* What an exec'd child must see: 0-2 and the fd left inheritable. */
+#define EXPECTED_FDS "fds 0 1 2 3"
+
+enum variant { V_EXIT, V_REINIT, V_DRIVER, V_FDS, V_LIBC_EXIT, NVARIANTS };
+/* The word of each variant's printf record ("" for the exec variants). */
+static const char *const VARIANT_WORD[] = { "child", "reinit", "", "", "exiting" };
+static const char *const VARIANT_NAME[] = {
+	"_exit", "reinit+_exit", "exec driver", "exec fd lister", "exit()"
+};
+
+/* The number of forks: a multiple of NVARIANTS. */
+static int forks(void)
+{
+	const char *v = getenv("T2_FORKS");
+	int n = v && *v ? atoi(v) : UNDER_SANITIZER ? SANITIZER_FORKS : FULL_FORKS;
+
+	if (n < NVARIANTS || n > MAX_FORKS)
+		n = FULL_FORKS;
+	return n - n % NVARIANTS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Listing descriptors (the exec'd child).                              */
+/* ------------------------------------------------------------------ */
+
+static int compare_ints(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The open descriptors of this process except skip, ascending; returns
+ * their number (at most max). */
+static int open_fds(int *fds, int max, int skip)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && n < max && (e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d) &&
+		    atoi(e->d_name) != skip)
+			fds[n++] = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(fds, (size_t)n, sizeof(*fds), compare_ints);
+	return n;
+}
+
+/* "fds 0 1 2 ..." on stdout in one write. */
+static int list_fds(void)
+{
+	int fds[256], n = open_fds(fds, 256, -1), i;
+	char line[2048];
+	size_t len = (size_t)snprintf(line, sizeof(line), "fds");
+
+	for (i = 0; i < n && len < sizeof(line) - 16; i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " %d", fds[i]);
+	line[len++] = '\n';
+	return write(1, line, len) == (ssize_t)len ? 0 : 1;
+}
+
+/* Close every descriptor from 3 up. */
+static void close_fds_from_3(void)
+{
+	int fds[1024], n = open_fds(fds, 1024, -1), i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] > 2)
+			close(fds[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* The scenario process.                                                */
+/* ------------------------------------------------------------------ */
+
+struct busy {
+	int *stop;
+	long iterations;
+};
+
+static void *busy_main(void *arg)
+{
+	struct busy *b = arg;
+	const struct timespec pause = { 0, PAUSE_NS };
+	long k = 0;
+	int i;
+
+	trace2_thread_start("busy");
+	while (!__atomic_load_n(b->stop, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < BURST; i++, k++) {
+			trace2_region_enter("busy", "outer", NULL);
+			trace2_data_intmax("busy", NULL, "seq", k);
+			trace2_region_enter("busy", "inner", NULL);
+			trace2_region_leave("busy", "inner", NULL);
+			trace2_region_leave("busy", "outer", NULL);
+		}
+		nanosleep(&pause, NULL);
+	}
+	b->iterations = k;
+	trace2_thread_exit();
+	return NULL;
+}
+
+/* A few records of a forked child; the message names its SID. */
+static void child_records(const char *word, int i)
+{
+	trace2_region_enter("child", word, NULL);
+	trace2_printf("%s %d sid %s", word, i, trace2_session_id());
+	trace2_data_intmax("child", NULL, word, i);
+	trace2_region_leave("child", word, NULL);
+}
+
+static _Noreturn void run_child(int i)
+{
+	static const char *const return0[] = { "trace2", "001return", "0", NULL };
+	enum variant v = (enum variant)(i % NVARIANTS);
+
+	alarm(CHILD_ALARM_S);
+	switch (v) {
+	case V_REINIT:
+		trace2_initialize();
+		/* fall through */
+	case V_EXIT:
+		child_records(VARIANT_WORD[v], i);
+		_exit(0);
+	case V_DRIVER:
+		t2_exec_tool(return0);
+	case V_FDS:
+		execl("/proc/self/exe", "fdlist", LIST_FDS_ARG, (char *)NULL);
+		_exit(127);
+	case V_LIBC_EXIT:
+	case NVARIANTS:
+		break;
+	}
+	child_records(VARIANT_WORD[V_LIBC_EXIT], i);
+	exit(0);
+}
+
+struct fork_result {
+	int ok, timeouts, bad;
+};
+
+static void fork_one(int i, struct fork_result *res)
+{
+	pid_t pid;
+	int status;
+
+	trace2_data_intmax("fork", NULL, "fork", i);
+	pid = fork();
+	if (pid == 0)
+		run_child(i);
+	if (pid < 0) {
+		res->bad++;
+		return;
+	}
+	status = t2_wait_timeout(pid, CHILD_WAIT_MS);
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		res->ok++;
+	else if (WIFSIGNALED(status) &&
+		 (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGKILL))
+		res->timeouts++;
+	else {
+		res->bad++;
+		dprintf(1, "child %d status 0x%x\n", i, status);
+	}
+}
+
+static void fork_scenario(void *arg)
+{
+	const char *argv[] = { "forker", NULL };
+	pthread_t th[BUSY];
+	struct busy b[BUSY];
+	struct fork_result res = { 0, 0, 0 };
+	int stop = 0, i, keep;
+
+	(void)arg;
+	close_fds_from_3();
+	keep = open("/dev/null", O_RDONLY);	/* inheritable on purpose: fd 3 */
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_cmd_start(argv);
+	trace2_cmd_name("forker");
+	dprintf(1, "sid %s\nkeep %d\n", trace2_session_id(), keep);
+	for (i = 0; i < BUSY; i++) {
+		b[i] = (struct busy){ &stop, 0 };
+		pthread_create(&th[i], NULL, busy_main, &b[i]);
+	}
+	for (i = 0; i < forks(); i++)
+		fork_one(i, &res);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < BUSY; i++) {
+		pthread_join(th[i], NULL);
+		dprintf(1, "busy %d %ld\n", i + 1, b[i].iterations);
+	}
+	dprintf(1, "summary ok %d timeouts %d bad %d\n", res.ok, res.timeouts, res.bad);
+	exit(trace2_cmd_exit(0));
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading the files.                                                   */
+/* ------------------------------------------------------------------ */
+
+/* What the scenario printed. */
+struct summary {
+	char sid[160];
+	long busy[BUSY + 1];	/* iterations of each busy thread (1..BUSY, in
+				 * creation order, which need not be the order
+				 * of their trace2 thread ids) */
+	int ok, timeouts, bad, keep;
+	int fd_lines, fd_lines_ok;
+	char bad_fds[256];
+};
+
+static void parse_stdout(const char *out, struct summary *s)
+{
+	char **lines = t2_lines(out, NULL);
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->ok = s->timeouts = s->bad = s->keep = -1;
+	for (i = 0; lines[i]; i++) {
+		int id;
+		long n;
+
+		if (sscanf(lines[i], "sid %159s", s->sid) == 1)
+			continue;
+		if (sscanf(lines[i], "keep %d", &s->keep) == 1)
+			continue;
+		if (sscanf(lines[i], "busy %d %ld", &id, &n) == 2 && id > 0 && id <= BUSY)
+			s->busy[id] = n;
+		else if (sscanf(lines[i], "summary ok %d timeouts %d bad %d",
+				&s->ok, &s->timeouts, &s->bad) == 3)
+			continue;
+		else if (!strncmp(lines[i], "fds", 3)) {
+			s->fd_lines++;
+			if (!strcmp(lines[i], EXPECTED_FDS))
+				s->fd_lines_ok++;
+			else
+				snprintf(s->bad_fds, sizeof(s->bad_fds), "%s", lines[i]);
+		}
+	}
+	t2_strv_free(lines);
+}
+
+/* Per target: what the records say. */
+struct seen {
+	const struct summary *sum;
+	int kind;
+	unsigned char *busy[BUSY + 1];	/* [thread id][seq]: times seen */
+	unsigned char fork[MAX_FORKS];
+	unsigned char child[NVARIANTS][MAX_FORKS];
+	unsigned same_sid[NVARIANTS];	/* child messages naming the parent's SID */
+	unsigned versions_parent, versions_child, atexit_parent, exits_child;
+	unsigned stray;			/* records that fit nowhere */
+};
+
+/* The parts of a record the checks need, whatever the target. */
+struct item {
+	struct t2_slice thread, event, sid, key, value, msg;
+};
+
+/* Saturating count. */
+static void bump(unsigned char *c)
+{
+	if (*c < 255)
+		(*c)++;
+}
+
+/* PERF payload "key:value". */
+static void split_key_value(struct t2_slice payload, struct item *it)
+{
+	const char *colon = memchr(payload.p, ':', payload.len);
+
+	if (!colon)
+		return;
+	it->key = (struct t2_slice){ payload.p, (size_t)(colon - payload.p) };
+	it->value = (struct t2_slice){ colon + 1, payload.len - it->key.len - 1 };
+}
+
+static void to_item(const struct t2_rec *r, struct item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->thread = r->thread;
+	it->event = r->event;
+	if (r->kind == T2_REC_EVENT) {
+		it->sid = r->sid;
+		it->key = t2_rec_str(r, "key");
+		it->value = t2_rec_str(r, "value");
+		it->msg = t2_rec_str(r, "msg");
+	} else if (r->kind == T2_REC_PERF) {
+		it->msg = r->payload;
+		if (t2_slice_eq(r->event, "data"))
+			split_key_value(r->payload, it);
+	} else {
+		it->msg = r->payload;
+		it->event.p = "printf";	/* NORMAL: every other first word is an event name */
+		it->event.len = 6;
+	}
+}
+
+static long slice_long(struct t2_slice s)
+{
+	char buf[32];
+
+	if (!s.p || !s.len || s.len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s.p, s.len);
+	buf[s.len] = '\0';
+	return strspn(buf, "0123456789") == s.len ? atol(buf) : -1;
+}
+
+static int is_child_word(struct t2_slice key)
+{
+	int v;
+
+	for (v = 0; v < NVARIANTS; v++)
+		if (*VARIANT_WORD[v] && t2_slice_eq(key, VARIANT_WORD[v]))
+			return 1;
+	return 0;
+}
+
+/* "th<NN>:busy" with 1 <= NN <= BUSY, else -1. */
+static int busy_id(struct t2_slice thread)
+{
+	char buf[32];
+	int id, end = 0;
+
+	if (!thread.p || thread.len >= sizeof(buf))
+		return -1;
+	memcpy(buf, thread.p, thread.len);
+	buf[thread.len] = '\0';
+	if (sscanf(buf, "th%d:busy%n", &id, &end) != 1 || buf[end] || id < 1 || id > BUSY)
+		return -1;
+	return id;
+}
+
+static int is_parent_sid(const struct seen *z, struct t2_slice sid)
+{
+	return t2_slice_eq(sid, z->sum->sid);
+}
+
+static int is_child_sid(const struct seen *z, struct t2_slice sid)
+{
+	size_t n = strlen(z->sum->sid);
+
+	return sid.p && sid.len > n + 1 && !memcmp(sid.p, z->sum->sid, n) && sid.p[n] == '/';
+}
+
+static int count_data(struct seen *z, const struct item *it)
+{
+	long v = slice_long(it->value);
+	int id;
+
+	if (t2_slice_eq(it->key, "fork") && t2_slice_eq(it->thread, "main") &&
+	    v >= 0 && v < forks()) {
+		bump(&z->fork[v]);
+		return 1;
+	}
+	if (t2_slice_eq(it->thread, "main") && is_child_word(it->key))
+		return 1;	/* a forked child's own data record */
+	if (!t2_slice_eq(it->key, "seq") || v < 0 || v >= MAX_SEQ ||
+	    (id = busy_id(it->thread)) < 0)
+		return 0;
+	bump(&z->busy[id][v]);
+	return 1;
+}
+
+/* "<word> <i> sid <sid>" of a forked child. */
+static int count_message(struct seen *z, const struct item *it)
+{
+	char word[16], sid[200], text[256];
+	int i, v;
+
+	if (!it->msg.p || it->msg.len >= sizeof(text))
+		return 0;
+	memcpy(text, it->msg.p, it->msg.len);
+	text[it->msg.len] = '\0';
+	if (sscanf(text, "%15s %d sid %199s", word, &i, sid) != 3 || i < 0 || i >= forks())
+		return 0;
+	for (v = 0; v < NVARIANTS; v++) {
+		if (!*VARIANT_WORD[v] || strcmp(word, VARIANT_WORD[v]))
+			continue;
+		bump(&z->child[v][i]);
+		z->same_sid[v] += !strcmp(sid, z->sum->sid);
+		return i % NVARIANTS == v;
+	}
+	return 0;
+}
+
+/* version / atexit / exit, by SID (EVENT only). */
+static void count_lifecycle(struct seen *z, const struct item *it)
+{
+	if (t2_slice_eq(it->event, "version")) {
+		z->versions_parent += is_parent_sid(z, it->sid);
+		z->versions_child += is_child_sid(z, it->sid);
+	} else if (t2_slice_eq(it->event, "atexit")) {
+		z->atexit_parent += is_parent_sid(z, it->sid);
+	} else if (t2_slice_eq(it->event, "exit")) {
+		z->exits_child += is_child_sid(z, it->sid);
+	}
+}
+
+static void seen_line(void *ctx, const char *line, size_t len)
+{
+	struct seen *z = ctx;
+	struct t2_rec r;
+	struct item it;
+
+	if (t2_rec_parse(line, len, &r) == (enum t2_rec_kind)z->kind) {
+		to_item(&r, &it);
+		if (t2_slice_eq(it.event, "data"))
+			z->stray += !count_data(z, &it);
+		else if (t2_slice_eq(it.event, "printf"))
+			count_message(z, &it);
+		count_lifecycle(z, &it);
+	}
+	t2_rec_free(&r);
+}
+
+static void seen_init(struct seen *z, const struct summary *sum, int kind)
+{
+	int i;
+
+	memset(z, 0, sizeof(*z));
+	z->sum = sum;
+	z->kind = kind;
+	for (i = 1; i <= BUSY; i++)
+		z->busy[i] = calloc(MAX_SEQ, 1);
+}
+
+static void seen_free(struct seen *z)
+{
+	int i;
+
+	for (i = 1; i <= BUSY; i++)
+		free(z->busy[i]);
+}
+
+/* Records 0..n-1 should be there exactly once: add the deviations. */
+static void exactly_once(const unsigned char *c, long n, unsigned *lost, unsigned *dup)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		*lost += !c[i];
+		*dup += c[i] > 1 ? c[i] - 1u : 0;
+	}
+}
+
+/* Records of variant v (the children numbered v, v + NVARIANTS, ...). */
+static unsigned variant_total(const struct seen *z, int v, unsigned *dup)
+{
+	unsigned total = 0;
+	int i;
+
+	for (i = v; i < forks(); i += NVARIANTS) {
+		total += z->child[v][i] ? 1 : 0;
+		*dup += z->child[v][i] > 1 ? z->child[v][i] - 1 : 0;
+	}
+	return total;
+}
+
+/* ------------------------------------------------------------------ */
+/* The test.                                                            */
+/* ------------------------------------------------------------------ */
+
+static const char *const KIND_NAME[] = { "", "normal", "perf", "event" };
+
+struct verdict {
+	unsigned parent_lost, parent_dup, child_dup;
+	unsigned child_count[NVARIANTS];
+};
+
+/* One past the highest sequence number seen (0 if none). */
+static long seen_extent(const unsigned char *c)
+{
+	long n = MAX_SEQ;
+
+	while (n > 0 && !c[n - 1])
+		n--;
+	return n;
+}
+
+static int compare_longs(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The parent's own records: every fork record once, and for every busy
+ * thread the sequence numbers 0..n-1 once each, where the n of the four
+ * threads (sorted) are the iteration counts the scenario reported.
+ */
+static void judge_parent(const struct seen *z, struct verdict *v)
+{
+	long want[BUSY], got[BUSY];
+	int i;
+
+	if (z->kind == T2_REC_NORMAL)
+		return;	/* NORMAL has no data records */
+	for (i = 0; i < BUSY; i++) {
+		want[i] = z->sum->busy[i + 1];
+		got[i] = seen_extent(z->busy[i + 1]);
+		exactly_once(z->busy[i + 1], got[i], &v->parent_lost, &v->parent_dup);
+	}
+	qsort(want, BUSY, sizeof(long), compare_longs);
+	qsort(got, BUSY, sizeof(long), compare_longs);
+	for (i = 0; i < BUSY; i++) {
+		v->parent_lost += want[i] > got[i] ? (unsigned)(want[i] - got[i]) : 0;
+		v->parent_dup += got[i] > want[i] ? (unsigned)(got[i] - want[i]) : 0;
+	}
+	exactly_once(z->fork, forks(), &v->parent_lost, &v->parent_dup);
+}
+
+static void judge(const struct seen *z, int buffered, struct verdict *v)
+{
+	int k;
+
+	memset(v, 0, sizeof(*v));
+	judge_parent(z, v);
+	for (k = 0; k < NVARIANTS; k++)
+		if (*VARIANT_WORD[k])
+			v->child_count[k] = variant_total(z, k, &v->child_dup);
+	printf("[fork] %-6s %-8s parent records lost %u, duplicated %u; child records "
+	       "_exit %u, reinit %u, exit() %u (of %d each), duplicated %u, naming the "
+	       "parent's SID: _exit %u, reinit %u, exit() %u; stray %u",
+	       buffered ? "64k" : "plain", KIND_NAME[z->kind], v->parent_lost, v->parent_dup,
+	       v->child_count[V_EXIT], v->child_count[V_REINIT], v->child_count[V_LIBC_EXIT],
+	       forks() / NVARIANTS, v->child_dup, z->same_sid[V_EXIT], z->same_sid[V_REINIT],
+	       z->same_sid[V_LIBC_EXIT], z->stray);
+	if (z->kind == T2_REC_EVENT)
+		printf("; versions parent %u, child SIDs %u; atexit under the parent's SID %u; "
+		       "exit of child SIDs %u", z->versions_parent, z->versions_child,
+		       z->atexit_parent, z->exits_child);
+	printf("\n");
+}
+
+static void assert_judgement(const struct seen *z, const struct verdict *v, int buffered)
+{
+	const unsigned each = (unsigned)forks() / NVARIANTS;
+
+	assert_int_equal(v->parent_lost, 0);
+	assert_int_equal(v->parent_dup, 0);
+	assert_int_equal(v->child_dup, 0);
+	assert_int_equal(z->stray, 0);
+	/* exit() flushes; a _exit child loses what it buffered */
+	assert_int_equal(v->child_count[V_LIBC_EXIT], each);
+	if (!buffered) {
+		assert_int_equal(v->child_count[V_EXIT], each);
+		assert_int_equal(v->child_count[V_REINIT], each);
+	}
+	if (z->kind != T2_REC_EVENT)
+		return;
+	assert_int_equal(z->versions_parent, 1);
+	/* the drivers, plus the reinitialised children whose version record
+	 * got out (all of them unbuffered; buffered, only those whose first
+	 * record found the inherited buffer older than the flush interval) */
+	if (buffered)
+		assert_in_range(z->versions_child, each, 2 * each);
+	else
+		assert_int_equal(z->versions_child, 2 * each);
+	assert_int_equal(z->exits_child, each);
+	/* the parent, plus every child that left with exit() */
+	assert_int_equal(z->atexit_parent, 1 + each);
+}
+
+static void check_target(const char *dir, const struct summary *sum, int kind, int buffered)
+{
+	char *path = t2_path(dir, KIND_NAME[kind]);
+	struct t2_whole w = { 0 };
+	struct seen z;
+	struct verdict v;
+
+	t2_whole_file(path, &w);
+	printf("[fork] %-6s %-8s %zu lines, %zu bad, %zu interleaved, partial last line %zu\n",
+	       buffered ? "64k" : "plain", KIND_NAME[kind], w.lines, w.bad, w.mixed, w.partial);
+	if (w.bad)
+		printf("[fork]   first bad line: %s\n", w.first_bad);
+	seen_init(&z, sum, kind);
+	t2_foreach_line(path, seen_line, &z);
+	judge(&z, buffered, &v);
+	fflush(stdout);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.partial, 0);
+	assert_int_equal(w.kinds[kind], w.lines);
+	assert_judgement(&z, &v, buffered);
+	seen_free(&z);
+	free(path);
+}
+
+static void run_fork_storm(const char *buffer)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	struct summary sum;
+	double t0 = t2_now();
+	int kind;
+
+	t2_env_add(&env, "GIT_TRACE2=%s/normal", dir);
+	t2_env_add(&env, "GIT_TRACE2_PERF=%s/perf", dir);
+	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", dir);
+	if (buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	t2_capture(fork_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
+	parse_stdout(p.out, &sum);
+	printf("[fork] %-6s %d forks (%d per variant: %s, %s, %s, %s, %s) in %.2f s: ok %d, "
+	       "deadlocks/timeouts %d, other failures %d; exec'd fd listings %d, as expected "
+	       "(\"%s\") %d%s%s; busy iterations %ld %ld %ld %ld\n",
+	       buffer ? "64k" : "plain", forks(), forks() / NVARIANTS, VARIANT_NAME[0],
+	       VARIANT_NAME[1], VARIANT_NAME[2], VARIANT_NAME[3], VARIANT_NAME[4],
+	       t2_now() - t0, sum.ok, sum.timeouts, sum.bad, sum.fd_lines, EXPECTED_FDS,
+	       sum.fd_lines_ok, sum.bad_fds[0] ? "; unexpected: " : "", sum.bad_fds,
+	       sum.busy[1], sum.busy[2], sum.busy[3], sum.busy[4]);
+	if (*p.err)
+		printf("[fork] stderr: %.500s\n", p.err);
+	fflush(stdout);
+	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
+	assert_string_equal(p.err, "");
+	assert_int_equal(sum.keep, 3);
+	assert_int_equal(sum.timeouts, 0);
+	assert_int_equal(sum.bad, 0);
+	assert_int_equal(sum.ok, forks());
+	assert_int_equal(sum.fd_lines, forks() / NVARIANTS);
+	assert_int_equal(sum.fd_lines_ok, forks() / NVARIANTS);
+	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
+		check_target(dir, &sum, kind, buffer != NULL);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+static void fork_storm(void **state)
+{
+	(void)state;
+	run_fork_storm(NULL);
+}
+
+static void fork_storm_buffered(void **state)
+{
+	(void)state;
+	run_fork_storm("64k");
+}
+
+/* Exec the lister with fds 3 and 5 inheritable and fd 4 close-on-exec. */
+static void exec_lister(void *arg)
+{
+	int a, b, c;
+
+	(void)arg;
+	close_fds_from_3();
+	a = open("/dev/null", O_RDONLY);
+	b = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	c = open("/dev/null", O_RDONLY);
+	if (a != 3 || b != 4 || c != 5)
+		_exit(2);
+	execl("/proc/self/exe", "fdlist", LIST_FDS_ARG, (char *)NULL);
+	_exit(127);
+}
+
+/* The fd check must be able to fail: inheritable descriptors show. */
+static void fd_listing_sees_inherited_fds(void **state)
+{
+	struct t2_proc p;
+
+	(void)state;
+	t2_capture(exec_lister, NULL, NULL, 10, &p);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, "fds 0 1 2 3 5\n");
+	t2_proc_free(&p);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(fd_listing_sees_inherited_fds, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_buffered, t2_scratch_cleanup),
+	};
+
+	if (argc == 2 && !strcmp(argv[1], LIST_FDS_ARG))
+		return list_fds();
+	/* the children leaving with exit() would check a copy of a
+	 * multi-threaded process: no leak checks in children */
+	t2_leak_check_runner_only();
+	if (getenv("T2_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("T2_TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1218 @@
+/*
+ * Hostile environments (destinations.md, config.md §3, process.md §5,
+ * §8): the library must keep the host alive, never block it forever,
+ * keep every record it writes whole, and stay within bounded time.
+ *
+ *  - a directory target reached through a symlink (works, as in Git);
+ *  - a FIFO as target file: no reader (opening with O_WRONLY alone would
+ *    block until one appears), a reader that never reads, a live reader;
+ *  - a directory with 100,000 files, with and without maxFiles;
+ *  - HOME unwritable, missing, empty, a regular file;
+ *  - config files that are directories; 100 MB global config files
+ *    (random bytes, one huge value, millions of entries);
+ *  - 10,000 nested regions on all three targets;
+ *  - 1 MiB labels, messages and values (files, buffered, 4 threads into
+ *    one AF_UNIX stream socket);
+ *  - a thread that ends without trace2_thread_exit();
+ *  - trace2 calls from an atexit handler registered before initialize
+ *    (dropped) and from a SIGUSR1 handler while the main thread traces.
+ * Each test prints what it observed (times, behaviour) as "[hostile]".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "t2rec.h"
+#include "t2test.h"
+#include "tjson.h"
+#include "trace2.h"
+
+#define MIB (1024 * 1024)
+static const char *const RETURN0[] = { "trace2", "001return", "0", NULL };
+static const char *const TARGET_VARS[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
+static const char *const FILE_NAMES[] = { "normal", "perf", "event" };
+
+/* ------------------------------------------------------------------ */
+/* Helpers.                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The three targets as files dir/normal, dir/perf, dir/event. */
+static void env_files(struct t2_env *env, const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		t2_env_add(env, "%s=%s/%s", TARGET_VARS[i], dir, FILE_NAMES[i]);
+}
+
+/* Every file in dir: whole lines only; returns the tally. */
+static struct t2_whole assert_whole_dir(const char *dir, const char *what)
+{
+	struct t2_whole w = { 0 };
+
+	t2_whole_dir(dir, &w);
+	printf("[hostile] %s: %zu files, %zu lines, %zu bad, %zu interleaved, "
+	       "%zu partial\n", what, w.files, w.lines, w.bad, w.mixed, w.partial);
+	if (w.bad)
+		printf("[hostile]   first bad line: %s\n", w.first_bad);
+	fflush(stdout);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.partial, 0);
+	return w;
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+	char *path = t2_path(dir, name), *text = t2_read_file(path, NULL);
+
+	free(path);
+	return text ? text : strdup("");
+}
+
+static int count_substr(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, needle)); text += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The scenarios below initialize trace2 themselves. */
+static void init_trace(void)
+{
+	trace2_initialize_clock();
+	trace2_initialize();
+}
+
+static int exited_0(int status)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Write size bytes made by fill() (chunk by chunk) to path. */
+typedef void fill_fn(char *buf, size_t n, size_t offset);
+static void write_big_file(const char *path, size_t size, fill_fn *fill)
+{
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	FILE *f = fopen(path, "wb");
+	size_t done = 0;
+
+	assert_non_null(f);
+	while (done < size) {
+		size_t n = size - done < CHUNK ? size - done : CHUNK;
+
+		fill(buf, n, done);
+		assert_int_equal(fwrite(buf, 1, n, f), n);
+		done += n;
+	}
+	assert_int_equal(fclose(f), 0);
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* A directory target that is a symlink.                                */
+/* ------------------------------------------------------------------ */
+
+static void sc_hello(void *arg)
+{
+	(void)arg;
+	init_trace();
+	trace2_printf("hello");
+	exit(trace2_cmd_exit(0));
+}
+
+static void directory_through_symlink(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *real = t2_path(dir, "real"), *link = t2_path(dir, "link");
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	struct t2_whole w;
+	int i;
+
+	(void)state;
+	assert_int_equal(mkdir(real, 0777), 0);
+	assert_int_equal(symlink(real, link), 0);
+	for (i = 0; i < 3; i++)
+		t2_env_add(&env, "%s=%s", TARGET_VARS[i], link);
+	t2_capture(sc_hello, NULL, t2_env_list(&env), 20, &p);
+	assert_true(exited_0(p.status));
+	w = assert_whole_dir(real, "directory through a symlink");
+	assert_int_equal(w.files, 3);
+	assert_int_equal(w.kinds[T2_REC_NORMAL], 4);	/* version printf exit atexit */
+	assert_true(w.kinds[T2_REC_PERF] >= 4 && w.kinds[T2_REC_EVENT] >= 4);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+	free(real);
+	free(link);
+}
+
+/* ------------------------------------------------------------------ */
+/* FIFOs.                                                               */
+/* ------------------------------------------------------------------ */
+
+#define FIFO_ALARM_S 5
+#define FIFO_RECORDS 20000
+
+struct fifo_plan {
+	int records;
+	int alarm_s;
+};
+
+/* Initialize (timed), emit the records, report. */
+static void sc_fifo_writer(void *arg)
+{
+	const struct fifo_plan *plan = arg;
+	double t0 = t2_now(), t_init;
+	int i;
+
+	alarm((unsigned)plan->alarm_s);
+	init_trace();
+	t_init = t2_now() - t0;
+	for (i = 0; i < plan->records; i++)
+		trace2_printf("fifo record %d", i);
+	dprintf(1, "initialize %.3f s, enabled %d, %d records in %.3f s\n", t_init,
+		trace2_is_enabled(), plan->records, t2_now() - t0);
+	exit(trace2_cmd_exit(0));
+}
+
+/* No reader at all: opening the FIFO for writing must not block. */
+static void fifo_without_reader(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *fifo = t2_path(dir, "fifo");
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	struct fifo_plan plan = { 1, FIFO_ALARM_S };
+	double t0;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t0 = t2_now();
+	/* alarm(5) in the scenario; the capture would kill it after 10 s */
+	t2_capture(sc_fifo_writer, &plan, t2_env_list(&env), 2 * FIFO_ALARM_S, &p);
+	printf("[hostile] FIFO without reader: %s after %.2f s; stdout: %s stderr: %s\n",
+	       exited_0(p.status) ? "returned" : WIFSIGNALED(p.status) ?
+	       "KILLED (blocked)" : "failed", t2_now() - t0, p.out, p.err);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_true(t2_now() - t0 < FIFO_ALARM_S);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+	free(fifo);
+}
+
+/* A reader that opened the FIFO but never reads: the writer must get out
+ * in bounded time even though the pipe fills up. */
+static void fifo_with_stalled_reader(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *fifo = t2_path(dir, "fifo"), *out = t2_path(dir, "out"),
+	     *err = t2_path(dir, "err"), *text_out, *text_err;
+	struct t2_env env = { 0 };
+	struct fifo_plan plan = { FIFO_RECORDS, 6 * FIFO_ALARM_S };
+	int rfd, pid, status;
+	double t0;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t0 = t2_now();
+	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), out, err);
+	status = t2_wait_timeout(pid, 60 * 1000);
+	text_out = t2_read_file(out, NULL);
+	text_err = t2_read_file(err, NULL);
+	printf("[hostile] FIFO whose reader never reads, %d records: %s after %.2f s; "
+	       "stdout: %s stderr: %s\n", plan.records, exited_0(status) ? "returned" :
+	       "KILLED (blocked)", t2_now() - t0, text_out, text_err);
+	fflush(stdout);
+	close(rfd);
+	assert_true(exited_0(status));
+	free(text_out);
+	free(text_err);
+	free(out);
+	free(err);
+	t2_env_free(&env);
+	free(fifo);
+}
+
+struct drain {
+	int fd, done;
+	struct t2_lsplit split;
+	struct t2_whole w;
+};
+
+static void drain_line(void *ctx, const char *line, size_t len)
+{
+	struct t2_whole *w = ctx;
+	struct t2_rec r;
+	enum t2_rec_kind kind = t2_rec_parse(line, len, &r);
+
+	t2_rec_free(&r);
+	w->lines++;
+	w->kinds[kind]++;
+	w->bad += kind == T2_REC_BAD;
+}
+
+/* Read fd until it is empty after done was set (poll with a timeout). */
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	char *buf = malloc(MIB);
+	double deadline = t2_now() + 120;
+
+	while (t2_now() < deadline) {
+		int done = __atomic_load_n(&d->done, __ATOMIC_ACQUIRE);
+		struct pollfd pfd = { d->fd, POLLIN, 0 };
+		ssize_t n;
+
+		poll(&pfd, 1, 50);
+		while ((n = read(d->fd, buf, MIB)) > 0)
+			t2_lsplit_feed(&d->split, buf, (size_t)n, drain_line, &d->w);
+		if (done && n <= 0)
+			break;
+	}
+	d->w.partial = t2_lsplit_end(&d->split) ? 1 : 0;
+	free(buf);
+	return NULL;
+}
+
+/* A live reader: every record arrives, whole. */
+static void fifo_with_reader(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *fifo = t2_path(dir, "fifo");
+	struct t2_env env = { 0 };
+	struct drain d = { 0 };
+	pthread_t th;
+	struct fifo_plan plan = { FIFO_RECORDS, 6 * FIFO_ALARM_S };
+	int pid, status;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	d.fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(d.fd >= 0);
+	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), NULL, NULL);
+	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
+	status = t2_wait_timeout(pid, 60 * 1000);
+	__atomic_store_n(&d.done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	close(d.fd);
+	printf("[hostile] FIFO with a reader: %zu lines, %zu bad, partial %zu\n",
+	       d.w.lines, d.w.bad, d.w.partial);
+	fflush(stdout);
+	assert_true(exited_0(status));
+	assert_int_equal(d.w.bad, 0);
+	assert_int_equal(d.w.partial, 0);
+	/* version, the records, exit, atexit */
+	assert_int_equal(d.w.kinds[T2_REC_NORMAL], FIFO_RECORDS + 3);
+	t2_env_free(&env);
+	free(fifo);
+}
+
+/* ------------------------------------------------------------------ */
+/* A directory with 100,000 files.                                       */
+/* ------------------------------------------------------------------ */
+
+#define HUGE_DIR_FILES 100000
+#define TIMING_ROUNDS 5
+
+static void make_files(const char *dir, int n)
+{
+	char name[4200];
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/f%06d", dir, i);
+		fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+/* Time trace2_initialize() (EVENT into the directory); print the SID. */
+static void sc_timed_init(void *arg)
+{
+	double t0 = t2_now();
+
+	(void)arg;
+	trace2_initialize_clock();
+	trace2_initialize();
+	dprintf(1, "%.6f %s\n", t2_now() - t0, trace2_session_id());
+	exit(trace2_cmd_exit(0));
+}
+
+/* Best of TIMING_ROUNDS runs; the sentinel is removed before each. */
+static double best_init_time(const char *dir, const char *max_files, char *sid, size_t size)
+{
+	char *sentinel = t2_path(dir, "git-trace2-discard");
+	struct t2_env env = { 0 };
+	double best = 1e9;
+	int i;
+
+	t2_env_add(&env, "GIT_TRACE2_EVENT=%s", dir);
+	if (max_files)
+		t2_env_add(&env, "GIT_TRACE2_MAX_FILES=%s", max_files);
+	for (i = 0; i < TIMING_ROUNDS; i++) {
+		struct t2_proc p;
+		double t;
+
+		unlink(sentinel);
+		t2_capture(sc_timed_init, NULL, t2_env_list(&env), 60, &p);
+		assert_true(exited_0(p.status));
+		assert_int_equal(sscanf(p.out, "%lf", &t), 1);
+		if (t < best)
+			best = t;
+		snprintf(sid, size, "%s", strchr(p.out, ' ') ? strchr(p.out, ' ') + 1 : "");
+		sid[strcspn(sid, "\n")] = '\0';
+		t2_proc_free(&p);
+	}
+	t2_env_free(&env);
+	free(sentinel);
+	return best;
+}
+
+static void max_files_in_huge_directory(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *sentinel = t2_path(dir, "git-trace2-discard");
+	char sid[256], *text, *own, *names;
+	double t0 = t2_now(), t_make, t_limit, t_full, t_none;
+
+	(void)state;
+	make_files(dir, HUGE_DIR_FILES);
+	t_make = t2_now() - t0;
+	/* no maxFiles: an ordinary trace file among 100,000 others */
+	t_none = best_init_time(dir, NULL, sid, sizeof(sid));
+	own = t2_path(dir, strrchr(sid, '/') ? strrchr(sid, '/') + 1 : sid);
+	text = t2_read_file(own, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"event\":\"version\""));
+	free(text);
+	/* a limit far above the count: every entry is counted */
+	t_full = best_init_time(dir, "1000000", sid, sizeof(sid));
+	/* limit 1000: the count stops early, the sentinel is made */
+	t_limit = best_init_time(dir, "1000", sid, sizeof(sid));
+	text = t2_read_file(sentinel, NULL);
+	printf("[hostile] %d files (made in %.2f s): initialize without maxFiles %.2f ms, "
+	       "with maxFiles=1000000 (counts all) %.2f ms, with maxFiles=1000 %.2f ms "
+	       "(sentinel %s)\n", HUGE_DIR_FILES, t_make, t_none * 1e3, t_full * 1e3,
+	       t_limit * 1e3, text ? "created" : "MISSING");
+	fflush(stdout);
+	assert_non_null(text);
+	names = t2_event_names(text);
+	assert_string_equal(names, "version too_many_files exit atexit");
+	free(names);
+	assert_true(t_limit < 1.0);
+	/* stopping at 1000 of 100,000 entries must show */
+	assert_true(t_limit < t_full);
+	free(text);
+	free(own);
+	free(sentinel);
+}
+
+/* ------------------------------------------------------------------ */
+/* HOME and config files.                                               */
+/* ------------------------------------------------------------------ */
+
+static void exec_driver(void *arg)
+{
+	(void)arg;
+	t2_exec_tool(RETURN0);
+}
+
+/*
+ * Run fn (the driver, or an in-process scenario) with EVENT into
+ * <dir>/trace/event (a fresh directory) and the extra environment; it
+ * must exit 0 within the time limit, and
+ * every file in <dir>/trace must hold whole lines.  Returns the elapsed
+ * time; stderr in *err (caller frees).
+ */
+static double run_in(const char *dir, t2_scenario_fn *fn, const char *const *extra,
+		     char **err)
+{
+	char *trace = t2_path(dir, "trace"), *event, *names;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	double t0 = t2_now();
+	size_t i;
+
+	t2_rmtree(trace);
+	assert_int_equal(mkdir(trace, 0777), 0);
+	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", trace);
+	for (i = 0; extra && extra[i]; i++)
+		t2_env_add(&env, "%s", extra[i]);
+	t2_capture(fn, NULL, t2_env_list(&env), 120, &p);
+	t0 = t2_now() - t0;
+	event = read_in(trace, "event");
+	names = t2_event_names(event);
+	printf("[hostile]   status 0x%x, %.2f s, events: %s\n", p.status, t0, names);
+	assert_true(exited_0(p.status));
+	assert_non_null(strstr(event, "\"event\":\"atexit\""));
+	assert_whole_dir(trace, "  trace");
+	*err = p.err;
+	free(p.out);
+	free(event);
+	free(names);
+	free(trace);
+	t2_env_free(&env);
+	return t0;
+}
+
+static double driver_in(const char *dir, const char *const *extra, char **err)
+{
+	return run_in(dir, exec_driver, extra, err);
+}
+
+static void unwritable_or_odd_home(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *home = t2_path(dir, "home"), *file = t2_path(dir, "file");
+	char ro_home[4200], file_home[4200];
+	const char *const cases[][3] = {
+		{ "HOME=/proc", NULL }, { "HOME", NULL }, { "HOME=", NULL },
+		{ ro_home, NULL }, { file_home, NULL },
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mkdir(home, 0500), 0);
+	assert_int_equal(t2_write_file(file, "not a directory\n"), 0);
+	snprintf(ro_home, sizeof(ro_home), "HOME=%s", home);
+	snprintf(file_home, sizeof(file_home), "HOME=%s", file);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *err;
+
+		printf("[hostile] %s%s\n", cases[i][0], i == 3 && !getuid() ?
+		       " (mode 0500; root can still write there)" : "");
+		driver_in(dir, cases[i], &err);
+		assert_string_equal(err, "");
+		free(err);
+	}
+	free(home);
+	free(file);
+}
+
+static void config_file_is_a_directory(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *cfg = t2_path(dir, "cfgdir"), *home = t2_path(dir, "home");
+	char *gitconfig = t2_path(home, ".gitconfig"), *xdg = t2_path(home, ".config/git/config");
+	char global[4200], system[4200], home_var[4200];
+	const char *const with_global[] = { global, NULL };
+	const char *const with_system[] = { system, "GIT_CONFIG_NOSYSTEM", NULL };
+	const char *const with_home[] = { home_var, NULL };
+	const char *const *cases[] = { with_global, with_system, with_home };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(t2_mkdirs(cfg), 0);
+	assert_int_equal(t2_mkdirs(gitconfig), 0);
+	assert_int_equal(t2_mkdirs(xdg), 0);
+	snprintf(global, sizeof(global), "GIT_CONFIG_GLOBAL=%s", cfg);
+	snprintf(system, sizeof(system), "GIT_CONFIG_SYSTEM=%s", cfg);
+	snprintf(home_var, sizeof(home_var), "HOME=%s", home);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *err;
+
+		printf("[hostile] config file that is a directory: %s\n", cases[i][0]);
+		driver_in(dir, cases[i], &err);
+		printf("[hostile]   stderr: %s\n", *err ? err : "(empty)");
+		free(err);
+	}
+	free(cfg);
+	free(home);
+	free(gitconfig);
+	free(xdg);
+}
+
+#define BIG_CONFIG (100u * MIB)
+
+/* Deterministic random bytes (xorshift). */
+static void fill_random(char *buf, size_t n, size_t offset)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ offset;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (char)(x >> 24);
+	}
+}
+
+/* "[big]\n\tvalue = aaaa..." (one 100 MB line) */
+static void fill_one_line(char *buf, size_t n, size_t offset)
+{
+	static const char head[] = "[big]\n\tvalue = ";
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = offset + i < sizeof(head) - 1 ? head[offset + i] : 'a';
+}
+
+/* Millions of small valid entries. */
+static const char ENTRY_UNIT[] = "[sect \"sub\"]\n\tkey = value ; comment\n# c\n";
+#define ENTRY_UNIT_LEN (sizeof(ENTRY_UNIT) - 1)
+
+static void fill_entries(char *buf, size_t n, size_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = ENTRY_UNIT[(offset + i) % ENTRY_UNIT_LEN];
+}
+
+/* The entries file, ending with a trace2 setting that must take effect. */
+static void big_config_then_setting(const char *path, const char *target)
+{
+	FILE *f;
+
+	write_big_file(path, BIG_CONFIG - BIG_CONFIG % ENTRY_UNIT_LEN, fill_entries);
+	f = fopen(path, "ab");
+	assert_non_null(f);
+	fprintf(f, "[trace2]\n\tperfTarget = %s\n", target);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The driver exits 128 on a malformed config file, as Git does. */
+static void report_driver_verdict(const char *cfg)
+{
+	char global[4200];
+	const char *const env[] = { global, NULL };
+	struct t2_proc p;
+
+	snprintf(global, sizeof(global), "GIT_CONFIG_GLOBAL=%s", cfg);
+	t2_tool(env, &p, "trace2", "001return", "0", NULL);
+	printf("[hostile]   the driver (Git's behaviour): exit %d, stderr %.200s\n",
+	       WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1, p.err);
+	t2_proc_free(&p);
+}
+
+/*
+ * The library's default is to report a bad file and carry on (decisions.md
+ * §1): an in-process host must keep running and tracing.
+ */
+static void garbage_global_config_100mb(void **state)
+{
+	static fill_fn *const fills[] = { fill_random, fill_one_line, NULL };
+	static const char *const names[] = { "random bytes", "one 100 MB value",
+					     "2.6 million entries, then trace2.perfTarget" };
+	const char *dir = t2_scratch_dir();
+	char *cfg = t2_path(dir, "gitconfig");
+	char *perf = t2_path(dir, "trace/perf");
+	char global[4200];
+	const char *const extra[] = { global, NULL };
+	size_t i;
+
+	(void)state;
+	snprintf(global, sizeof(global), "GIT_CONFIG_GLOBAL=%s", cfg);
+	for (i = 0; i < 3; i++) {
+		char *err;
+		double t;
+
+		if (fills[i])
+			write_big_file(cfg, BIG_CONFIG, fills[i]);
+		else
+			big_config_then_setting(cfg, perf);
+		printf("[hostile] 100 MB global config: %s\n", names[i]);
+		t = run_in(dir, sc_hello, extra, &err);
+		printf("[hostile]   in-process host: %.2f s; stderr: %.300s\n", t,
+		       *err ? err : "(empty)");
+		report_driver_verdict(cfg);
+		fflush(stdout);
+		assert_true(t < 60);
+		free(err);
+	}
+	/* the setting after 100 MB of entries was honoured */
+	assert_true(access(perf, F_OK) == 0);
+	free(cfg);
+	free(perf);
+}
+
+/* ------------------------------------------------------------------ */
+/* 10,000 nested regions.                                               */
+/* ------------------------------------------------------------------ */
+
+#define DEEP 10000
+
+static void sc_deep(void *arg)
+{
+	int i;
+
+	(void)arg;
+	init_trace();
+	for (i = 0; i < DEEP; i++)
+		trace2_region_enter("deep", "d", NULL);
+	trace2_printf("at the bottom");
+	for (i = 0; i < DEEP; i++)
+		trace2_region_leave("deep", "d", NULL);
+	exit(trace2_cmd_exit(0));
+}
+
+/* Walk the regions of one file: nesting / dots go down and up by one. */
+struct depth {
+	int depth, enters, leaves, wrong, max;
+};
+
+static void depth_line(void *ctx, const char *line, size_t len)
+{
+	struct depth *d = ctx;
+	struct t2_rec r;
+	int nesting;
+
+	t2_rec_parse(line, len, &r);
+	nesting = r.kind == T2_REC_PERF ? r.dots / 2 + 1 : r.nesting;
+	if (t2_slice_eq(r.event, "region_enter")) {
+		d->enters++;
+		d->wrong += nesting != d->depth || (r.kind == T2_REC_PERF && r.dots % 2);
+		d->depth++;
+	} else if (t2_slice_eq(r.event, "region_leave")) {
+		d->leaves++;
+		d->depth--;
+		d->wrong += nesting != d->depth;
+	}
+	if (d->depth > d->max)
+		d->max = d->depth;
+	t2_rec_free(&r);
+}
+
+static void deep_nesting(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	double t0 = t2_now(), t_run;
+	int i;
+
+	(void)state;
+	env_files(&env, dir);
+	t2_env_add(&env, "GIT_TRACE2_EVENT_NESTING=%d", DEEP + 10);
+	t2_capture(sc_deep, NULL, t2_env_list(&env), 300, &p);
+	t_run = t2_now() - t0;
+	assert_true(exited_0(p.status));
+	assert_whole_dir(dir, "10,000 nested regions");
+	for (i = 1; i < 3; i++) {
+		char *path = t2_path(dir, FILE_NAMES[i]);
+		struct depth d = { 1, 0, 0, 0, 1 };
+		struct stat st;
+
+		t2_foreach_line(path, depth_line, &d);
+		stat(path, &st);
+		printf("[hostile]   %s: %d enters, %d leaves, deepest %d, wrong nesting %d, "
+		       "%lld bytes; run %.2f s\n", FILE_NAMES[i], d.enters, d.leaves, d.max,
+		       d.wrong, (long long)st.st_size, t_run);
+		assert_int_equal(d.enters, DEEP);
+		assert_int_equal(d.leaves, DEEP);
+		assert_int_equal(d.wrong, 0);
+		assert_int_equal(d.depth, 1);
+		free(path);
+	}
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1 MiB labels, messages and values.                                   */
+/* ------------------------------------------------------------------ */
+
+#define HUGE_THREADS 4
+
+/* 1 MiB of text with JSON-escaped and multi-byte characters in it; the
+ * last byte names the variant so that records can be told apart. */
+static char *huge_text(char tag)
+{
+	static const char unit[] = "abc \"q\" \\ \t\xc3\xa9\xe2\x82\xac 0123456789 ";
+	char *s = malloc(MIB + 1);
+	size_t i;
+
+	for (i = 0; i < MIB; i++)
+		s[i] = unit[i % (sizeof(unit) - 1)];
+	/* never cut a multi-byte character: end on ASCII */
+	memset(s + MIB - 8, 'z', 7);
+	s[MIB - 1] = tag;
+	s[MIB] = '\0';
+	return s;
+}
+
+static void huge_records(char tag)
+{
+	char *label = huge_text(tag), *msg = huge_text(tag), *value = huge_text(tag);
+
+	trace2_region_enter("huge", label, NULL);
+	trace2_printf("%s", msg);
+	trace2_data_string("huge", NULL, "key", value);
+	trace2_region_leave("huge", label, NULL);
+	free(label);
+	free(msg);
+	free(value);
+}
+
+static void *huge_thread(void *arg)
+{
+	trace2_thread_start("huge");
+	huge_records(*(const char *)arg);
+	trace2_thread_exit();
+	return NULL;
+}
+
+/* arg: number of threads (0: the main thread alone). */
+static void sc_huge(void *arg)
+{
+	static const char tags[HUGE_THREADS + 1] = "ABCD";
+	int n = *(const int *)arg, i;
+	pthread_t th[HUGE_THREADS];
+
+	init_trace();
+	if (!n)
+		huge_records('M');
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, huge_thread, (void *)&tags[i]);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	exit(trace2_cmd_exit(0));
+}
+
+/* EVENT records carrying the full 1 MiB text (label, msg or value). */
+struct huge_seen {
+	char *want[HUGE_THREADS + 2];	/* by tag */
+	int full, bad;
+};
+
+static void huge_line(void *ctx, const char *line, size_t len)
+{
+	struct huge_seen *h = ctx;
+	struct t2_rec r;
+	static const char *const keys[] = { "label", "msg", "value" };
+	size_t k;
+
+	if (t2_rec_parse(line, len, &r) == T2_REC_EVENT) {
+		for (k = 0; k < 3; k++) {
+			struct t2_slice s = t2_rec_str(&r, keys[k]);
+			const char *tags = "ABCDM";
+			const char *at;
+
+			if (!s.p || s.len < MIB / 2)
+				continue;
+			at = s.len == MIB ? strchr(tags, s.p[MIB - 1]) : NULL;
+			if (at && !memcmp(s.p, h->want[at - tags], MIB))
+				h->full++;
+			else
+				h->bad++;
+		}
+	}
+	t2_rec_free(&r);
+}
+
+static void check_huge_event(const char *path, int threads)
+{
+	struct huge_seen h = { { 0 }, 0, 0 };
+	const char *tags = "ABCDM";
+	int i, records = threads ? threads : 1;
+
+	for (i = 0; i < HUGE_THREADS + 1; i++)
+		h.want[i] = huge_text(tags[i]);
+	t2_foreach_line(path, huge_line, &h);
+	printf("[hostile]   EVENT: %d records with an intact 1 MiB text, %d damaged\n",
+	       h.full, h.bad);
+	fflush(stdout);
+	/* enter label, printf msg, data value, leave label */
+	assert_int_equal(h.full, 4 * records);
+	assert_int_equal(h.bad, 0);
+	for (i = 0; i < HUGE_THREADS + 1; i++)
+		free(h.want[i]);
+}
+
+static void huge_in_files(const char *buffer)
+{
+	const char *dir = t2_scratch_dir();
+	char *event;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	struct t2_whole w;
+	int threads = 0;
+
+	env_files(&env, dir);
+	if (buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	t2_capture(sc_huge, &threads, t2_env_list(&env), 120, &p);
+	assert_true(exited_0(p.status));
+	w = assert_whole_dir(dir, buffer ? "1 MiB texts, files, buffered 64k" :
+			     "1 MiB texts, files");
+	/* NORMAL: version, printf, exit, atexit */
+	assert_int_equal(w.kinds[T2_REC_NORMAL], 4);
+	event = t2_path(dir, "event");
+	check_huge_event(event, 0);
+	free(event);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+static void huge_texts_in_files(void **state)
+{
+	(void)state;
+	huge_in_files(NULL);
+	huge_in_files("64k");
+}
+
+/* A connection on lfd within ms milliseconds (-1 if none); reads from it
+ * time out after ms too. */
+static int accept_within(int lfd, int ms)
+{
+	struct pollfd pfd = { lfd, POLLIN, 0 };
+	struct timeval tv = { ms / 1000, 0 };
+	int fd;
+
+	if (poll(&pfd, 1, ms) != 1 || (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Copy everything fd delivers (until EOF or a read timeout) to path. */
+static void save_stream(int fd, const char *path)
+{
+	char *buf = malloc(MIB);
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	assert_true(out >= 0);
+	while ((n = read(fd, buf, MIB)) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(out);
+	free(buf);
+}
+
+/* 4 threads writing 1 MiB records into one AF_UNIX stream socket. */
+static void huge_texts_threads_stream_socket(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *sock = t2_path(dir, "sock"), *trace = t2_path(dir, "trace");
+	char *event = t2_path(trace, "event");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct t2_env env = { 0 };
+	int threads = HUGE_THREADS, lfd, cfd, pid, status;
+
+	(void)state;
+	assert_int_equal(mkdir(trace, 0777), 0);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	t2_env_add(&env, "GIT_TRACE2_EVENT=af_unix:stream:%s", sock);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	pid = t2_spawn(sc_huge, &threads, t2_env_list(&env), NULL, NULL);
+	cfd = accept_within(lfd, 60 * 1000);
+	assert_true(cfd >= 0);
+	save_stream(cfd, event);
+	status = t2_wait_timeout(pid, 120 * 1000);
+	close(cfd);
+	close(lfd);
+	assert_true(exited_0(status));
+	assert_whole_dir(trace, "1 MiB texts from 4 threads, one stream socket");
+	check_huge_event(event, HUGE_THREADS);
+	t2_env_free(&env);
+	free(sock);
+	free(trace);
+	free(event);
+}
+
+/* ------------------------------------------------------------------ */
+/* A thread that ends without trace2_thread_exit().                      */
+/* ------------------------------------------------------------------ */
+
+static void *quitter(void *arg)
+{
+	(void)arg;
+	trace2_thread_start("quitter");
+	trace2_region_enter("q", "open forever", NULL);
+	trace2_data_string("q", NULL, "k", "quitter data");
+	trace2_printf("quitter printf");
+	return NULL;	/* no region_leave, no thread_exit */
+}
+
+static void sc_quitter(void *arg)
+{
+	pthread_t th;
+
+	(void)arg;
+	init_trace();
+	pthread_create(&th, NULL, quitter, NULL);
+	pthread_join(th, NULL);
+	trace2_region_enter("main", "after", NULL);
+	trace2_printf("main after quitter");
+	trace2_region_leave("main", "after", NULL);
+	exit(trace2_cmd_exit(0));
+}
+
+/* The event names of the EVENT lines of one thread, space-separated. */
+static char *thread_events(const char *text, const char *thread)
+{
+	char **lines = t2_lines(text, NULL), *out = strdup("");
+	size_t i;
+
+	for (i = 0; lines[i]; i++) {
+		struct t2_rec r;
+
+		if (t2_rec_parse(lines[i], strlen(lines[i]), &r) == T2_REC_EVENT &&
+		    t2_slice_eq(r.thread, thread))
+			t2_append(&out, "%s%.*s", *out ? " " : "", (int)r.event.len, r.event.p);
+		t2_rec_free(&r);
+	}
+	t2_strv_free(lines);
+	return out;
+}
+
+static void quitter_run(const char *buffer)
+{
+	const char *dir = t2_scratch_dir();
+	char *event, *normal, *names;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+
+	env_files(&env, dir);
+	if (buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	t2_capture(sc_quitter, NULL, t2_env_list(&env), 30, &p);
+	assert_true(exited_0(p.status));
+	assert_string_equal(p.err, "");
+	assert_whole_dir(dir, buffer ? "thread without thread_exit (buffered)" :
+			 "thread without thread_exit");
+	event = read_in(dir, "event");
+	normal = read_in(dir, "normal");
+	names = t2_event_names(event);
+	printf("[hostile]   EVENT: %s\n", names);
+	free(names);
+	/* per thread in order (buffered mode does not keep the order between
+	 * threads: docs/configuration.md "Buffered mode") */
+	names = thread_events(event, "main");
+	assert_string_equal(names, "version region_enter printf region_leave exit atexit");
+	free(names);
+	names = thread_events(event, "th01:quitter");
+	assert_string_equal(names, "thread_start region_enter data printf");
+	free(names);
+	assert_non_null(strstr(normal, "quitter printf"));
+	assert_non_null(strstr(normal, "main after quitter"));
+	free(event);
+	free(normal);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+static void thread_without_thread_exit(void **state)
+{
+	(void)state;
+	t2_leak_check_children(1);	/* the thread's state must be freed */
+	quitter_run(NULL);
+	quitter_run("64k");
+	t2_leak_check_children(0);
+}
+
+/* ------------------------------------------------------------------ */
+/* An atexit handler registered before initialize.                      */
+/* ------------------------------------------------------------------ */
+
+static const char *early_sid_file;
+
+static void early_handler(void)
+{
+	char line[600];
+	int fd;
+
+	trace2_printf("from the early atexit handler");
+	trace2_region_enter("early", "late", NULL);
+	trace2_data_string("early", NULL, "k", "from the early atexit handler");
+	trace2_region_leave("early", "late", NULL);
+	fd = open(early_sid_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(line, sizeof(line), "%s\n", trace2_session_id());
+	if (fd >= 0 && write(fd, line, strlen(line)) < 0)
+		_exit(3);
+	close(fd);
+}
+
+static void sc_early_atexit(void *arg)
+{
+	early_sid_file = arg;
+	trace2_initialize_clock();
+	atexit(early_handler);
+	trace2_initialize();
+	dprintf(1, "%s\n", trace2_session_id());
+	trace2_printf("main");
+	exit(trace2_cmd_exit(0));
+}
+
+static void atexit_before_initialize(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *trace = t2_path(dir, "trace");
+	char *sid_file = t2_path(dir, "late-sid"), *late;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	char want[300];
+
+	(void)state;
+	assert_int_equal(mkdir(trace, 0777), 0);
+	env_files(&env, trace);
+	t2_leak_check_children(1);	/* everything released at exit */
+	t2_capture(sc_early_atexit, sid_file, t2_env_list(&env), 30, &p);
+	t2_leak_check_children(0);
+	assert_true(exited_0(p.status));
+	assert_whole_dir(trace, "atexit handler registered before initialize");
+	/* its records were dropped */
+	assert_false(t2_tree_contains(trace, "early", NULL));
+	/* the SID was released: asking again makes a new one, a child of the
+	 * old (process.md §2.1) */
+	late = read_in(dir, "late-sid");
+	snprintf(want, sizeof(want), "%.*s/", (int)strcspn(p.out, "\n"), p.out);
+	printf("[hostile]   SID in main %.*s, SID asked for in the late handler %s",
+	       (int)strcspn(p.out, "\n"), p.out, late);
+	assert_int_equal(strncmp(late, want, strlen(want)), 0);
+	free(late);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+	free(trace);
+	free(sid_file);
+}
+
+/* ------------------------------------------------------------------ */
+/* A signal handler that traces while the main thread traces.           */
+/* ------------------------------------------------------------------ */
+
+#define SIGNALS 2000
+
+static volatile sig_atomic_t handled;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	trace2_printf("signal record %d", (int)handled);
+	handled++;
+}
+
+static void *signaller(void *arg)
+{
+	pthread_t main_thread = *(const pthread_t *)arg;
+	const struct timespec gap = { 0, 50 * 1000 };
+	int i;
+
+	for (i = 0; i < SIGNALS; i++) {
+		pthread_kill(main_thread, SIGUSR1);
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+static void sc_signals(void *arg)
+{
+	struct sigaction sa;
+	pthread_t self = pthread_self(), th;
+	int done = 0, k = 0;
+
+	(void)arg;
+	alarm(30);
+	init_trace();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_create(&th, NULL, signaller, &self);
+	while (!done) {
+		trace2_region_enter("main", "loop", NULL);
+		trace2_data_intmax("main", NULL, "k", k++);
+		trace2_printf("main record %d", k);
+		trace2_region_leave("main", "loop", NULL);
+		done = pthread_tryjoin_np(th, NULL) == 0;
+	}
+	dprintf(1, "%d %d\n", (int)handled, k);
+	exit(trace2_cmd_exit(0));
+}
+
+static void signal_handler_traces_run(const char *buffer)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	int got = -1, loops = -1, i;
+
+	env_files(&env, dir);
+	if (buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	t2_capture(sc_signals, NULL, t2_env_list(&env), 60, &p);
+	sscanf(p.out, "%d %d", &got, &loops);
+	printf("[hostile] SIGUSR1 handler calling trace2_printf%s: status 0x%x (%s), "
+	       "%d signals handled, %d main loops\n", buffer ? " (buffered)" : "",
+	       p.status, exited_0(p.status) ? "ok" : "DEADLOCK or crash", got, loops);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_whole_dir(dir, "signal handler records");
+	for (i = 0; i < 3; i++) {
+		char *text = read_in(dir, FILE_NAMES[i]);
+
+		printf("[hostile]   %s: %d signal records\n", FILE_NAMES[i],
+		       count_substr(text, "signal record "));
+		assert_int_equal(count_substr(text, "signal record "), got);
+		free(text);
+	}
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+static void signal_handler_traces(void **state)
+{
+	(void)state;
+	signal_handler_traces_run(NULL);
+	signal_handler_traces_run("64k");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* first: their children check for leaks (see t2rec.h) */
+		cmocka_unit_test_teardown(thread_without_thread_exit, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(atexit_before_initialize, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(directory_through_symlink, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fifo_without_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fifo_with_stalled_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fifo_with_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(max_files_in_huge_directory, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(unwritable_or_odd_home, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(config_file_is_a_directory, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(garbage_global_config_100mb, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(deep_nesting, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(huge_texts_in_files, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(huge_texts_threads_stream_socket, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(signal_handler_traces, t2_scratch_cleanup),
+	};
+
+	t2_leak_check_runner_only();
+	if (getenv("T2_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("T2_TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
