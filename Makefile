@@ -25,7 +25,7 @@ SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # Tests that start threads; they also run under ThreadSanitizer.
-THREAD_TESTS := $(BUILD)/tests/test_threads
+THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so

@@ -122,12 +122,13 @@ static void give_back(struct tbuf *b)
  * same records again. */
 static void flush(struct tbuf *b, uint64_t us_now)
 {
+	struct tr2_dst *dst = __atomic_load_n(&b->dst, __ATOMIC_ACQUIRE);
 	size_t len = b->len;
 
 	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	b->last_flush_us = us_now;
-	if (len && b->dst && tr2_dst_is_on(b->dst))
-		tr2_dst_write_now(b->dst, b->data, len);
+	if (len && dst && tr2_dst_is_on(dst))
+		tr2_dst_write_now(dst, b->data, len);
 }
 
 /* A zeroed tbuf on its own cache line (never freed: see struct tbuf). */
@@ -158,7 +159,7 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 	if (b && !b->data)
 		b->data = tr2_sys.malloc(buffer_size);
 	if (b && b->data) {
-		b->dst = dst;
+		__atomic_store_n(&b->dst, dst, __ATOMIC_RELEASE);
 		b->len = 0;
 		b->last_flush_us = us_now;
 	} else
@@ -227,15 +228,17 @@ void tr2_dst_flush_from_signal(void)
 
 	/* No lock: the list only grows at its head and is never freed. */
 	for (b = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); b; b = b->next) {
-		if (!b->dst)
+		struct tr2_dst *dst = __atomic_load_n(&b->dst, __ATOMIC_ACQUIRE);
+
+		if (!dst)
 			continue;
 		if (is_mine(b)) {
 			/* this thread was interrupted, maybe inside an append: the
 			 * published length covers whole records only */
 			size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
 
-			if (len && tr2_dst_is_on(b->dst))
-				tr2_dst_write_now(b->dst, b->data, len);
+			if (len && tr2_dst_is_on(dst))
+				tr2_dst_write_now(dst, b->data, len);
 		} else if (take_bounded(b)) {
 			flush(b, b->last_flush_us);
 			give_back(b);
@@ -255,7 +258,10 @@ void tr2_dst_release_thread(void)
 		mine[i] = NULL;
 		take_waiting(b, OWNER);
 		flush(b, b->last_flush_us);
-		b->dst = NULL;
+		/* retired under the lock claim_buffer() looks for it with */
+		pthread_mutex_lock(&registry_mutex);
+		__atomic_store_n(&b->dst, NULL, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&registry_mutex);
 		give_back(b);
 	}
 }
