@@ -13,18 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "t2test.h"
 #include "trace2.h"
 #include "tr2_dispatch.h"
 
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
-	__has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#else
-#define UNDER_SANITIZER 0
-#endif
 
 _Static_assert(INTMAX_MAX == 9223372036854775807, "tests expect a 64-bit intmax_t");
 

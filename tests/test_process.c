@@ -53,19 +53,6 @@ static const char *const BRIEF[] = {
 /* Small utilities                                                     */
 /* ------------------------------------------------------------------ */
 
-static char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xfmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return s;
-}
-
 static const char *driver(void)
 {
 	static char *path;
@@ -214,8 +201,8 @@ static void run_argv(struct run *r, const char *const *env, const char *cwd,
 		     const char *const *argv)
 {
 	char *dir = t2_tmpdir();
-	char *vn = xfmt("GIT_TRACE2=%s/normal", dir), *vp = xfmt("GIT_TRACE2_PERF=%s/perf", dir),
-	     *ve = xfmt("GIT_TRACE2_EVENT=%s/event", dir);
+	char *vn = t2_xfmt("GIT_TRACE2=%s/normal", dir), *vp = t2_xfmt("GIT_TRACE2_PERF=%s/perf", dir),
+	     *ve = t2_xfmt("GIT_TRACE2_EVENT=%s/event", dir);
 	const char *base[] = { vn, vp, ve, "T2TOOL_VERSION=" VERSION, NULL };
 	const char *all[MAX_ENV];
 	struct cmd c = { .cwd = cwd };
@@ -309,8 +296,8 @@ static void add_start(struct expect *x, int d, const char *const *argv)
 {
 	char *q = qargv(argv), *j = jargv(argv);
 
-	add(x, d, "start", 1, 0, NULL, xfmt("start %s", q), xfmt("%s", q),
-	    xfmt("\"t_abs\":0.000000,\"argv\":%s", j));
+	add(x, d, "start", 1, 0, NULL, t2_xfmt("start %s", q), t2_xfmt("%s", q),
+	    t2_xfmt("\"t_abs\":0.000000,\"argv\":%s", j));
 	free(q);
 	free(j);
 }
@@ -320,18 +307,18 @@ static void host_begin(struct expect *x, int d, const char *const *argv)
 {
 	char *h = hierarchy(d);
 
-	add(x, d, "version", 0, 0, NULL, xfmt("version " VERSION), xfmt(VERSION),
-	    xfmt("\"evt\":\"4\",\"exe\":\"" VERSION "\""));
+	add(x, d, "version", 0, 0, NULL, t2_xfmt("version " VERSION), t2_xfmt(VERSION),
+	    t2_xfmt("\"evt\":\"4\",\"exe\":\"" VERSION "\""));
 	add_start(x, d, argv);
-	add(x, d, "cmd_name", 0, 0, NULL, xfmt("cmd_name trace2 (%s)", h),
-	    xfmt("trace2 (%s)", h), xfmt("\"name\":\"trace2\",\"hierarchy\":\"%s\"", h));
+	add(x, d, "cmd_name", 0, 0, NULL, t2_xfmt("cmd_name trace2 (%s)", h),
+	    t2_xfmt("trace2 (%s)", h), t2_xfmt("\"name\":\"trace2\",\"hierarchy\":\"%s\"", h));
 	free(h);
 }
 
 static void add_exit_like(struct expect *x, int d, const char *event, int code)
 {
-	add(x, d, event, 1, 0, NULL, xfmt("%s elapsed:0.000000 code:%d", event, code),
-	    xfmt("code:%d", code), xfmt("\"t_abs\":0.000000,\"code\":%d", code));
+	add(x, d, event, 1, 0, NULL, t2_xfmt("%s elapsed:0.000000 code:%d", event, code),
+	    t2_xfmt("code:%d", code), t2_xfmt("\"t_abs\":0.000000,\"code\":%d", code));
 }
 
 /* exit and atexit with the given code. */
@@ -345,9 +332,9 @@ static void add_child_start(struct expect *x, int d, const char *const *args)
 {
 	char *q = qargv(args), *j = jargv(args);
 
-	add(x, d, "child_start", 1, 0, NULL, xfmt("child_start[0] %s", q),
-	    xfmt("[ch0] class:? argv:[%s]", q),
-	    xfmt("\"child_id\":0,\"child_class\":\"?\",\"use_shell\":false,\"argv\":%s", j));
+	add(x, d, "child_start", 1, 0, NULL, t2_xfmt("child_start[0] %s", q),
+	    t2_xfmt("[ch0] class:? argv:[%s]", q),
+	    t2_xfmt("\"child_id\":0,\"child_class\":\"?\",\"use_shell\":false,\"argv\":%s", j));
 	free(q);
 	free(j);
 }
@@ -355,18 +342,18 @@ static void add_child_start(struct expect *x, int d, const char *const *args)
 static void add_child_exit(struct expect *x, int d, int code)
 {
 	add(x, d, "child_exit", 1, 1, NULL,
-	    xfmt("child_exit[0] pid:PID code:%d elapsed:0.000000", code),
-	    xfmt("[ch0] pid:PID code:%d", code),
-	    xfmt("\"child_id\":0,\"pid\":PID,\"code\":%d,\"t_rel\":0.000000", code));
+	    t2_xfmt("child_exit[0] pid:PID code:%d elapsed:0.000000", code),
+	    t2_xfmt("[ch0] pid:PID code:%d", code),
+	    t2_xfmt("\"child_id\":0,\"pid\":PID,\"code\":%d,\"t_rel\":0.000000", code));
 }
 
 static void add_exec(struct expect *x, int d, const char *exe, const char *const *argv)
 {
 	char *q = qargv(argv), *j = jargv(argv), *je = jstr(exe);
 
-	add(x, d, "exec", 1, 0, NULL, xfmt("exec[0] %s %s", exe, q),
-	    xfmt("id:0 argv:[%s %s]", exe, q),
-	    xfmt("\"exec_id\":0,\"exe\":%s,\"argv\":%s", je, j));
+	add(x, d, "exec", 1, 0, NULL, t2_xfmt("exec[0] %s %s", exe, q),
+	    t2_xfmt("id:0 argv:[%s %s]", exe, q),
+	    t2_xfmt("\"exec_id\":0,\"exe\":%s,\"argv\":%s", je, j));
 	free(q);
 	free(j);
 	free(je);
@@ -378,9 +365,9 @@ static void add_def_param(struct expect *x, int d, const char *scope, const char
 	char *jp = jstr(param), *jv = value ? jstr(value) : NULL;
 
 	add(x, d, "def_param", 0, 0, NULL,
-	    xfmt("def_param scope:%s %s%s%s", scope, param, value ? "=" : "", value ? value : ""),
-	    xfmt("%s%s%s", param, value ? ":" : "", value ? value : ""),
-	    xfmt("\"scope\":\"%s\",\"param\":%s%s%s", scope, jp, jv ? ",\"value\":" : "",
+	    t2_xfmt("def_param scope:%s %s%s%s", scope, param, value ? "=" : "", value ? value : ""),
+	    t2_xfmt("%s%s%s", param, value ? ":" : "", value ? value : ""),
+	    t2_xfmt("\"scope\":\"%s\",\"param\":%s%s%s", scope, jp, jv ? ",\"value\":" : "",
 		 jv ? jv : ""));
 	/* PERF shows the scope in the category column (cut to 12 there). */
 	x->r[x->n - 1].scope = scope;
@@ -392,8 +379,8 @@ static void add_error(struct expect *x, int d, const char *msg, const char *fmt)
 {
 	char *jm = jstr(msg), *jf = jstr(fmt);
 
-	add(x, d, "error", 0, 0, NULL, xfmt("error %s", msg), xfmt("%s", msg),
-	    xfmt("\"msg\":%s,\"fmt\":%s", jm, jf));
+	add(x, d, "error", 0, 0, NULL, t2_xfmt("error %s", msg), t2_xfmt("%s", msg),
+	    t2_xfmt("\"msg\":%s,\"fmt\":%s", jm, jf));
 	free(jm);
 	free(jf);
 }
@@ -755,7 +742,7 @@ static void chain_shares_one_file_per_target(void **state)
 /* The file of target name for the process whose own SID component is own. */
 static char *dir_file(const char *dir, const char *own, const char *suffix)
 {
-	char *name = xfmt("%s%s", own, suffix), *path = t2_path(dir, name);
+	char *name = t2_xfmt("%s%s", own, suffix), *path = t2_path(dir, name);
 	char *text = t2_read_file(path, NULL);
 
 	if (!text)
@@ -846,8 +833,8 @@ static void check_process_files(const char *dir, const struct expect *x, int lev
 
 static void chain_in_one_directory(void **state)
 {
-	char *dir = t2_tmpdir(), *vn = xfmt("GIT_TRACE2=%s", dir),
-	     *vp = xfmt("GIT_TRACE2_PERF=%s", dir), *ve = xfmt("GIT_TRACE2_EVENT=%s", dir);
+	char *dir = t2_tmpdir(), *vn = t2_xfmt("GIT_TRACE2=%s", dir),
+	     *vp = t2_xfmt("GIT_TRACE2_PERF=%s", dir), *ve = t2_xfmt("GIT_TRACE2_EVENT=%s", dir);
 	const char *env[] = { vn, vp, ve, BRIEF[0], BRIEF[1], BRIEF[2], NULL };
 	const char *argv[MAX_ARGS];
 	struct expect x = { .n = 0 };
@@ -878,7 +865,7 @@ static const char *const EXEC_ARGV[] = { "git", "trace2", "001return", "3", NULL
 /* 005exec with PATH set to bin_dir (holding a "git" or nothing). */
 static void run_exec(struct run *r, const char *bin_dir)
 {
-	char *path = xfmt("PATH=%s", bin_dir);
+	char *path = t2_xfmt("PATH=%s", bin_dir);
 	const char *extra[] = { path, NULL }, *env[MAX_ENV];
 
 	envcat(env, BRIEF, extra);
@@ -940,9 +927,9 @@ static void exec_failure_reports_result(void **state)
 	assert_string_equal(r.err, "");
 	expect_exec_begin(&x);
 	add(&x, 0, "exec_result", 1, 0, NULL,
-	    xfmt("exec_result[0] code:2 err:No such file or directory"),
-	    xfmt("id:0 code:2 err:No such file or directory"),
-	    xfmt("\"exec_id\":0,\"code\":2"));
+	    t2_xfmt("exec_result[0] code:2 err:No such file or directory"),
+	    t2_xfmt("id:0 code:2 err:No such file or directory"),
+	    t2_xfmt("\"exec_id\":0,\"code\":2"));
 	host_end(&x, 0, 255);
 	assert_brief_outputs(&x, &r);
 	expect_free(&x);
@@ -1251,8 +1238,8 @@ static const char *const CONFIG_FILES[][2] = {
 static void config_params_and_env_vars(void **state)
 {
 	char *dir = make_tree(CONFIG_FILES), *cwd = t2_path(dir, "repo/a/b"),
-	     *sys = xfmt("GIT_CONFIG_SYSTEM=%s/system", dir),
-	     *glob = xfmt("GIT_CONFIG_GLOBAL=%s/global", dir);
+	     *sys = t2_xfmt("GIT_CONFIG_SYSTEM=%s/system", dir),
+	     *glob = t2_xfmt("GIT_CONFIG_GLOBAL=%s/global", dir);
 	const char *env[] = {
 		"GIT_CONFIG_NOSYSTEM=0", sys, glob, "GIT_DIR",
 		"GIT_TRACE2_CONFIG_PARAMS= CFG.PROP.* , foo.true,,core.bare,*.bare",
@@ -1301,8 +1288,8 @@ static const char *const HOME_FILES[][2] = {
 /* Without GIT_CONFIG_GLOBAL: the XDG file, then ~/.gitconfig (§3). */
 static void config_global_files_from_home(void **state)
 {
-	char *dir = make_tree(HOME_FILES), *home = xfmt("HOME=%s/home", dir),
-	     *xdg = xfmt("XDG_CONFIG_HOME=%s/xdg", dir);
+	char *dir = make_tree(HOME_FILES), *home = t2_xfmt("HOME=%s/home", dir),
+	     *xdg = t2_xfmt("XDG_CONFIG_HOME=%s/xdg", dir);
 	const char *with_xdg[] = { home, xdg, "GIT_TRACE2_CONFIG_PARAMS=cfg.*", NULL };
 	const char *without[] = { home, "GIT_TRACE2_CONFIG_PARAMS=cfg.*", NULL };
 	static const struct param p_xdg[] = {
@@ -1329,7 +1316,7 @@ static const char *const URL_FILES[][2] = {
 /* Listed config values and environment variables are redacted too. */
 static void config_and_env_values_are_redacted(void **state)
 {
-	char *dir = make_tree(URL_FILES), *glob = xfmt("GIT_CONFIG_GLOBAL=%s/global", dir);
+	char *dir = make_tree(URL_FILES), *glob = t2_xfmt("GIT_CONFIG_GLOBAL=%s/global", dir);
 	const char *on[] = { glob, "GIT_TRACE2_CONFIG_PARAMS=remote.*.url",
 			     "GIT_TRACE2_ENV_VARS=MY_URL", "MY_URL=https://a:b@c/", NULL };
 	const char *off[] = { glob, "GIT_TRACE2_CONFIG_PARAMS=remote.*.url",

@@ -38,19 +38,6 @@
 #define DGRAM_MAX 65536
 #define UTC_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"
 
-static char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xfmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return s;
-}
-
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -604,7 +591,7 @@ static void chain_args(const char **args)
  * it exits; returns its exit code. */
 static int serve_driver(struct sink *s, const char *value, const char *const *args)
 {
-	char *ev = xfmt("GIT_TRACE2_EVENT=%s", value);
+	char *ev = t2_xfmt("GIT_TRACE2_EVENT=%s", value);
 	const char *env[] = { ev, "T2TOOL_VERSION=V", NULL };
 	int status = sink_collect(s, t2_spawn(exec_tool, (void *)args, env, NULL, NULL));
 
@@ -689,7 +676,7 @@ static void stream_chain(const char *prefix)
 	char *value;
 
 	sink_open(&s, SOCK_STREAM);
-	value = xfmt("%s%s", prefix, s.path);
+	value = t2_xfmt("%s%s", prefix, s.path);
 	chain_args(args);
 	assert_int_equal(serve_driver(&s, value, args), 0);
 	check_stream_chain(&s);
@@ -758,7 +745,7 @@ static void dgram_chain(const char *prefix)
 	char *value;
 
 	sink_open(&s, SOCK_DGRAM);
-	value = xfmt("%s%s", prefix, s.path);
+	value = t2_xfmt("%s%s", prefix, s.path);
 	chain_args(args);
 	assert_int_equal(serve_driver(&s, value, args), 0);
 	assert_true(s.ndgram > 10);
@@ -795,7 +782,7 @@ static void plain_prefix_falls_back_to_dgram(void **state)
 static char *failed_connect_stderr(const char *value, struct sink *s, int debug)
 {
 	const char *env[] = { NULL, debug ? "GIT_TRACE2_DST_DEBUG=1" : NULL, NULL };
-	char *ev = xfmt("GIT_TRACE2_EVENT=%s", value), *err;
+	char *ev = t2_xfmt("GIT_TRACE2_EVENT=%s", value), *err;
 	struct t2_proc p;
 
 	env[0] = ev;
@@ -832,8 +819,8 @@ static void stream_against_dgram_fails(void **state)
 
 	(void)state;
 	sink_open(&s, SOCK_DGRAM);
-	value = xfmt("af_unix:stream:%s", s.path);
-	want = xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
+	value = t2_xfmt("af_unix:stream:%s", s.path);
+	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
 	check_warning(value, &s, want);
 	free(value);
 	free(want);
@@ -848,8 +835,8 @@ static void dgram_against_stream_fails(void **state)
 
 	(void)state;
 	sink_open(&s, SOCK_STREAM);
-	value = xfmt("af_unix:dgram:%s", s.path);
-	want = xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
+	value = t2_xfmt("af_unix:dgram:%s", s.path);
+	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
 	check_warning(value, &s, want);
 	free(value);
 	free(want);
@@ -896,8 +883,8 @@ static void unusable_socket_values(void **state)
 	(void)state;
 	assert_int_equal(t2_write_file(file, "not a socket\n"), 0);
 	for (size_t i = 0; i < sizeof(connect_fails) / sizeof(connect_fails[0]); i++) {
-		char *value = xfmt("%s%s", connect_fails[i].prefix, connect_fails[i].path),
-		     *want = xfmt(CONNECT_WARNING, connect_fails[i].path, connect_fails[i].reason);
+		char *value = t2_xfmt("%s%s", connect_fails[i].prefix, connect_fails[i].path),
+		     *want = t2_xfmt(CONNECT_WARNING, connect_fails[i].path, connect_fails[i].reason);
 
 		check_warning(value, NULL, want);
 		free(value);
@@ -906,8 +893,8 @@ static void unusable_socket_values(void **state)
 	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++)
 		check_warning(invalid[i].value, NULL, invalid[i].want);
 	{
-		char *value = xfmt("af_unix:%s", p108),
-		     *want = xfmt("warning: trace2: invalid AF_UNIX path '%s' for "
+		char *value = t2_xfmt("af_unix:%s", p108),
+		     *want = t2_xfmt("warning: trace2: invalid AF_UNIX path '%s' for "
 				  "'GIT_TRACE2_EVENT' tracing\n", p108);
 
 		check_warning(value, NULL, want);
@@ -1038,7 +1025,7 @@ static const char *const ALL_EVENTS[] = {
  * on it (extra env allowed); returns the wait status. */
 static int serve_scenario(struct sink *s, t2_scenario_fn *fn, const char *extra)
 {
-	char *ev = xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s->path);
+	char *ev = t2_xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s->path);
 	const char *env[] = { ev, extra, NULL };
 	int status = sink_collect(s, t2_spawn(fn, NULL, env, NULL, NULL));
 
@@ -1161,14 +1148,14 @@ static void wait_for_record(struct sink *s, const char *needle)
 static void reader_gone_disables_target(void **state)
 {
 	char *dir = t2_tmpdir(), *normal = t2_path(dir, "normal"), *err = t2_path(dir, "err");
-	char *nv = xfmt("GIT_TRACE2=%s", normal), *ev, *got_err, *got_normal;
+	char *nv = t2_xfmt("GIT_TRACE2=%s", normal), *ev, *got_err, *got_normal;
 	struct gate g;
 	struct sink s;
 	int pid, status;
 
 	(void)state;
 	sink_open(&s, SOCK_STREAM);
-	ev = xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s.path);
+	ev = t2_xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s.path);
 	{
 		const char *env[] = { nv, ev, "GIT_TRACE2_BRIEF=1", "GIT_TRACE2_DST_DEBUG=1", NULL };
 
@@ -1228,7 +1215,7 @@ static void empty_record_is_empty_datagram(void **state)
 
 	(void)state;
 	sink_open(&s, SOCK_DGRAM);
-	value = xfmt("GIT_TRACE2=af_unix:dgram:%s", s.path);
+	value = t2_xfmt("GIT_TRACE2=af_unix:dgram:%s", s.path);
 	{
 		const char *env[] = { value, "GIT_TRACE2_BRIEF=1", NULL };
 

@@ -131,12 +131,36 @@ static void child_environment(const char *const *env, const char *home_dir)
 	apply_env(env);
 }
 
+char *t2_xfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+/* Wait for a child of run_child()/t2_system_env(), remove its HOME. */
+static int wait_and_clean(pid_t pid, char *home)
+{
+	int status = -1;
+
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (home)
+		t2_rmtree(home);
+	free(home);
+	return status;
+}
+
 /* Fork; the child gets a clean environment and an empty HOME (removed
  * afterwards), initializes trace2 if init is set, runs fn and exits. */
 static int run_child(t2_scenario_fn *fn, void *arg, const char *const *env, int init)
 {
 	char *home = t2_tmpdir();
-	int status = -1;
 	pid_t pid;
 
 	fflush(NULL);
@@ -149,12 +173,7 @@ static int run_child(t2_scenario_fn *fn, void *arg, const char *const *env, int 
 		fn(arg);
 		exit(0);
 	}
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	if (home)
-		t2_rmtree(home);
-	free(home);
-	return status;
+	return wait_and_clean(pid, home);
 }
 
 int t2_run(t2_scenario_fn *fn, void *arg, const char *const *env)
@@ -302,7 +321,6 @@ int t2_system_env(const char *const *env, const char *fmt, ...)
 {
 	char cmd[8192], *home;
 	va_list ap;
-	int status = -1;
 	pid_t pid;
 
 	va_start(ap, fmt);
@@ -316,12 +334,7 @@ int t2_system_env(const char *const *env, const char *fmt, ...)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	if (home)
-		t2_rmtree(home);
-	free(home);
-	return status;
+	return wait_and_clean(pid, home);
 }
 
 /* Unset every environment variable whose name starts with prefix. */

@@ -5,6 +5,21 @@
 
 #include <stddef.h>
 
+/* 1 in builds with AddressSanitizer or ThreadSanitizer (tests scale down). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+/* printf into a new string (aborts when memory runs out); caller frees. */
+char *t2_xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* A fresh empty directory under $TMPDIR (or /tmp); caller frees. */
 char *t2_tmpdir(void);
 /* Remove a directory tree made by t2_tmpdir(). */
