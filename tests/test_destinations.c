@@ -624,10 +624,18 @@ static void check_debug_message(const char *value, const char *message)
 	t2_env_free(&e);
 }
 
+/* check_debug_message() with a value and a message made by t2_xfmt(). */
+static void check_debug_owned(char *value, char *message)
+{
+	check_debug_message(value, message);
+	free(value);
+	free(message);
+}
+
 static void value_af_unix_failures(void **state)
 {
 	char *dir = t2_tmpdir(), *spath = t2_path(dir, "stream"),
-	     *dpath = t2_path(dir, "dgram"), *v = NULL, *m = NULL,
+	     *dpath = t2_path(dir, "dgram"),
 	     longpath[200];
 	int s = unix_socket(spath, SOCK_STREAM), d = unix_socket(dpath, SOCK_DGRAM);
 
@@ -639,29 +647,14 @@ static void value_af_unix_failures(void **state)
 	memset(longpath, 'a', sizeof(longpath));
 	longpath[0] = '/';
 	longpath[108] = '\0';	/* 108 bytes: as long as sun_path */
-	t2_append(&v, "af_unix:%s", longpath);
-	t2_append(&m, "warning: trace2: invalid AF_UNIX path '%s' for 'GIT_TRACE2_PERF' tracing\n", longpath);
-	check_debug_message(v, m);
-	free(v);
-	free(m);
-	v = m = NULL;
-	t2_append(&v, "af_unix:%s/missing", dir);
-	t2_append(&m, "warning: trace2: could not connect to socket '%s/missing' for 'GIT_TRACE2_PERF' tracing: No such file or directory\n", dir);
-	check_debug_message(v, m);
-	free(v);
-	free(m);
-	v = m = NULL;
-	t2_append(&v, "af_unix:stream:%s", dpath);
-	t2_append(&m, "warning: trace2: could not connect to socket '%s' for 'GIT_TRACE2_PERF' tracing: Protocol wrong type for socket\n", dpath);
-	check_debug_message(v, m);
-	free(v);
-	free(m);
-	v = m = NULL;
-	t2_append(&v, "af_unix:dgram:%s", spath);
-	t2_append(&m, "warning: trace2: could not connect to socket '%s' for 'GIT_TRACE2_PERF' tracing: Protocol wrong type for socket\n", spath);
-	check_debug_message(v, m);
-	free(v);
-	free(m);
+	check_debug_owned(t2_xfmt("af_unix:%s", longpath),
+			  t2_xfmt("warning: trace2: invalid AF_UNIX path '%s' for 'GIT_TRACE2_PERF' tracing\n", longpath));
+	check_debug_owned(t2_xfmt("af_unix:%s/missing", dir),
+			  t2_xfmt("warning: trace2: could not connect to socket '%s/missing' for 'GIT_TRACE2_PERF' tracing: No such file or directory\n", dir));
+	check_debug_owned(t2_xfmt("af_unix:stream:%s", dpath),
+			  t2_xfmt("warning: trace2: could not connect to socket '%s' for 'GIT_TRACE2_PERF' tracing: Protocol wrong type for socket\n", dpath));
+	check_debug_owned(t2_xfmt("af_unix:dgram:%s", spath),
+			  t2_xfmt("warning: trace2: could not connect to socket '%s' for 'GIT_TRACE2_PERF' tracing: Protocol wrong type for socket\n", spath));
 	close(s);
 	close(d);
 	free(spath);
