@@ -30,7 +30,7 @@ BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
-.PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind \
+.PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind bench-startup \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang
 
@@ -112,6 +112,9 @@ bench: all
 
 bench-valgrind: all
 	$(MAKE) -C tests/bench valgrind BUILD=$(abspath $(BUILD))
+
+bench-startup: all
+	$(MAKE) -C tests/bench startup BUILD=$(abspath $(BUILD))
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
