@@ -320,34 +320,84 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 /* The floor: what one event costs at least with one write() per event. */
 
 static int floor_fd[3] = { -1, -1, -1 };
-static char floor_line[256];
-static size_t floor_len;
 static uint64_t write_errors;
 
-/* The bytes of a perf-target region_leave line, as the library writes it. */
-static void make_perf_line(void)
+/* The two lines of a region pair (enter, leave) in one format. */
+struct floor_lines {
+	char line[2][320];
+	size_t len[2];
+};
+static struct floor_lines perf_lines, event_lines;
+
+static void set_line(struct floor_lines *f, int e, int n)
+{
+	f->len[e] = n > 0 ? (size_t)n : 0;
+}
+
+/* The bytes of the perf target's region_enter and region_leave lines, as
+ * the library writes them (both are 152 bytes: fixed-width columns). */
+static void make_perf_lines(const struct tm *tm, long usec)
+{
+	char fl[64];
+	int e;
+
+	snprintf(fl, sizeof(fl), "%s:%d", "bench.c", 123);
+	for (e = 0; e < 2; e++)
+		set_line(&perf_lines, e,
+			 snprintf(perf_lines.line[e], sizeof(perf_lines.line[e]),
+				  "%02d:%02d:%02d.%06ld %-28s | d0 | %-24s | %-12s | %-3s"
+				  " | %9.6f | %9.6f | %-12s | label:%s\n",
+				  tm->tm_hour, tm->tm_min, tm->tm_sec, usec, fl, "main",
+				  e ? "region_leave" : "region_enter", "", 1.234567,
+				  0.000012, "bench", "region"));
+}
+
+/* The bytes of the event target's region_enter and region_leave lines
+ * (206 and 223 bytes), with a session id of the library's length. */
+static void make_event_lines(const struct tm *tm, long usec)
+{
+	static const char sid[] = "20261122T091021.077787Z-H0a7c9cdf-P00001f6b";
+	char time[64];
+
+	snprintf(time, sizeof(time), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+		 tm->tm_year + 1900, tm->tm_mon + 1, tm->tm_mday, tm->tm_hour,
+		 tm->tm_min, tm->tm_sec, usec);
+	set_line(&event_lines, 0,
+		 snprintf(event_lines.line[0], sizeof(event_lines.line[0]),
+			  "{\"event\":\"region_enter\",\"sid\":\"%s\",\"thread\":\"main\","
+			  "\"time\":\"%s\",\"file\":\"bench.c\",\"line\":167,"
+			  "\"nesting\":1,\"category\":\"bench\",\"label\":\"region\"}\n",
+			  sid, time));
+	set_line(&event_lines, 1,
+		 snprintf(event_lines.line[1], sizeof(event_lines.line[1]),
+			  "{\"event\":\"region_leave\",\"sid\":\"%s\",\"thread\":\"main\","
+			  "\"time\":\"%s\",\"file\":\"bench.c\",\"line\":167,"
+			  "\"t_rel\":0.000003,\"nesting\":1,\"category\":\"bench\","
+			  "\"label\":\"region\"}\n",
+			  sid, time));
+}
+
+static void make_lines(void)
 {
 	struct timespec ts;
 	struct tm tm;
-	char fl[64];
-	int n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	snprintf(fl, sizeof(fl), "%s:%d", "bench.c", 123);
-	n = snprintf(floor_line, sizeof(floor_line),
-		     "%02d:%02d:%02d.%06ld %-28s | d0 | %-24s | %-12s | %-3s"
-		     " | %9.6f | %9.6f | %-12s | label:%s\n",
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, fl,
-		     "main", "region_leave", "", 1.234567, 0.000012, "bench",
-		     "region");
-	floor_len = (size_t)n;
+	make_perf_lines(&tm, ts.tv_nsec / 1000);
+	gmtime_r(&ts.tv_sec, &tm);
+	make_event_lines(&tm, ts.tv_nsec / 1000);
+}
+
+static void put_line(int fd, const struct floor_lines *f, int e)
+{
+	if (write(fd, f->line[e], f->len[e]) != (ssize_t)f->len[e])
+		write_errors++;
 }
 
 static void put(int fd)
 {
-	if (write(fd, floor_line, floor_len) != (ssize_t)floor_len)
-		write_errors++;
+	put_line(fd, &perf_lines, 1);
 }
 
 static void fl_clock(uint64_t n)
@@ -374,9 +424,19 @@ static void fl_pair(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		sink += now_ns();
-		put(floor_fd[0]);
+		put_line(floor_fd[0], &perf_lines, 0);
 		sink += now_ns();
-		put(floor_fd[0]);
+		put_line(floor_fd[0], &perf_lines, 1);
+	}
+}
+
+static void fl_pair_event(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		sink += now_ns();
+		put_line(floor_fd[0], &event_lines, 0);
+		sink += now_ns();
+		put_line(floor_fd[0], &event_lines, 1);
 	}
 }
 
@@ -403,6 +463,7 @@ static const struct floor_item {
 	{ "write_append", fl_write, "one_write_of_a_perf_region_leave_line" },
 	{ "clock_plus_write", fl_clock_write, "floor_per_event" },
 	{ "floor_pair", fl_pair, "2x(clock+write):floor_per_region_pair" },
+	{ "floor_pair_event", fl_pair_event, "2x(clock+write_of_an_event_line):floor_per_event_target_pair" },
 	{ "floor_pair_2targets", fl_pair2, "2x(clock+2_writes):what_'all'_writes(normal_skips_regions)" },
 	{ "floor_pair_3targets", fl_pair3, "2x(clock+3_writes,3_files):floor_for_'all'" },
 };
@@ -417,7 +478,7 @@ static int run_floor(uint64_t exact)
 
 	if (!dir || !*dir)
 		dir = "/tmp";
-	make_perf_line();
+	make_lines();
 	for (k = 0; k < 3; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/bench-floor.%ld.%d", dir,
 			 (long)getpid(), k);
@@ -447,7 +508,8 @@ static int run_floor(uint64_t exact)
 		}
 		printf("t2bench floor item=%s ns_per_op=%.2f bytes=%zu note=%s\n",
 		       it->name, n ? (double)(t - t0) / (double)n : 0.0,
-		       floor_len, it->note);
+		       it->fn == fl_pair_event ? event_lines.len[0] + event_lines.len[1]
+					       : perf_lines.len[1], it->note);
 	}
 	for (k = 0; k < 3; k++) {
 		close(floor_fd[k]);

@@ -190,6 +190,7 @@ for ((r = 1; r <= runs; r++)); do
 		# writes per event for three targets, else per pair or per call
 		floor=floor_pair
 		[ "$(field calls "$line")" = "$(field ops "$line")" ] && floor=clock_plus_write
+		[ "$floor" = floor_pair ] && [ "${targets[$s]}" = e ] && floor=floor_pair_event
 		[ ${#targets[$s]} = 3 ] && floor=floor_pair_3targets
 		[ -z "${targets[$s]}" ] && floor=-
 		echo "$floor" >"$dir/floorof.$s"
