@@ -1,4 +1,5 @@
 #include "tr2_buf.h"
+#include "tr2_hot.h"
 #include "tr2_sys.h"
 #include "tr2_json.h"
 
@@ -6,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void tr2_buf_init(struct tr2_buf *b)
+TR2_HOT void tr2_buf_init(struct tr2_buf *b)
 {
 	b->p = b->stack;
 	b->len = 0;
@@ -14,7 +15,7 @@ void tr2_buf_init(struct tr2_buf *b)
 	b->failed = 0;
 }
 
-void tr2_buf_release(struct tr2_buf *b)
+TR2_HOT void tr2_buf_release(struct tr2_buf *b)
 {
 	if (b->p != b->stack)
 		tr2_sys.free(b->p);
@@ -64,12 +65,12 @@ void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
 
 const char tr2_spaces[TR2_PAD_MAX] = "                                ";
 
-static const char digit_pairs[201] =
+const char tr2_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static int count_digits(uint64_t v)
+static TR2_HOT int count_digits(uint64_t v)
 {
 	int n = 1;
 
@@ -80,21 +81,7 @@ static int count_digits(uint64_t v)
 	return n + (v >= 10);
 }
 
-char *tr2_put_digits(char *p, uint32_t v, int n)
-{
-	char *end = p + n;
-
-	while (n >= 2) {
-		n -= 2;
-		memcpy(p + n, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (n)
-		*p = (char)('0' + v % 10);
-	return end;
-}
-
-char *tr2_put_u64(char *p, uint64_t v)
+TR2_HOT char *tr2_put_u64(char *p, uint64_t v)
 {
 	int n, i;
 
@@ -107,12 +94,22 @@ char *tr2_put_u64(char *p, uint64_t v)
 		return tr2_put_digits(p, (uint32_t)v, n);
 	while (i >= 2) {
 		i -= 2;
-		memcpy(p + i, digit_pairs + 2 * (v % 100), 2);
+		memcpy(p + i, tr2_digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
 	if (i)
 		*p = (char)('0' + v);
 	return p + n;
+}
+
+TR2_HOT char *tr2_put_hex32(char *p, uint32_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 15];
+	return p + 8;
 }
 
 char *tr2_put_i64(char *p, int64_t v)
@@ -124,31 +121,32 @@ char *tr2_put_i64(char *p, int64_t v)
 	return tr2_put_u64(p, (uint64_t)v);
 }
 
-char *tr2_put_seconds(char *p, uint64_t us, size_t width)
+/* n spaces; a fixed-size copy when the caller reserved TR2_PAD_MAX. */
+static TR2_HOT char *put_spaces(char *p, size_t n)
+{
+	if (n <= TR2_PAD_MAX)
+		memcpy(p, tr2_spaces, TR2_PAD_MAX);
+	else
+		memset(p, ' ', n);
+	return p + n;
+}
+
+TR2_HOT char *tr2_put_seconds(char *p, uint64_t us, size_t width)
 {
 	uint64_t sec = us / 1000000;
-	size_t len;
+	size_t len = sec < 10 ? 8 : (size_t)count_digits(sec) + 7;
 
-	if (sec < 10) { /* nearly every t_abs and t_rel */
-		if (width > 8) {
-			memset(p, ' ', width - 8);
-			p += width - 8;
-		}
+	if (len < width)
+		p = put_spaces(p, width - len);
+	if (sec < 10) /* nearly every t_abs and t_rel */
 		*p++ = (char)('0' + sec);
-		*p++ = '.';
-		return tr2_put_digits(p, (uint32_t)(us - sec * 1000000), 6);
-	}
-	len = (size_t)count_digits(sec) + 7;
-	if (len < width) {
-		memset(p, ' ', width - len);
-		p += width - len;
-	}
-	p = tr2_put_u64(p, sec);
+	else
+		p = tr2_put_u64(p, sec);
 	*p++ = '.';
 	return tr2_put_digits(p, (uint32_t)(us - sec * 1000000), 6);
 }
 
-void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
+TR2_HOT void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
 {
 	char *p = tr2_buf_reserve(b, TR2_NUM_MAX);
 
@@ -156,7 +154,7 @@ void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
 		tr2_buf_commit(b, tr2_put_u64(p, v));
 }
 
-void tr2_buf_add_i64(struct tr2_buf *b, int64_t v)
+TR2_HOT void tr2_buf_add_i64(struct tr2_buf *b, int64_t v)
 {
 	char *p = tr2_buf_reserve(b, TR2_NUM_MAX);
 
@@ -164,15 +162,15 @@ void tr2_buf_add_i64(struct tr2_buf *b, int64_t v)
 		tr2_buf_commit(b, tr2_put_i64(p, v));
 }
 
-void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width)
+TR2_HOT void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width)
 {
-	char *p = tr2_buf_reserve(b, TR2_NUM_MAX + width);
+	char *p = tr2_buf_reserve(b, TR2_NUM_MAX + TR2_PAD_MAX + width);
 
 	if (p)
 		tr2_buf_commit(b, tr2_put_seconds(p, us, width));
 }
 
-void tr2_buf_add_str(struct tr2_buf *b, const char *s)
+TR2_HOT void tr2_buf_add_str(struct tr2_buf *b, const char *s)
 {
 	if (s)
 		tr2_buf_adds(b, s);
@@ -213,7 +211,7 @@ const char *tr2_buf_cstr(struct tr2_buf *b)
 	return b->p;
 }
 
-char *tr2_put_json_str(char *p, const char *s, size_t len)
+TR2_HOT char *tr2_put_json_str(char *p, const char *s, size_t len)
 {
 	size_t i;
 
@@ -222,7 +220,7 @@ char *tr2_put_json_str(char *p, const char *s, size_t len)
 	for (i = 0; i < len && !tr2_json_special[(unsigned char)s[i]]; i++)
 		;
 	if (i == len) {
-		memcpy(p, s, len);
+		tr2_copy(p, s, len);
 		p += len;
 	} else
 		p += tr2_json_escape(p, s, len);
@@ -230,7 +228,7 @@ char *tr2_put_json_str(char *p, const char *s, size_t len)
 	return p;
 }
 
-void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
+TR2_HOT void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
 {
 	char *p;
 
@@ -243,10 +241,10 @@ void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
 		tr2_buf_commit(b, tr2_put_json_str(p, s, len));
 }
 
-void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)
+TR2_HOT void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)
 {
 	if (s)
-		tr2_buf_add_json_mem(b, s, strlen(s));
+		tr2_buf_add_json_mem(b, s, tr2_strlen(s));
 	else
 		tr2_buf_addlit(b, "null");
 }

@@ -22,6 +22,62 @@ struct tr2_buf {
 	char stack[TR2_BUF_STACK];
 };
 
+/*
+ * Lengths and copies of a record's short strings (names, labels, file
+ * names) inline, without calls into libc: an event then touches fewer
+ * code pages (see tr2_hot.h).  Rare long strings are just as correct.
+ * The empty asm keeps the compiler from turning the loops back into
+ * strlen()/memcpy() calls.
+ */
+#define TR2_OPAQUE(v) __asm__("" : "+r"(v))
+
+static inline size_t tr2_strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n]) {
+		n++;
+		TR2_OPAQUE(n);
+	}
+	return n;
+}
+
+static inline size_t tr2_strnlen(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s[n]) {
+		n++;
+		TR2_OPAQUE(n);
+	}
+	return n;
+}
+
+/* n bytes from s to p, in overlapping 8-, 4- or 1-byte moves. */
+static inline void tr2_copy(char *p, const char *s, size_t n)
+{
+	size_t i;
+
+	if (n >= 8) {
+		for (i = 0; i + 8 < n; i += 8) {
+			memcpy(p + i, s + i, 8);
+			TR2_OPAQUE(i);
+		}
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else if (n) {
+		p[0] = s[0];
+		p[n / 2] = s[n / 2];
+		p[n - 1] = s[n - 1];
+	}
+}
+
+/* memcpy() for sizes known at compile time, tr2_copy() for the rest. */
+#define TR2_COPY(p, s, n) \
+	(__builtin_constant_p(n) ? (void)memcpy((p), (s), (n)) : tr2_copy((p), (s), (n)))
+
 void tr2_buf_init(struct tr2_buf *b);
 void tr2_buf_release(struct tr2_buf *b);
 /* Make room for n more bytes; 0 on success, -1 (and failed set) if not. */
@@ -36,13 +92,13 @@ static inline void tr2_buf_add(struct tr2_buf *b, const void *s, size_t n)
 {
 	if (tr2_buf_room(b, n))
 		return;
-	memcpy(b->p + b->len, s, n);
+	TR2_COPY(b->p + b->len, (const char *)s, n);
 	b->len += n;
 }
 
 static inline void tr2_buf_adds(struct tr2_buf *b, const char *s)
 {
-	tr2_buf_add(b, s, strlen(s));
+	tr2_buf_add(b, s, tr2_strlen(s));
 }
 
 /* Append a string literal without a strlen() at run time. */
@@ -72,7 +128,7 @@ static inline void tr2_buf_commit(struct tr2_buf *b, char *end)
 
 static inline char *tr2_put(char *p, const void *s, size_t n)
 {
-	memcpy(p, s, n);
+	TR2_COPY(p, (const char *)s, n);
 	return p + n;
 }
 #define tr2_put_lit(p, lit) tr2_put((p), (lit), sizeof(lit) - 1)
@@ -91,8 +147,7 @@ static inline char *tr2_put_padded(char *p, const char *s, size_t len, size_t wi
 		memcpy(p, tr2_spaces, TR2_PAD_MAX);
 	else if (len < width)
 		memset(p, ' ', width);
-	if (len)
-		memcpy(p, s, len);
+	tr2_copy(p, s, len);
 	return p + (len < width ? width : len);
 }
 
@@ -103,11 +158,30 @@ char *tr2_put_json_str(char *p, const char *s, size_t len);
 #define TR2_NUM_MAX 32
 char *tr2_put_u64(char *p, uint64_t v);
 char *tr2_put_i64(char *p, int64_t v);
+/* Eight lower-case hex digits of v ("%08x"). */
+char *tr2_put_hex32(char *p, uint32_t v);
 /* The bytes of printf("%<width>.6f", us / 1e6) for any duration below
- * 2^32 seconds (where a double still resolves microseconds). */
+ * 2^32 seconds (where a double still resolves microseconds); needs
+ * TR2_NUM_MAX + TR2_PAD_MAX + width bytes of room. */
 char *tr2_put_seconds(char *p, uint64_t us, size_t width);
-/* Exactly n digits of v (v < 10^n), zero-padded; n <= 8. */
-char *tr2_put_digits(char *p, uint32_t v, int n);
+
+extern const char tr2_digit_pairs[201];
+
+/* Exactly n digits of v (v < 10^n), zero-padded; n <= 8.  Inline, so a
+ * constant n unrolls into table copies. */
+static inline char *tr2_put_digits(char *p, uint32_t v, int n)
+{
+	char *end = p + n;
+
+	while (n >= 2) {
+		n -= 2;
+		memcpy(p + n, tr2_digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (n)
+		*p = (char)('0' + v % 10);
+	return end;
+}
 
 /* Append n copies of c. */
 void tr2_buf_addn(struct tr2_buf *b, char c, size_t n);

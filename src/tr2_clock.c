@@ -1,4 +1,5 @@
 #include "trace2.h"
+#include "tr2_hot.h"
 #include "tr2_clock.h"
 #include "tr2_buf.h"
 
@@ -28,7 +29,7 @@ static int monotonic_ns(uint64_t *ns)
 	return 0;
 }
 
-uint64_t tr2_now_ns(void)
+TR2_HOT uint64_t tr2_now_ns(void)
 {
 	int state = __atomic_load_n(&offset_state, __ATOMIC_ACQUIRE);
 	uint64_t mono;
@@ -111,7 +112,7 @@ static long seconds_of_day(int64_t sec)
 	return (long)(r < 0 ? r + 86400 : r);
 }
 
-void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
+TR2_HOT void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
 {
 	time_t sec = (time_t)(us / 1000000);
 
@@ -159,7 +160,7 @@ static void put_utc_ymdhms(char *p, int64_t sec)
 	put_hms_of_day(p + 11, seconds_of_day(sec));
 }
 
-void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out)
+TR2_HOT void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out)
 {
 	int64_t sec = (int64_t)(us / 1000000);
 

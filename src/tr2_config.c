@@ -319,9 +319,14 @@ static int env_bool(const char *name, int dflt)
 
 typedef void file_fn(const char *path, enum config_scope scope, void *ctx);
 
+/* a then b into out, cut to size - 1 bytes. */
 static void join(char *out, size_t size, const char *a, const char *b)
 {
-	snprintf(out, size, "%s%s", a, b);
+	size_t alen = strnlen(a, size - 1), blen = strnlen(b, size - 1 - alen);
+
+	memcpy(out, a, alen);
+	memcpy(out + alen, b, blen);
+	out[alen + blen] = '\0';
 }
 
 /* GIT_CONFIG_NOSYSTEM, judged (and complained about) once per load. */

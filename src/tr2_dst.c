@@ -1,4 +1,5 @@
 #include "tr2_dst.h"
+#include "tr2_hot.h"
 #include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_signal.h"
@@ -69,18 +70,17 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
  * reader forever.  A regular file goes back to ordinary blocking writes;
  * a FIFO stays non-blocking (its writes wait a bounded time for room).
  */
+#define FILE_STATUS_FLAGS (O_WRONLY | O_APPEND)
+
 static void settle_blocking_mode(struct tr2_dst *dst)
 {
-	int flags = fcntl(dst->fd, F_GETFL);
-
-	if (dst->kind == TR2_DST_FILE && flags >= 0)
-		fcntl(dst->fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (dst->kind == TR2_DST_FILE)
+		fcntl(dst->fd, F_SETFL, FILE_STATUS_FLAGS);
 }
 
 static int open_file(struct tr2_dst *dst, const char *path)
 {
-	int fd = tr2_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-			      0666);
+	int fd = tr2_open(path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
 
 	if (fd < 0) {
 		if (tr2_dst_debug())
@@ -540,7 +540,10 @@ static void unlock_record(struct tr2_dst *dst, int locked)
 	}
 }
 
-void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
+/* Write what is left of a record after its first done bytes: as one
+ * in-flight record that a signal handler can finish. */
+static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
+			 size_t done)
 {
 	struct inflight outer = inflight;
 	int locked = lock_record(dst);
@@ -552,12 +555,37 @@ void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 	inflight.dst = dst;
 	inflight.buf = buf;
 	inflight.len = len;
-	inflight.done = 0;
+	inflight.done = done;
 	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
 						    : TR2_DST_WRITE_TIMEOUT_MS))
 		fail(dst, errno, !in_signal_handler);
 	inflight = outer;
 	unlock_record(dst, locked);
+}
+
+TR2_HOT void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	/* The hot path: a regular file takes a whole record in one plain
+	 * write(); only a short write or EINTR needs the general path. */
+	if (dst->kind == TR2_DST_FILE) {
+		int fd = dst->fd;
+		ssize_t w;
+
+		if (fd < 0)
+			return;
+		w = tr2_sys.write(fd, buf, len);
+		if (w == (ssize_t)len)
+			return;
+		if (w < 0 && errno != EINTR) {
+			fail(dst, errno, !in_signal_handler);
+			return;
+		}
+		if (w > 0)
+			done = (size_t)w;
+	}
+	write_record(dst, buf, len, done);
 }
 
 void tr2_dst_finish_interrupted(void)

@@ -8,6 +8,7 @@
  * at most one buffer per thread and destination.
  */
 #include "tr2_dst.h"
+#include "tr2_hot.h"
 #include "tr2_sys.h"
 
 #include <pthread.h>
@@ -76,7 +77,7 @@ void tr2_dst_buffer_init(void)
 		pthread_once(&key_once, create_key);
 }
 
-static int take(struct tbuf *b, int who)
+static TR2_HOT int take(struct tbuf *b, int who)
 {
 	int expected = FREE;
 
@@ -112,7 +113,7 @@ static int is_mine(const struct tbuf *b)
 	return 0;
 }
 
-static void give_back(struct tbuf *b)
+static TR2_HOT void give_back(struct tbuf *b)
 {
 	__atomic_store_n(&b->busy, FREE, __ATOMIC_RELEASE);
 }
@@ -168,7 +169,7 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 	return b;
 }
 
-static struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
+static TR2_HOT struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
 {
 	struct tbuf *b = mine[dst->slot];
 
@@ -179,7 +180,7 @@ static struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
 	return b;
 }
 
-void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now)
+TR2_HOT void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now)
 {
 	struct tbuf *b;
 

@@ -18,7 +18,7 @@ static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	tr2_put_lit(tr2_put_i64(tr2_put_lit(path, "/proc/"), pid), "/stat\0");
 	fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

@@ -3,6 +3,7 @@
 #include "tr2_sid.h"
 #include "tr2_clock.h"
 #include "tr2_json.h"
+#include "tr2_buf.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -89,7 +90,7 @@ void tr2_sha1_hex8(const void *data, size_t len, char out[8])
 	for (i = 0; i < 8; i++)
 		blk[63 - i] = (unsigned char)(bits >> (8 * i));
 	sha1_block(h, blk);
-	snprintf(out, 9, "%08x", h[0]);
+	*tr2_put_hex32(out, h[0]) = '\0';
 }
 
 /* "H<8 hex>" of the host name, or "Localhost". */
@@ -110,14 +111,19 @@ static void host_component(char out[10])
 static struct sid *compute_sid(void)
 {
 	const char *parent = tr2_sys.getenv("GIT_TRACE2_PARENT_SID");
-	char own[64], host[10];
+	char own[64], host[10], *p;
 	size_t plen = parent ? strlen(parent) : 0, olen, len;
 	struct sid *sid = tr2_sys.calloc(1, sizeof(*sid));
 
 	tr2_fmt_sid_time(tr2_now_us(), own);
 	host_component(host);
-	snprintf(own + 23, sizeof(own) - 23, "-%s-P%08x", host, (uint32_t)getpid());
-	olen = strlen(own);
+	p = own + 23;
+	*p++ = '-';
+	p = tr2_put(p, host, strlen(host));
+	p = tr2_put_lit(p, "-P");
+	p = tr2_put_hex32(p, (uint32_t)getpid());
+	*p = '\0';
+	olen = (size_t)(p - own);
 	len = plen + !!plen + olen;
 	if (!sid || !(sid->text = tr2_sys.malloc(len + 1)) ||
 	    !(sid->json = tr2_sys.malloc(TR2_JSON_ESCAPED_MAX(len) + 1))) {

@@ -66,12 +66,15 @@ void tr2_signals_install(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
+	/* Install and learn the old disposition in one call; the rare one
+	 * tracing must not take is put back at once. */
 	for (i = 0; i < NHANDLED; i++) {
-		if (installed[i] || sigaction(handled[i], NULL, &previous[i]))
+		if (installed[i] || sigaction(handled[i], &sa, &previous[i]))
 			continue;
-		if (may_take(handled[i], &previous[i]) &&
-		    !sigaction(handled[i], &sa, NULL))
+		if (may_take(handled[i], &previous[i]))
 			installed[i] = 1;
+		else
+			sigaction(handled[i], &previous[i], NULL);
 	}
 }
 

@@ -1,6 +1,7 @@
 #include "tr2_tgt.h"
+#include "tr2_hot.h"
 
-const char *tr2_ev_local_time(struct tr2_ev *ev)
+TR2_HOT const char *tr2_ev_local_time(struct tr2_ev *ev)
 {
 	if (!ev->has_local_time) {
 		tr2_fmt_local_time(&ev->tls->times, ev->us_now, ev->local_time);
@@ -9,7 +10,7 @@ const char *tr2_ev_local_time(struct tr2_ev *ev)
 	return ev->local_time;
 }
 
-const char *tr2_ev_utc_time(struct tr2_ev *ev)
+TR2_HOT const char *tr2_ev_utc_time(struct tr2_ev *ev)
 {
 	if (!ev->has_utc_time) {
 		tr2_fmt_utc_time(&ev->tls->times, ev->us_now, ev->utc_time);
@@ -18,7 +19,7 @@ const char *tr2_ev_utc_time(struct tr2_ev *ev)
 	return ev->utc_time;
 }
 
-void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now)
+TR2_HOT void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now)
 {
 	if (b->len && b->p[b->len - 1] != '\n')
 		tr2_buf_addc(b, '\n');

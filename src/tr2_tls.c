@@ -1,5 +1,7 @@
 #include "tr2_tls.h"
+#include "tr2_hot.h"
 #include "tr2_sys.h"
+#include "tr2_buf.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -49,14 +51,21 @@ static void create_key(void)
 
 static void set_name(struct tr2_tls *ctx, const char *base)
 {
-	char full[TR2_THREAD_NAME_MAX + 1];
+	char *p = ctx->name, *end = ctx->name + TR2_THREAD_NAME_MAX;
+	char prefix[TR2_NUM_MAX + 4], *q = prefix;
 
-	if (ctx->thread_id == 0)
-		snprintf(full, sizeof(full), "%s", base);
-	else
-		snprintf(full, sizeof(full), "th%02d:%s", ctx->thread_id, base);
-	ctx->name_len = strlen(full);
-	memcpy(ctx->name, full, ctx->name_len + 1);
+	/* "th%02d:<base>" (just <base> for main), cut to the maximum */
+	if (ctx->thread_id) {
+		q = tr2_put_lit(q, "th");
+		if (ctx->thread_id < 10)
+			*q++ = '0';
+		q = tr2_put_u64(q, (uint64_t)ctx->thread_id);
+		*q++ = ':';
+	}
+	p = tr2_put(p, prefix, (size_t)(q - prefix));
+	p = tr2_put(p, base, tr2_strnlen(base, (size_t)(end - p)));
+	*p = '\0';
+	ctx->name_len = (size_t)(p - ctx->name);
 	ctx->json_name_len = tr2_json_escape(ctx->json_name, ctx->name, ctx->name_len);
 }
 
@@ -99,7 +108,7 @@ struct tr2_tls *tr2_tls_current(void)
 	return current;
 }
 
-struct tr2_tls *tr2_tls_get(void)
+TR2_HOT struct tr2_tls *tr2_tls_get(void)
 {
 	if (current)
 		return current;
@@ -136,7 +145,7 @@ void tr2_tls_release(void)
 	}
 }
 
-int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
+TR2_HOT int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
 {
 	if (ctx->nr == ctx->alloc) {
 		size_t alloc = ctx->alloc * 2;
@@ -162,7 +171,7 @@ uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
 	return ctx->nr ? us_now - ctx->stack[ctx->nr - 1] : 0;
 }
 
-uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now)
+TR2_HOT uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now)
 {
 	uint64_t elapsed = tr2_tls_region_elapsed(ctx, us_now);
 

@@ -4,6 +4,7 @@
  * state and offers the event to the targets.
  */
 #include "tr2_dispatch.h"
+#include "tr2_hot.h"
 #include "tr2_sys.h"
 #include "tr2_bug.h"
 #include "tr2_config.h"
@@ -74,7 +75,7 @@ static void set_enabled(int on)
 		__atomic_and_fetch(&trace2_listener_mask, ~TR2_LISTENER_TARGETS, __ATOMIC_RELEASE);
 }
 
-static void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, int line)
+static TR2_HOT void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, int line)
 {
 	/* before initialize set up thread storage, Git reports t_abs 0 */
 	uint64_t start = tr2_tls_main() ? tr2_start_us() : 0;
@@ -89,7 +90,7 @@ static void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, in
 	ev->has_utc_time = 0;
 }
 
-int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
+TR2_HOT int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
 {
 	struct tr2_tls *tls = tr2_tls_get();
 
@@ -121,7 +122,7 @@ void tr2_emit_signal(int signo, int fatal)
 }
 
 /* Expand a caller's message once for all targets (NULL for no fmt). */
-static const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
+static TR2_HOT const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
 {
 	tr2_buf_init(b);
 	if (!fmt || !*fmt)
@@ -596,24 +597,43 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Regions.                                                            */
 
-void trace2_region_enter_printf_va_fl(const char *file, int line,
+/*
+ * A region event with a message, expanded once for all targets.  Its
+ * buffer lives in this frame, so that region events without a message
+ * (the hot case) keep a small stack.
+ */
+static __attribute__((noinline)) void
+region_with_msg(int leave, struct tr2_ev *ev, const char *category,
+		const char *label, const struct repository *repo,
+		const char *fmt, va_list ap)
+{
+	struct tr2_buf msg;
+	const char *m = expand(&msg, fmt, ap);
+
+	if (leave)
+		tr2_dispatch(region_leave, ev, category, label, repo, m);
+	else
+		tr2_dispatch(region_enter, ev, category, label, repo, m);
+	tr2_buf_release(&msg);
+}
+
+TR2_HOT void trace2_region_enter_printf_va_fl(const char *file, int line,
 				      const char *category, const char *label,
 				      const struct repository *repo,
 				      const char *fmt, va_list ap)
 {
 	struct tr2_ev ev;
-	struct tr2_buf msg;
-	const char *m;
 
 	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
 		return;
-	m = expand(&msg, fmt, ap);
-	tr2_dispatch(region_enter, &ev, category, label, repo, m);
-	tr2_buf_release(&msg);
+	if (fmt && *fmt)
+		region_with_msg(0, &ev, category, label, repo, fmt, ap);
+	else
+		tr2_dispatch(region_enter, &ev, category, label, repo, NULL);
 	tr2_tls_push(ev.tls, ev.us_now);
 }
 
-void trace2_region_enter_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_region_enter_fl(const char *file, int line, const char *category,
 			    const char *label, const struct repository *repo, ...)
 {
 	va_list ap;
@@ -623,7 +643,7 @@ void trace2_region_enter_fl(const char *file, int line, const char *category,
 	va_end(ap);
 }
 
-void trace2_region_enter_printf_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_region_enter_printf_fl(const char *file, int line, const char *category,
 				   const char *label, const struct repository *repo,
 				   const char *fmt, ...)
 {
@@ -634,14 +654,12 @@ void trace2_region_enter_printf_fl(const char *file, int line, const char *categ
 	va_end(ap);
 }
 
-void trace2_region_leave_printf_va_fl(const char *file, int line,
+TR2_HOT void trace2_region_leave_printf_va_fl(const char *file, int line,
 				      const char *category, const char *label,
 				      const struct repository *repo,
 				      const char *fmt, va_list ap)
 {
 	struct tr2_ev ev;
-	struct tr2_buf msg;
-	const char *m;
 
 	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
 		return;
@@ -650,12 +668,13 @@ void trace2_region_leave_printf_va_fl(const char *file, int line,
 		return;
 	}
 	ev.us_rel = tr2_tls_pop(ev.tls, ev.us_now);
-	m = expand(&msg, fmt, ap);
-	tr2_dispatch(region_leave, &ev, category, label, repo, m);
-	tr2_buf_release(&msg);
+	if (fmt && *fmt)
+		region_with_msg(1, &ev, category, label, repo, fmt, ap);
+	else
+		tr2_dispatch(region_leave, &ev, category, label, repo, NULL);
 }
 
-void trace2_region_leave_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_region_leave_fl(const char *file, int line, const char *category,
 			    const char *label, const struct repository *repo, ...)
 {
 	va_list ap;
@@ -665,7 +684,7 @@ void trace2_region_leave_fl(const char *file, int line, const char *category,
 	va_end(ap);
 }
 
-void trace2_region_leave_printf_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_region_leave_printf_fl(const char *file, int line, const char *category,
 				   const char *label, const struct repository *repo,
 				   const char *fmt, ...)
 {
@@ -687,7 +706,7 @@ static int data_ev_begin(struct tr2_ev *ev, const char *file, int line)
 	return 1;
 }
 
-void trace2_data_string_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_data_string_fl(const char *file, int line, const char *category,
 			   const struct repository *repo, const char *key,
 			   const char *value)
 {
@@ -697,15 +716,15 @@ void trace2_data_string_fl(const char *file, int line, const char *category,
 		tr2_dispatch(data, &ev, category, repo, key, value);
 }
 
-void trace2_data_intmax_fl(const char *file, int line, const char *category,
+TR2_HOT void trace2_data_intmax_fl(const char *file, int line, const char *category,
 			   const struct repository *repo, const char *key,
 			   intmax_t value)
 {
-	char text[24];
+	char text[TR2_NUM_MAX];
 
 	if (!tr2_enabled())
 		return;
-	snprintf(text, sizeof(text), "%jd", value);
+	*tr2_put_i64(text, value) = '\0';
 	trace2_data_string_fl(file, line, category, repo, key, text);
 }
 
@@ -719,7 +738,7 @@ void trace2_data_json_fl(const char *file, int line, const char *category,
 		tr2_dispatch(data_json, &ev, category, repo, key, jw);
 }
 
-void trace2_printf_va_fl(const char *file, int line, const char *fmt, va_list ap)
+TR2_HOT void trace2_printf_va_fl(const char *file, int line, const char *fmt, va_list ap)
 {
 	struct tr2_ev ev;
 	struct tr2_buf msg;
@@ -732,7 +751,7 @@ void trace2_printf_va_fl(const char *file, int line, const char *fmt, va_list ap
 	tr2_buf_release(&msg);
 }
 
-void trace2_printf_fl(const char *file, int line, const char *fmt, ...)
+TR2_HOT void trace2_printf_fl(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 

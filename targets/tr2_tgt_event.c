@@ -3,6 +3,7 @@
  * format version "4".
  */
 #include "tr2_tgt.h"
+#include "tr2_hot.h"
 #include "tr2_bug.h"
 #include "tr2_sid.h"
 
@@ -31,13 +32,13 @@ static void init(void)
 
 /* Keys every record starts with, in one reservation.  Brief mode keeps
  * "time" only where always_time is set (version, atexit). */
-static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 		     const char *file, int line, int always_time)
 {
 	const struct tr2_tls *tls = ev->tls;
-	size_t sid_len, event_len = strlen(event);
+	size_t sid_len, event_len = tr2_strlen(event);
 	const char *sid = tr2_sid_json(&sid_len);
-	size_t file_len = !brief && file ? strlen(file) : 0;
+	size_t file_len = !brief && file ? tr2_strlen(file) : 0;
 	char *p;
 
 	tr2_buf_init(b);
@@ -66,7 +67,7 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 	tr2_buf_commit(b, p);
 }
 
-static void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
+static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
 {
 	begin_at(b, ev, event, ev->file, ev->line, 0);
 }
@@ -105,7 +106,7 @@ static void add_seconds(struct tr2_buf *b, const char *key_lit, size_t key_len,
 }
 #define SECS(b, k, v) add_seconds((b), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v))
 
-static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_buf_addc(b, '}');
 	tr2_tgt_emit(&dst, b, ev->us_now);
@@ -351,7 +352,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static int filtered(const struct tr2_ev *ev)
+static TR2_HOT int filtered(const struct tr2_ev *ev)
 {
 	return ev->tls->nr > max_nesting;
 }
@@ -368,13 +369,13 @@ static char *put_opt_str(char *p, const char *key_lit, size_t key_len,
 #define OPT_STR(p, k, v, len) \
 	put_opt_str((p), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v), (len))
 
-static void region(struct tr2_ev *ev, const char *event, int has_rel,
+static TR2_HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
-	size_t cat_len = category ? strlen(category) : 0;
-	size_t label_len = label ? strlen(label) : 0;
-	size_t msg_len = msg ? strlen(msg) : 0;
+	size_t cat_len = category ? tr2_strlen(category) : 0;
+	size_t label_len = label ? tr2_strlen(label) : 0;
+	size_t msg_len = msg ? tr2_strlen(msg) : 0;
 	struct tr2_buf b;
 	char *p;
 
@@ -403,20 +404,20 @@ static void region(struct tr2_ev *ev, const char *event, int has_rel,
 	finish(ev, &b);
 }
 
-static void region_enter(struct tr2_ev *ev, const char *category, const char *label,
+static TR2_HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_enter", 0, category, label, r, msg);
 }
 
-static void region_leave(struct tr2_ev *ev, const char *category, const char *label,
+static TR2_HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_leave", 1, category, label, r, msg);
 }
 
 /* The common part of data and data_json, up to the "value" key. */
-static void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static TR2_HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 		       const char *category, const struct repository *r,
 		       const char *key)
 {
@@ -430,7 +431,7 @@ static void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 	KEY(b, "value");
 }
 
-static void data(struct tr2_ev *ev, const char *category, const struct repository *r,
+static TR2_HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
 		 const char *key, const char *value)
 {
 	struct tr2_buf b;
@@ -482,7 +483,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 	finish(ev, &b);
 }
 
-static void printf_(struct tr2_ev *ev, const char *msg)
+static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	struct tr2_buf b;
 

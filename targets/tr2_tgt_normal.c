@@ -3,6 +3,7 @@
  * "<time> <file>:<line>" padded to column 50, then the payload.
  */
 #include "tr2_tgt.h"
+#include "tr2_hot.h"
 
 #define PREFIX_COLUMNS 50
 
@@ -21,7 +22,7 @@ static void init(void)
 	brief = tr2_sysenv_bool(TR2_SYSENV_NORMAL_BRIEF, 0);
 }
 
-static void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *file, int line)
+static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *file, int line)
 {
 	tr2_buf_init(b);
 	if (brief)
@@ -43,7 +44,7 @@ static void begin_ev(struct tr2_buf *b, struct tr2_ev *ev)
 	begin(b, ev, ev->file, ev->line);
 }
 
-static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_tgt_emit(&dst, b, ev->us_now);
 }
@@ -287,7 +288,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static void printf_(struct tr2_ev *ev, const char *msg)
+static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	struct tr2_buf b;
 

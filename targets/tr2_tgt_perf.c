@@ -4,6 +4,7 @@
  * <t_rel> | <category> | <dots><payload>".
  */
 #include "tr2_tgt.h"
+#include "tr2_hot.h"
 #include "tr2_sid.h"
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ static void init(void)
 }
 
 /* "<file>:<line>", or "..." and its last 25 bytes, padded to 28. */
-static char *put_location(char *p, const char *file, size_t file_len, int line)
+static TR2_HOT char *put_location(char *p, const char *file, size_t file_len, int line)
 {
 	char *start = p;
 	size_t len;
@@ -72,7 +73,7 @@ struct ident {
 
 static _Thread_local struct ident ident;
 
-static const struct ident *thread_ident(const struct tr2_tls *tls)
+static TR2_HOT const struct ident *thread_ident(const struct tr2_tls *tls)
 {
 	char *p;
 
@@ -90,7 +91,7 @@ static const struct ident *thread_ident(const struct tr2_tls *tls)
 	return &ident;
 }
 
-static char *put_time_column(char *p, int present, uint64_t us)
+static TR2_HOT char *put_time_column(char *p, int present, uint64_t us)
 {
 	if (present)
 		p = tr2_put_seconds(p, us, TIME_WIDTH);
@@ -102,12 +103,12 @@ static char *put_time_column(char *p, int present, uint64_t us)
 }
 
 /* Everything up to the payload; the fixed-width part in one reservation. */
-static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
+static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		     int line, const struct cols *c)
 {
 	const struct tr2_tls *tls = ev->tls;
 	const struct ident *id = thread_ident(tls);
-	size_t file_len = file ? strlen(file) : 0;
+	size_t file_len = file ? tr2_strlen(file) : 0;
 	char *p, *repo_end;
 
 	tr2_buf_init(b);
@@ -121,7 +122,7 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		p = tr2_put_lit(p, " | ");
 	}
 	p = tr2_put(p, id->text, id->len);
-	p = tr2_put_padded(p, c->event, strlen(c->event), EVENT_WIDTH);
+	p = tr2_put_padded(p, c->event, tr2_strlen(c->event), EVENT_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	repo_end = p + 3;
 	if (c->repo) {
@@ -135,7 +136,7 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 	p = put_time_column(p, c->times & ABS, ev->us_abs);
 	p = put_time_column(p, c->times & REL, ev->us_rel);
 	p = tr2_put_padded(p, c->category,
-			   c->category ? strnlen(c->category, CATEGORY_WIDTH) : 0,
+			   c->category ? tr2_strnlen(c->category, CATEGORY_WIDTH) : 0,
 			   CATEGORY_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	tr2_buf_commit(b, p);
@@ -143,12 +144,12 @@ static void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		tr2_buf_addn(b, '.', 2 * (tls->nr - 1));
 }
 
-static void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
+static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
 {
 	begin_at(b, ev, ev->file, ev->line, c);
 }
 
-static void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_tgt_emit(&dst, b, ev->us_now);
 }
@@ -398,7 +399,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static void region(struct tr2_ev *ev, const char *event, unsigned times,
+static TR2_HOT void region(struct tr2_ev *ev, const char *event, unsigned times,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
@@ -417,19 +418,19 @@ static void region(struct tr2_ev *ev, const char *event, unsigned times,
 	finish(ev, &b);
 }
 
-static void region_enter(struct tr2_ev *ev, const char *category, const char *label,
+static TR2_HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_enter", ABS, category, label, r, msg);
 }
 
-static void region_leave(struct tr2_ev *ev, const char *category, const char *label,
+static TR2_HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_leave", ABS | REL, category, label, r, msg);
 }
 
-static void data(struct tr2_ev *ev, const char *category, const struct repository *r,
+static TR2_HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
 		 const char *key, const char *value)
 {
 	struct cols c = { "data", r, ABS | REL, category };
@@ -457,7 +458,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 	finish(ev, &b);
 }
 
-static void printf_(struct tr2_ev *ev, const char *msg)
+static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	simple(ev, "printf", ABS, msg ? msg : "");
 }

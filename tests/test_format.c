@@ -50,6 +50,22 @@ static void integers_match_printf(void **state)
 	assert_string_equal(got, "-9223372036854775808");
 }
 
+static void hex32_matches_printf(void **state)
+{
+	uint64_t seed = 7654321;
+	char got[16], want[16];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		uint32_t v = (uint32_t)(next_random(&seed) >> (i % 32));
+
+		*tr2_put_hex32(got, v) = '\0';
+		snprintf(want, sizeof(want), "%08x", v);
+		assert_string_equal(got, want);
+	}
+}
+
 static void seconds_match_printf(void **state)
 {
 	static const size_t widths[] = { 0, 9 };
@@ -196,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(integers_match_printf),
+		cmocka_unit_test(hex32_matches_printf),
 		cmocka_unit_test(seconds_match_printf),
 		cmocka_unit_test(utc_time_matches_gmtime),
 		cmocka_unit_test(local_time_matches_localtime),
