@@ -57,7 +57,8 @@ struct scenario {
 	enum kind kind;
 	int depth;           /* REGION: nesting depth of one iteration */
 	int threads;         /* >1: that many threads run the loop */
-	const char *targets; /* subset of "npe" the caller must enable */
+	const char *targets; /* subset of "npe" the caller must enable; "b":
+			      * and GIT_TRACE2_BUFFER=64k */
 	const char *what;
 };
 
@@ -75,6 +76,9 @@ static const struct scenario scenarios[] = {
 	{ "normal_printf", PRINTF, 1, 1, "n", "normal target; trace2_printf" },
 	{ "event_data", DATA_STR, 1, 1, "e", "event target; data_string" },
 	{ "perf_timer", TIMER, 1, 1, "p", "perf target; timer start + stop (no output)" },
+	{ "perf_buffered", REGION, 1, 1, "pb", "perf target, 64 KiB buffered mode; region pairs" },
+	{ "perf_buffered_threads", REGION, 1, 2, "pb", "perf target, 64 KiB buffered mode; 2 threads x region pairs" },
+	{ "event_buffered", REGION, 1, 1, "eb", "event target, 64 KiB buffered mode; region pairs" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },

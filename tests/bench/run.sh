@@ -73,6 +73,7 @@ clean_env() {
 	case $1 in *n*) E+=("GIT_TRACE2=$dir/trace.normal") ;; esac
 	case $1 in *p*) E+=("GIT_TRACE2_PERF=$dir/trace.perf") ;; esac
 	case $1 in *e*) E+=("GIT_TRACE2_EVENT=$dir/trace.event") ;; esac
+	case $1 in *b*) E+=("GIT_TRACE2_BUFFER=64k") ;; esac
 	rm -f "$dir"/trace.*
 }
 
@@ -193,6 +194,7 @@ for ((r = 1; r <= runs; r++)); do
 		[ "$floor" = floor_pair ] && [ "${targets[$s]}" = e ] && floor=floor_pair_event
 		[ ${#targets[$s]} = 3 ] && floor=floor_pair_3targets
 		[ -z "${targets[$s]}" ] && floor=-
+		case ${targets[$s]} in *b*) floor=- ;; esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
 			echo "run.sh: $s: enabled=$(field enabled "$line") with targets '${targets[$s]}'" >&2
@@ -214,15 +216,17 @@ for it in "${floor_items[@]}"; do
 done
 
 echo
-printf '%-20s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
+printf '%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
 	scenario median_ns min max bytes/op floor x_floor x_min goal
+bsingle=
+[ -f "$dir/ns.perf_buffered" ] && read -r bsingle _ _ < <(stats "$dir/ns.perf_buffered")
 for s in "${order[@]}"; do
 	[ -f "$dir/ns.$s" ] || { printf '%-20s FAILED\n' "$s"; continue; }
 	read -r med min max < <(stats "$dir/ns.$s")
 	read -r bpo _ _ < <(stats "$dir/bytes.$s")
 	fl=$(cat "$dir/floorof.$s")
 	awk -v s="$s" -v med="$med" -v min="$min" -v max="$max" -v bpo="$bpo" \
-	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" 'BEGIN {
+	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" -v bsingle="$bsingle" 'BEGIN {
 		ratio = rmin = "-"; goal = ""
 		if (fl != "-" && fm > 0)
 			ratio = sprintf("%.3f", med / fm)
@@ -232,7 +236,12 @@ for s in "${order[@]}"; do
 			goal = (med <= 1 ? "ok" : "MISS") " (<= 1 ns)"
 		if ((s == "perf" || s == "event" || s == "all") && ratio != "-")
 			goal = (ratio <= 1.15 ? "ok" : "MISS") " (<= 1.15 x floor)"
-		printf "%-20s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
+		if (s == "perf_buffered")
+			goal = (med <= 150 ? "ok" : "MISS") " (<= 150 ns)"
+		if (s == "perf_buffered_threads" && bsingle > 0)
+			goal = sprintf("%s (%.2f x single-thread throughput; >= 1.7)",
+				       bsingle / med >= 1.7 ? "ok" : "MISS", bsingle / med)
+		printf "%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
 	}'
 done
 
