@@ -59,7 +59,7 @@ void tr2_clock_capture_start(void)
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-uint64_t tr2_start_us(void)
+TR2_HOT uint64_t tr2_start_us(void)
 {
 	return __atomic_load_n(&process_start_us, __ATOMIC_RELAXED);
 }

@@ -4,6 +4,7 @@
 #include "tr2_clock.h"
 #include "tr2_json.h"
 #include "tr2_buf.h"
+#include "tr2_hot.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -174,7 +175,7 @@ const char *tr2_sid_get(void)
 	return sid ? sid->text : "";
 }
 
-const char *tr2_sid_json(size_t *len)
+TR2_HOT const char *tr2_sid_json(size_t *len)
 {
 	const struct sid *sid = get_sid();
 
