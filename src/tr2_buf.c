@@ -65,6 +65,8 @@ void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
 
 const char tr2_spaces[TR2_PAD_MAX] = "                                ";
 
+const char tr2_hex_digits[17] = "0123456789abcdef";
+
 const char tr2_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -104,11 +106,10 @@ TR2_HOT char *tr2_put_u64(char *p, uint64_t v)
 
 TR2_HOT char *tr2_put_hex32(char *p, uint32_t v)
 {
-	static const char hex[] = "0123456789abcdef";
 	int i;
 
 	for (i = 7; i >= 0; i--, v >>= 4)
-		p[i] = hex[v & 15];
+		p[i] = tr2_hex_digits[v & 15];
 	return p + 8;
 }
 

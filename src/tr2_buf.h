@@ -166,6 +166,7 @@ char *tr2_put_hex32(char *p, uint32_t v);
 char *tr2_put_seconds(char *p, uint64_t us, size_t width);
 
 extern const char tr2_digit_pairs[201];
+extern const char tr2_hex_digits[17]; /* "0123456789abcdef" */
 
 /* Exactly n digits of v (v < 10^n), zero-padded; n <= 8.  Inline, so a
  * constant n unrolls into table copies. */

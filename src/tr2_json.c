@@ -1,4 +1,5 @@
 #include "tr2_json.h"
+#include "tr2_buf.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -59,8 +60,6 @@ static size_t utf8_sequence_len(const unsigned char *s, size_t avail)
 
 static char *escape_control(char *p, unsigned char c)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	*p++ = '\\';
 	switch (c) {
 	case '"': *p++ = '"'; break;
@@ -72,8 +71,8 @@ static char *escape_control(char *p, unsigned char c)
 	case '\b': *p++ = 'b'; break;
 	default:
 		memcpy(p, "u00", 3);
-		p[3] = hex[c >> 4];
-		p[4] = hex[c & 15];
+		p[3] = tr2_hex_digits[c >> 4];
+		p[4] = tr2_hex_digits[c & 15];
 		p += 5;
 	}
 	return p;

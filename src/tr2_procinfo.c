@@ -14,11 +14,14 @@
 /* Read the name and parent pid from /proc/<pid>/stat; 0 on success. */
 static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
 {
-	char path[64], buf[STAT_READ_MAX + 1], *open_paren, *close_paren, *end;
+	char path[64], buf[STAT_READ_MAX + 1], *p, *open_paren, *close_paren, *end;
 	ssize_t n;
 	int fd;
 
-	tr2_put_lit(tr2_put_i64(tr2_put_lit(path, "/proc/"), pid), "/stat\0");
+	p = tr2_put_lit(path, "/proc/");
+	p = tr2_put_i64(p, pid);
+	p = tr2_put_lit(p, "/stat");
+	*p = '\0';
 	fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

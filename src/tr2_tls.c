@@ -52,17 +52,16 @@ static void create_key(void)
 static void set_name(struct tr2_tls *ctx, const char *base)
 {
 	char *p = ctx->name, *end = ctx->name + TR2_THREAD_NAME_MAX;
-	char prefix[TR2_NUM_MAX + 4], *q = prefix;
 
-	/* "th%02d:<base>" (just <base> for main), cut to the maximum */
+	/* "th%02d:<base>" (just <base> for main), cut to the maximum; the
+	 * prefix is at most "th2147483647:", shorter than the maximum */
 	if (ctx->thread_id) {
-		q = tr2_put_lit(q, "th");
+		p = tr2_put_lit(p, "th");
 		if (ctx->thread_id < 10)
-			*q++ = '0';
-		q = tr2_put_u64(q, (uint64_t)ctx->thread_id);
-		*q++ = ':';
+			*p++ = '0';
+		p = tr2_put_u64(p, (uint64_t)ctx->thread_id);
+		*p++ = ':';
 	}
-	p = tr2_put(p, prefix, (size_t)(q - prefix));
 	p = tr2_put(p, base, tr2_strnlen(base, (size_t)(end - p)));
 	*p = '\0';
 	ctx->name_len = (size_t)(p - ctx->name);
