@@ -266,18 +266,6 @@ struct drain {
 	struct t2_whole w;
 };
 
-static void drain_line(void *ctx, const char *line, size_t len)
-{
-	struct t2_whole *w = ctx;
-	struct t2_rec r;
-	enum t2_rec_kind kind = t2_rec_parse(line, len, &r);
-
-	t2_rec_free(&r);
-	w->lines++;
-	w->kinds[kind]++;
-	w->bad += kind == T2_REC_BAD;
-}
-
 /* Read fd until it is empty after done was set (poll with a timeout). */
 static void *drain_main(void *arg)
 {
@@ -292,7 +280,7 @@ static void *drain_main(void *arg)
 
 		poll(&pfd, 1, 50);
 		while ((n = read(d->fd, buf, MIB)) > 0)
-			t2_lsplit_feed(&d->split, buf, (size_t)n, drain_line, &d->w);
+			t2_lsplit_feed(&d->split, buf, (size_t)n, t2_whole_line, &d->w);
 		if (done && n <= 0)
 			break;
 	}

@@ -359,7 +359,7 @@ long long t2_foreach_line(const char *path, t2_line_fn *fn, void *ctx)
 /* Whole-line checks.                                                   */
 /* ------------------------------------------------------------------ */
 
-static void whole_line(void *ctx, const char *line, size_t len)
+void t2_whole_line(void *ctx, const char *line, size_t len)
 {
 	struct t2_whole *w = ctx;
 	struct t2_rec r;
@@ -378,7 +378,7 @@ static void whole_line(void *ctx, const char *line, size_t len)
 
 void t2_whole_file(const char *path, struct t2_whole *w)
 {
-	long long rest = t2_foreach_line(path, whole_line, w);
+	long long rest = t2_foreach_line(path, t2_whole_line, w);
 
 	w->files++;
 	if (rest > 0)

@@ -87,6 +87,8 @@ struct t2_whole {
 	char first_bad[160];	/* start of the first bad line */
 };
 
+/* Check one line (a t2_lsplit callback; ctx is a struct t2_whole). */
+void t2_whole_line(void *ctx, const char *line, size_t len);
 /* Check one file; adds to w (zero it first). */
 void t2_whole_file(const char *path, struct t2_whole *w);
 /* Check every regular file directly in dir. */
