@@ -9,6 +9,7 @@
 #ifndef T2_FUZZ_H
 #define T2_FUZZ_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 	((cond) ? (void)0 : fz_fail(__FILE__, __LINE__, "%s", #cond))
 _Noreturn void fz_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* BUG reports of the calling thread, counted by fz_count_bug() (a
+ * trace2_set_bug_handler() callback) instead of exiting. */
+extern _Thread_local unsigned fz_bugs;
+void fz_count_bug(const char *file, int line, const char *fmt, va_list ap);
 
 /* A cursor over the input; reading past its end yields zeros. */
 struct fz_in {

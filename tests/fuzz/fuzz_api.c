@@ -38,19 +38,9 @@
 #define STR_MAX 48
 
 static char *files[3]; /* NORMAL, PERF, EVENT */
-static _Thread_local unsigned bugs;
 /* The main thread's base region entry: a leave with no open region pops
  * it, once per thread (api.md §2.25); it never comes back. */
 static int main_base = 1;
-
-static void count_bug(const char *file, int line, const char *fmt, va_list ap)
-{
-	(void)file;
-	(void)line;
-	(void)fmt;
-	(void)ap;
-	bugs++;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -76,7 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		files[i] = fz_path(dir, names[i]);
 		setenv(vars[i], files[i], 1);
 	}
-	trace2_set_bug_handler(count_bug);
+	trace2_set_bug_handler(fz_count_bug);
 	trace2_initialize_clock();
 	trace2_initialize();
 	FZ_CHECK(trace2_is_enabled());
@@ -368,12 +358,12 @@ static int step(struct prog *p)
 static void run(struct prog *p)
 {
 	while (p->in.n) {
-		unsigned before = bugs;
+		unsigned before = fz_bugs;
 		int want = step(p);
 
-		if (want >= 0 && bugs - before != (unsigned)want)
+		if (want >= 0 && fz_bugs - before != (unsigned)want)
 			fz_fail(__FILE__, __LINE__, "%u BUG reports, expected %d",
-				bugs - before, want);
+				fz_bugs - before, want);
 	}
 }
 
@@ -477,10 +467,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.workers[i].prog)
 			join_worker(&p.workers[i]);
 	while (p.regions) {
-		unsigned before = bugs;
+		unsigned before = fz_bugs;
 
 		trace2_region_leave("fuzz", "cleanup", NULL);
-		FZ_CHECK(bugs == before);
+		FZ_CHECK(fz_bugs == before);
 		p.regions--;
 	}
 	for (i = 0; i < TRACE2_NUMBER_OF_TIMERS; i++)

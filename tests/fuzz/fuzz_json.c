@@ -33,22 +33,12 @@
 #define NWRITERS 3
 #define MAX_ARGV 6
 
-static unsigned bugs;
-
-static void count_bug(const char *file, int line, const char *fmt, va_list ap)
-{
-	(void)file;
-	(void)line;
-	(void)fmt;
-	(void)ap;
-	bugs++;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	trace2_set_bug_handler(count_bug);
+	trace2_set_bug_handler(fz_count_bug);
 	return 0;
 }
 
@@ -398,10 +388,10 @@ static void check_writer(struct model *m)
 	char *dump;
 
 	while (m->depth) {
-		unsigned before = bugs;
+		unsigned before = fz_bugs;
 
 		jw_end(&m->jw);
-		FZ_CHECK(bugs == before);
+		FZ_CHECK(fz_bugs == before);
 		fz_buf_addc(&m->text, top(m) == '{' ? '}' : ']');
 		m->depth--;
 	}
@@ -439,11 +429,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		model_reset(&p.w[i]);
 	}
 	while (p.in.n) {
-		before = bugs;
+		before = fz_bugs;
 		want = step(&p);
-		if (want >= 0 && bugs - before != (unsigned)want)
+		if (want >= 0 && fz_bugs - before != (unsigned)want)
 			fz_fail(__FILE__, __LINE__, "%u BUG reports, expected %d",
-				bugs - before, want);
+				fz_bugs - before, want);
 	}
 	for (i = 0; i < NWRITERS; i++) {
 		check_writer(&p.w[i]);
