@@ -9,6 +9,9 @@
  *   bench floor [N]       the physical floor, no Trace2 calls: one line
  *                         "t2bench floor item=NAME ns_per_op=X" per item,
  *                         each item timed for T2BENCH_FLOOR_SECONDS (0.3)
+ *   bench floor_buffered[_threads] [N]
+ *                         the buffered mode's floor, run like a scenario
+ *                         (its loop_bytes: the floor file's growth)
  *   bench rss [EVENTS]    RSS after 10,000 and after EVENTS (10,000,000)
  *                         region events (perf target on), and the growth
  *
@@ -49,6 +52,7 @@ enum kind {
 	PRINTF,        /* trace2_printf (op = call) */
 	TIMER,         /* trace2_timer_start + trace2_timer_stop (op = pair) */
 	FLOOR,         /* no Trace2 calls: clock_gettime + write() */
+	BUFFER_FLOOR,  /* no Trace2 calls: the least 64 KiB buffering costs */
 	RSS,           /* region pairs, resident set size before and after */
 };
 
@@ -79,6 +83,8 @@ static const struct scenario scenarios[] = {
 	{ "perf_buffered", REGION, 1, 1, "pb", "perf target, 64 KiB buffered mode; region pairs" },
 	{ "perf_buffered_threads", REGION, 1, 2, "pb", "perf target, 64 KiB buffered mode; 2 threads x region pairs" },
 	{ "event_buffered", REGION, 1, 1, "eb", "event target, 64 KiB buffered mode; region pairs" },
+	{ "floor_buffered", BUFFER_FLOOR, 1, 1, "", "no Trace2 calls: 2 clock reads + a pair's perf lines into a 64 KiB buffer, one write() per full buffer" },
+	{ "floor_buffered_threads", BUFFER_FLOOR, 1, 2, "", "floor_buffered in 2 threads, one file" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },
@@ -90,6 +96,8 @@ static const char *const target_env[3] = {
 };
 
 static volatile uint64_t sink;
+static int floor_fd[3] = { -1, -1, -1 };
+static uint64_t write_errors;
 
 static uint64_t now_ns(void)
 {
@@ -111,13 +119,16 @@ static double seconds_from_env(const char *name, double dflt)
 	return (*end || d <= 0) ? dflt : d;
 }
 
-/* Total size of the trace files named by absolute paths. */
+/* Total size of the trace files named by absolute paths (or of the
+ * buffered floor's file). */
 static uint64_t trace_file_bytes(void)
 {
 	uint64_t sum = 0;
 	struct stat st;
 	int k;
 
+	if (floor_fd[0] >= 0 && !fstat(floor_fd[0], &st))
+		return (uint64_t)st.st_size;
 	for (k = 0; k < 3; k++) {
 		const char *v = getenv(target_env[k]);
 		if (v && v[0] == '/' && !stat(v, &st) && S_ISREG(st.st_mode))
@@ -142,6 +153,9 @@ static void warn_targets(const struct scenario *sc)
 
 /* ------------------------------------------------------------------ */
 /* The measured operations.                                             */
+
+static void fl_pair_buffered(uint64_t n);
+static void fl_buffer_flush(void);
 
 #define PAIR() do { \
 		trace2_region_enter("bench", "region", NULL); \
@@ -204,6 +218,9 @@ static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 			trace2_timer_stop(TRACE2_TIMER_ID_TEST1);
 		}
 		return n;
+	case BUFFER_FLOOR:
+		fl_pair_buffered(n);
+		return n;
 	case FLOOR:
 		break;
 	}
@@ -241,6 +258,14 @@ static void run_loop(struct loop *l)
 	l->t1 = t;
 }
 
+/* What a thread leaves behind when it ends: in its trace2_thread_exit()
+ * or at exit for the library, here for the buffered floor. */
+static void end_loop(const struct loop *l)
+{
+	if (l->sc->kind == BUFFER_FLOOR)
+		fl_buffer_flush();
+}
+
 static void *thread_main(void *arg)
 {
 	struct loop *l = arg;
@@ -248,6 +273,7 @@ static void *thread_main(void *arg)
 	trace2_thread_start("bench");
 	pthread_barrier_wait(l->start);
 	run_loop(l);
+	end_loop(l);
 	trace2_thread_exit();
 	return NULL;
 }
@@ -256,7 +282,8 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
 			 double thread_ns_per_op, uint64_t bytes)
 {
 	unsigned per = (sc->kind == REGION || sc->kind == RSS ||
-			sc->kind == REGION_PRINTF || sc->kind == TIMER) ? 2 : 1;
+			sc->kind == REGION_PRINTF || sc->kind == TIMER ||
+			sc->kind == BUFFER_FLOOR) ? 2 : 1;
 	double d = ops ? (double)ops : 1.0;
 
 	printf("t2bench scenario=%s impl=libtrace2 enabled=%d threads=%d"
@@ -290,6 +317,7 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	}
 	if (n == 1) {
 		run_loop(&l[0]);
+		end_loop(&l[0]);
 		ops = l[0].ops;
 		ns = l[0].t1 - l[0].t0;
 		thread_ns = ops ? (double)ns / (double)ops : 0;
@@ -322,9 +350,6 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 
 /* ------------------------------------------------------------------ */
 /* The floor: what one event costs at least with one write() per event. */
-
-static int floor_fd[3] = { -1, -1, -1 };
-static uint64_t write_errors;
 
 /* The two lines of a region pair (enter, leave) in one format. */
 struct floor_lines {
@@ -458,6 +483,45 @@ static void fl_pair_targets(uint64_t n, int targets)
 static void fl_pair2(uint64_t n) { fl_pair_targets(n, 2); }
 static void fl_pair3(uint64_t n) { fl_pair_targets(n, 3); }
 
+/*
+ * The buffered floor: the least a 64 KiB buffered logger does for a
+ * region pair -- two clock reads, the perf target's two lines copied into
+ * the thread's buffer, which goes out with one write() when the next line
+ * would not fit.  Per thread, so two threads share nothing but the file.
+ */
+struct floor_buf {
+	char data[64 * 1024];
+	size_t len;
+	uint64_t sum;
+};
+static _Thread_local struct floor_buf fbuf;
+
+static void fl_buffer_flush(void)
+{
+	if (fbuf.len && write(floor_fd[0], fbuf.data, fbuf.len) != (ssize_t)fbuf.len)
+		__atomic_fetch_add(&write_errors, 1, __ATOMIC_RELAXED);
+	fbuf.len = 0;
+	sink += fbuf.sum;
+}
+
+static void fl_buffer_line(int e)
+{
+	if (fbuf.len + perf_lines.len[e] > sizeof(fbuf.data))
+		fl_buffer_flush();
+	memcpy(fbuf.data + fbuf.len, perf_lines.line[e], perf_lines.len[e]);
+	fbuf.len += perf_lines.len[e];
+}
+
+static void fl_pair_buffered(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		fbuf.sum += now_ns();
+		fl_buffer_line(0);
+		fbuf.sum += now_ns();
+		fl_buffer_line(1);
+	}
+}
+
 static const struct floor_item {
 	const char *name;
 	void (*fn)(uint64_t n);
@@ -472,18 +536,17 @@ static const struct floor_item {
 	{ "floor_pair_3targets", fl_pair3, "2x(clock+3_writes,3_files):floor_for_'all'" },
 };
 
-static int run_floor(uint64_t exact)
+/* The floor's n files in T2BENCH_TMPDIR (or /tmp), opened for appending
+ * like a trace file; 0 when all are open. */
+static int open_floor_files(int n, char (*path)[4096])
 {
-	double secs = seconds_from_env("T2BENCH_FLOOR_SECONDS", 0.3);
 	const char *dir = getenv("T2BENCH_TMPDIR");
-	char path[3][4096];
-	size_t i;
 	int k;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
 	make_lines();
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < n; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/bench-floor.%ld.%d", dir,
 			 (long)getpid(), k);
 		floor_fd[k] = open(path[k], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
@@ -492,6 +555,33 @@ static int run_floor(uint64_t exact)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Close and remove the floor's files; 0 when every floor write worked. */
+static int close_floor_files(int n, char (*path)[4096])
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		close(floor_fd[k]);
+		floor_fd[k] = -1;
+		unlink(path[k]);
+	}
+	if (write_errors)
+		fprintf(stderr, "bench: %" PRIu64 " floor writes failed\n", write_errors);
+	fflush(stdout);
+	return write_errors != 0;
+}
+
+static int run_floor(uint64_t exact)
+{
+	double secs = seconds_from_env("T2BENCH_FLOOR_SECONDS", 0.3);
+	char path[3][4096];
+	size_t i;
+
+	if (open_floor_files(3, path))
+		return 1;
 	for (i = 0; i < sizeof(floor_items) / sizeof(floor_items[0]); i++) {
 		const struct floor_item *it = &floor_items[i];
 		uint64_t batch = it->fn == fl_clock ? 4096 : 64, n = 0, t0, t;
@@ -515,14 +605,21 @@ static int run_floor(uint64_t exact)
 		       it->fn == fl_pair_event ? event_lines.len[0] + event_lines.len[1]
 					       : perf_lines.len[1], it->note);
 	}
-	for (k = 0; k < 3; k++) {
-		close(floor_fd[k]);
-		unlink(path[k]);
+	return close_floor_files(3, path);
+}
+
+/* The buffered floor runs as a scenario, timed the same way. */
+static int run_buffer_floor(const struct scenario *sc, uint64_t exact)
+{
+	char path[1][4096];
+
+	if (open_floor_files(1, path))
+		return 1;
+	if (run_scenario(sc, exact)) {
+		close_floor_files(1, path);
+		return 1;
 	}
-	if (write_errors)
-		fprintf(stderr, "bench: %" PRIu64 " floor writes failed\n", write_errors);
-	fflush(stdout);
-	return write_errors != 0;
+	return close_floor_files(1, path);
 }
 
 /* ------------------------------------------------------------------ */
@@ -628,6 +725,8 @@ static int bench_main(int argc, char **argv)
 	switch (sc->kind) {
 	case FLOOR:
 		return run_floor(exact);
+	case BUFFER_FLOOR:
+		return run_buffer_floor(sc, exact);
 	case RSS:
 		return run_rss(sc, exact);
 	default:

@@ -9,6 +9,9 @@
 #                per op and the median's ratio to the floor measured in the
 #                same run (x_floor; x_min = min / floor's min, steadier on a
 #                busy machine); then one "rss" run (BENCH_RSS_EVENTS events).
+#                The buffered scenarios are compared with the buffered floors
+#                (floor_buffered[_threads], run right after them with as
+#                many pairs, so both write the same bytes).
 #   --valgrind   every scenario with N=BENCH_VG_N (20000) and N=0: under
 #                callgrind for user-space instructions per op, and natively
 #                with malloc_count.so for heap allocations per op, both as
@@ -166,10 +169,22 @@ echo "# runs=$runs seconds/run=$secs floor_seconds/item=$fsecs; $(date -u +%Y-%m
 status=0
 for ((r = 1; r <= runs; r++)); do
 	printf 'round %d/%d:' "$r" "$runs" >&2
+	declare -A ops_of=()
 	for s in floor "${order[@]}"; do
 		printf ' %s' "$s" >&2
 		clean_env "${targets[$s]}"
-		out=$("${E[@]}" "$bench" "$s")
+		# a buffered floor writes as many pairs (bytes) as the library
+		# scenario before it in this round: the kernel's cost per byte
+		# grows with what a run has written
+		n=()
+		case $s in
+		floor_buffered)
+			[ -n "${ops_of[perf_buffered]:-}" ] && n=("${ops_of[perf_buffered]}") ;;
+		floor_buffered_threads)
+			[ -n "${ops_of[perf_buffered_threads]:-}" ] &&
+				n=($((ops_of[perf_buffered_threads] / 2))) ;;
+		esac
+		out=$("${E[@]}" "$bench" "$s" "${n[@]}")
 		rc=$?
 		if [ "$s" = floor ]; then
 			while read -r line; do
@@ -185,6 +200,7 @@ for ((r = 1; r <= runs; r++)); do
 			status=1
 			continue
 		fi
+		ops_of[$s]=$(field ops "$line")
 		field ns_per_op "$line" >>"$dir/ns.$s"
 		field loop_bytes_per_op "$line" >>"$dir/bytes.$s"
 		# which floor it is compared with: none while disabled, three
@@ -194,7 +210,11 @@ for ((r = 1; r <= runs; r++)); do
 		[ "$floor" = floor_pair ] && [ "${targets[$s]}" = e ] && floor=floor_pair_event
 		[ ${#targets[$s]} = 3 ] && floor=floor_pair_3targets
 		[ -z "${targets[$s]}" ] && floor=-
-		case ${targets[$s]} in *b*) floor=- ;; esac
+		case $s in
+		perf_buffered) floor=floor_buffered ;;
+		perf_buffered_threads) floor=floor_buffered_threads ;;
+		*) case ${targets[$s]} in *b*) floor=- ;; esac ;;
+		esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
 			echo "run.sh: $s: enabled=$(field enabled "$line") with targets '${targets[$s]}'" >&2
@@ -218,6 +238,10 @@ done
 echo
 printf '%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
 	scenario median_ns min max bytes/op floor x_floor x_min goal
+# the buffered floors are scenarios: their medians serve as floors too
+for f in floor_buffered floor_buffered_threads; do
+	[ -f "$dir/ns.$f" ] && read -r "fmed[$f]" "fmin[$f]" _ < <(stats "$dir/ns.$f")
+done
 bsingle=
 [ -f "$dir/ns.perf_buffered" ] && read -r bsingle _ _ < <(stats "$dir/ns.perf_buffered")
 for s in "${order[@]}"; do
@@ -226,7 +250,7 @@ for s in "${order[@]}"; do
 	read -r bpo _ _ < <(stats "$dir/bytes.$s")
 	fl=$(cat "$dir/floorof.$s")
 	awk -v s="$s" -v med="$med" -v min="$min" -v max="$max" -v bpo="$bpo" \
-	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" -v bsingle="$bsingle" 'BEGIN {
+	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" -v bsingle="$bsingle" -v fsingle="${fmed[floor_buffered]:-}" 'BEGIN {
 		ratio = rmin = "-"; goal = ""
 		if (fl != "-" && fm > 0)
 			ratio = sprintf("%.3f", med / fm)
@@ -241,6 +265,8 @@ for s in "${order[@]}"; do
 		if (s == "perf_buffered_threads" && bsingle > 0)
 			goal = sprintf("%s (%.2f x single-thread throughput; >= 1.7)",
 				       bsingle / med >= 1.7 ? "ok" : "MISS", bsingle / med)
+		if (s == "floor_buffered_threads" && fsingle > 0)
+			goal = sprintf("(the floor itself: %.2f x its single thread)", fsingle / med)
 		printf "%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
 	}'
 done
