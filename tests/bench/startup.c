@@ -1,7 +1,11 @@
 /*
  * startup.c -- what tracing adds to a whole process: spawn a command N
  * times untraced and N times with the event target to a file, interleaved
- * (so the machine's load affects both alike), and print the medians.
+ * (so the machine's load affects both alike), and print the medians.  In
+ * the same rounds, startup_floor (beside this program) runs N times with
+ * and N times without its trace file: what the system calls a traced run
+ * cannot avoid add on this machine, from the same place in the process
+ * tree.
  *
  *   startup N COMMAND [ARGS...]     COMMAND is an absolute path
  */
@@ -63,29 +67,46 @@ int main(int argc, char **argv)
 			  "GIT_CONFIG_NOSYSTEM=1", NULL };
 	char *traced[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent",
 			   "GIT_CONFIG_NOSYSTEM=1", "GIT_TRACE2_EVENT=" TRACE_FILE, NULL };
-	double *u, *t, mu, mt;
+	char floor_path[4096];
+	char *floor_plain[] = { floor_path, NULL };
+	char *floor_traced[] = { floor_path, TRACE_FILE, NULL };
+	char *slash = strrchr(argv[0], '/');
+	double *u, *t, *fu, *ft, mu, mt, mfu, mft;
 	int n, i;
 
 	if (argc < 3 || (n = atoi(argv[1])) < 1) {
 		fprintf(stderr, "usage: startup N COMMAND [ARGS...]\n");
 		return 2;
 	}
+	snprintf(floor_path, sizeof(floor_path), "%.*sstartup_floor",
+		 slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
 	u = malloc((size_t)n * sizeof(*u));
 	t = malloc((size_t)n * sizeof(*t));
-	if (!u || !t)
+	fu = malloc((size_t)n * sizeof(*fu));
+	ft = malloc((size_t)n * sizeof(*ft));
+	if (!u || !t || !fu || !ft)
 		return 1;
 	for (i = 0; i < n; i++) {
 		u[i] = run_once(argv + 2, plain);
 		t[i] = run_once(argv + 2, traced);
+		fu[i] = run_once(floor_plain, plain);
+		ft[i] = run_once(floor_traced, plain);
 		if (i % 50 == 49)
 			unlink(TRACE_FILE);
 	}
 	unlink(TRACE_FILE);
 	mu = median(u, n);
 	mt = median(t, n);
+	mfu = median(fu, n);
+	mft = median(ft, n);
 	printf("startup runs=%d untraced_median_us=%.1f traced_median_us=%.1f added_us=%.1f\n",
 	       n, mu, mt, mt - mu);
+	printf("startup floor: the unavoidable system calls alone add %.1f us"
+	       " (startup_floor: %.1f vs %.1f); x_floor=%.2f\n",
+	       mft - mfu, mft, mfu, (mt - mu) / (mft - mfu));
 	free(u);
 	free(t);
+	free(fu);
+	free(ft);
 	return 0;
 }
