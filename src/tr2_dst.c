@@ -78,10 +78,17 @@ static void settle_blocking_mode(struct tr2_dst *dst)
 		fcntl(dst->fd, F_SETFL, FILE_STATUS_FLAGS);
 }
 
+static int open_in_directory(struct tr2_dst *dst, const char *dir);
+
+/* An absolute path: the file, or a new file in it when it names a
+ * directory.  Opening a directory for writing fails with EISDIR, so no
+ * stat() comes first: one system call less for every traced process. */
 static int open_file(struct tr2_dst *dst, const char *path)
 {
 	int fd = tr2_open(path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
 
+	if (fd < 0 && errno == EISDIR)
+		return open_in_directory(dst, path);
 	if (fd < 0) {
 		if (tr2_dst_debug())
 			tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
@@ -291,13 +298,6 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 	return 1;
 }
 
-static int is_directory(const char *path)
-{
-	struct stat st;
-
-	return !tr2_sys.stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
 enum tr2_dst_form tr2_dst_classify(const char *v)
 {
 	if (!v || !*v || !strcmp(v, "0") || !strcasecmp(v, "false"))
@@ -307,7 +307,7 @@ enum tr2_dst_form tr2_dst_classify(const char *v)
 	if (v[0] >= '0' && v[0] <= '9' && !v[1])
 		return TR2_DST_FD;
 	if (v[0] == '/')
-		return is_directory(v) ? TR2_DST_DIRECTORY : TR2_DST_PATH;
+		return TR2_DST_PATH;
 	if (!strncmp(v, "af_unix:", 8))
 		return TR2_DST_AF_UNIX;
 	return TR2_DST_UNKNOWN;
@@ -322,8 +322,6 @@ static int resolve(struct tr2_dst *dst, const char *v)
 		return set_fd(dst, 2, 0);
 	case TR2_DST_FD:
 		return set_fd(dst, v[0] - '0', 0);
-	case TR2_DST_DIRECTORY:
-		return open_in_directory(dst, v);
 	case TR2_DST_PATH:
 		return open_file(dst, v);
 	case TR2_DST_AF_UNIX:

@@ -49,8 +49,8 @@ enum tr2_dst_form {
 	TR2_DST_OFF,       /* unset, "", "0", "false" */
 	TR2_DST_STDERR,    /* "1", "true" */
 	TR2_DST_FD,        /* one digit */
-	TR2_DST_DIRECTORY, /* absolute path of an existing directory */
-	TR2_DST_PATH,      /* any other absolute path: a file */
+	TR2_DST_PATH,      /* an absolute path: a file, or a new file in it
+			    * if it is a directory (found when opened) */
 	TR2_DST_AF_UNIX,   /* "af_unix:..." */
 	TR2_DST_UNKNOWN,   /* anything else: warned about, off */
 };
