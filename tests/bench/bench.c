@@ -449,25 +449,18 @@ static void fl_clock_write(uint64_t n)
 	}
 }
 
-static void fl_pair(uint64_t n)
+static void fl_pair_of(uint64_t n, const struct floor_lines *f)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		sink += now_ns();
-		put_line(floor_fd[0], &perf_lines, 0);
+		put_line(floor_fd[0], f, 0);
 		sink += now_ns();
-		put_line(floor_fd[0], &perf_lines, 1);
+		put_line(floor_fd[0], f, 1);
 	}
 }
 
-static void fl_pair_event(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		sink += now_ns();
-		put_line(floor_fd[0], &event_lines, 0);
-		sink += now_ns();
-		put_line(floor_fd[0], &event_lines, 1);
-	}
-}
+static void fl_pair(uint64_t n) { fl_pair_of(n, &perf_lines); }
+static void fl_pair_event(uint64_t n) { fl_pair_of(n, &event_lines); }
 
 static void fl_pair_targets(uint64_t n, int targets)
 {
@@ -501,7 +494,7 @@ static void fl_buffer_flush(void)
 	if (fbuf.len && write(floor_fd[0], fbuf.data, fbuf.len) != (ssize_t)fbuf.len)
 		__atomic_fetch_add(&write_errors, 1, __ATOMIC_RELAXED);
 	fbuf.len = 0;
-	sink += fbuf.sum;
+	__atomic_fetch_add(&sink, fbuf.sum, __ATOMIC_RELAXED);
 }
 
 static void fl_buffer_line(int e)
