@@ -83,14 +83,30 @@ static TR2_HOT int count_digits(uint64_t v)
 	return n + (v >= 10);
 }
 
+/* Line numbers, ids and depths are nearly always below 10000. */
+static TR2_HOT char *put_small(char *p, uint32_t v)
+{
+	uint32_t hi = v / 100;
+
+	if (hi >= 10) {
+		memcpy(p, tr2_digit_pairs + 2 * hi, 2);
+		p += 2;
+	} else if (hi)
+		*p++ = (char)('0' + hi);
+	else if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	memcpy(p, tr2_digit_pairs + 2 * (v - hi * 100), 2);
+	return p + 2;
+}
+
 TR2_HOT char *tr2_put_u64(char *p, uint64_t v)
 {
 	int n, i;
 
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
+	if (v < 10000)
+		return put_small(p, (uint32_t)v);
 	n = i = count_digits(v);
 	if (v <= UINT32_MAX)
 		return tr2_put_digits(p, (uint32_t)v, n);
@@ -135,16 +151,21 @@ static TR2_HOT char *put_spaces(char *p, size_t n)
 TR2_HOT char *tr2_put_seconds(char *p, uint64_t us, size_t width)
 {
 	uint64_t sec = us / 1000000;
-	size_t len = sec < 10 ? 8 : (size_t)count_digits(sec) + 7;
+	uint32_t micros = (uint32_t)(us - sec * 1000000);
 
-	if (len < width)
-		p = put_spaces(p, width - len);
-	if (sec < 10) /* nearly every t_abs and t_rel */
+	if (sec < 10) { /* nearly every t_abs and t_rel */
+		if (width > 8)
+			p = put_spaces(p, width - 8);
 		*p++ = (char)('0' + sec);
-	else
+	} else {
+		size_t len = (size_t)count_digits(sec) + 7;
+
+		if (len < width)
+			p = put_spaces(p, width - len);
 		p = tr2_put_u64(p, sec);
+	}
 	*p++ = '.';
-	return tr2_put_digits(p, (uint32_t)(us - sec * 1000000), 6);
+	return tr2_put_micros(p, micros);
 }
 
 TR2_HOT void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)

@@ -82,7 +82,7 @@ static void put2(char *p, int v)
 
 static void put_usec(char *p, uint64_t us)
 {
-	tr2_put_digits(p, (uint32_t)(us % 1000000), 6);
+	tr2_put_micros(p, (uint32_t)(us % 1000000));
 }
 
 /* Seconds east of UTC, as the last localtime_r() call found it. */
@@ -131,7 +131,7 @@ TR2_HOT void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out
 	}
 	memcpy(out, c->local_hms, 8);
 	out[8] = '.';
-	put_usec(out + 9, us);
+	tr2_put_micros(out + 9, (uint32_t)(us - (uint64_t)sec * 1000000));
 }
 
 /*

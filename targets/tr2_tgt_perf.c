@@ -24,11 +24,15 @@ static int brief;
 #define LOC_TIMER 580
 #define LOC_COUNTER 596
 
+/* An event name and its length, for struct cols and the helpers. */
+#define EVENT(name) name, sizeof(name) - 1
+
 /* Which optional columns a record fills. */
 enum { ABS = 1, REL = 2 };
 
 struct cols {
 	const char *event;
+	size_t event_len;
 	const struct repository *repo; /* NULL: blank repo column */
 	unsigned times;                /* ABS, REL */
 	const char *category;          /* NULL: blank */
@@ -122,7 +126,7 @@ static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *f
 		p = tr2_put_lit(p, " | ");
 	}
 	p = tr2_put(p, id->text, id->len);
-	p = tr2_put_padded(p, c->event, tr2_strlen(c->event), EVENT_WIDTH);
+	p = tr2_put_padded(p, c->event, c->event_len, EVENT_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	repo_end = p + 3;
 	if (c->repo) {
@@ -155,10 +159,10 @@ static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 }
 
 /* A record whose payload is one string. */
-static void simple(struct tr2_ev *ev, const char *event, unsigned times,
+static void simple(struct tr2_ev *ev, const char *event, size_t event_len, unsigned times,
 		   const char *text)
 {
-	struct cols c = { event, NULL, times, NULL };
+	struct cols c = { event, event_len, NULL, times, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -168,12 +172,12 @@ static void simple(struct tr2_ev *ev, const char *event, unsigned times,
 
 static void version(struct tr2_ev *ev, const char *v)
 {
-	simple(ev, "version", 0, v);
+	simple(ev, EVENT("version"), 0, v);
 }
 
 static void start(struct tr2_ev *ev, const char **argv)
 {
-	struct cols c = { "start", NULL, ABS, NULL };
+	struct cols c = { EVENT("start"), NULL, ABS, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -182,9 +186,9 @@ static void start(struct tr2_ev *ev, const char **argv)
 }
 
 static void abs_code(struct tr2_ev *ev, const char *file, int line,
-		     const char *event, const char *word, int code)
+		     const char *event, size_t event_len, const char *word, int code)
 {
-	struct cols c = { event, NULL, ABS, NULL };
+	struct cols c = { event, event_len, NULL, ABS, NULL };
 	struct tr2_buf b;
 
 	begin_at(&b, ev, file, line, &c);
@@ -195,38 +199,38 @@ static void abs_code(struct tr2_ev *ev, const char *file, int line,
 
 static void exit_(struct tr2_ev *ev, int code)
 {
-	abs_code(ev, ev->file, ev->line, "exit", "code:", code);
+	abs_code(ev, ev->file, ev->line, EVENT("exit"), "code:", code);
 }
 
 static void signal_(struct tr2_ev *ev, int signo)
 {
-	abs_code(ev, LOC_FILE, LOC_SIGNAL, "signal", "signo:", signo);
+	abs_code(ev, LOC_FILE, LOC_SIGNAL, EVENT("signal"), "signo:", signo);
 }
 
 static void atexit_(struct tr2_ev *ev, int code)
 {
-	abs_code(ev, LOC_FILE, LOC_ATEXIT, "atexit", "code:", code);
+	abs_code(ev, LOC_FILE, LOC_ATEXIT, EVENT("atexit"), "code:", code);
 }
 
 static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
 {
 	(void)fmt;
-	simple(ev, "error", 0, msg ? msg : "");
+	simple(ev, EVENT("error"), 0, msg ? msg : "");
 }
 
 static void cmd_path(struct tr2_ev *ev, const char *path)
 {
-	simple(ev, "cmd_path", 0, path);
+	simple(ev, EVENT("cmd_path"), 0, path);
 }
 
 static void cmd_mode(struct tr2_ev *ev, const char *mode)
 {
-	simple(ev, "cmd_mode", 0, mode);
+	simple(ev, EVENT("cmd_mode"), 0, mode);
 }
 
 static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 {
-	struct cols c = { "cmd_ancestry", NULL, 0, NULL };
+	struct cols c = { EVENT("cmd_ancestry"), NULL, 0, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -238,7 +242,7 @@ static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 
 static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 {
-	struct cols c = { "cmd_name", NULL, 0, NULL };
+	struct cols c = { EVENT("cmd_name"), NULL, 0, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -253,7 +257,7 @@ static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 
 static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 {
-	struct cols c = { "alias", NULL, 0, NULL };
+	struct cols c = { EVENT("alias"), NULL, 0, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -267,7 +271,7 @@ static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 
 static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 {
-	struct cols c = { "child_start", NULL, ABS, NULL };
+	struct cols c = { EVENT("child_start"), NULL, ABS, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -294,11 +298,11 @@ static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 	finish(ev, &b);
 }
 
-static void child_end(struct tr2_ev *ev, const char *event,
+static void child_end(struct tr2_ev *ev, const char *event, size_t event_len,
 		      const struct child_process *cmd, const char *what,
 		      const char *text, int code)
 {
-	struct cols c = { event, NULL, ABS | REL, NULL };
+	struct cols c = { event, event_len, NULL, ABS | REL, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -316,28 +320,28 @@ static void child_end(struct tr2_ev *ev, const char *event,
 
 static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
 {
-	child_end(ev, "child_exit", cmd, " code:", NULL, code);
+	child_end(ev, EVENT("child_exit"), cmd, " code:", NULL, code);
 }
 
 static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
 			const char *ready)
 {
-	child_end(ev, "child_ready", cmd, " ready:", ready ? ready : "(null)", 0);
+	child_end(ev, EVENT("child_ready"), cmd, " ready:", ready ? ready : "(null)", 0);
 }
 
 static void thread_start(struct tr2_ev *ev)
 {
-	simple(ev, "thread_start", ABS, "");
+	simple(ev, EVENT("thread_start"), ABS, "");
 }
 
 static void thread_exit(struct tr2_ev *ev)
 {
-	simple(ev, "thread_exit", ABS | REL, "");
+	simple(ev, EVENT("thread_exit"), ABS | REL, "");
 }
 
 static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **argv)
 {
-	struct cols c = { "exec", NULL, ABS, NULL };
+	struct cols c = { EVENT("exec"), NULL, ABS, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -356,7 +360,7 @@ static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **
 
 static void exec_result(struct tr2_ev *ev, int exec_id, int code)
 {
-	struct cols c = { "exec_result", NULL, ABS, NULL };
+	struct cols c = { EVENT("exec_result"), NULL, ABS, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -375,7 +379,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 		  const char *scope)
 {
 	char category[32];
-	struct cols c = { "def_param", NULL, 0, category };
+	struct cols c = { EVENT("def_param"), NULL, 0, category };
 	struct tr2_buf b;
 
 	snprintf(category, sizeof(category), "scope:%s", scope);
@@ -390,7 +394,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 
 static void repo(struct tr2_ev *ev, const struct repository *r)
 {
-	struct cols c = { "def_repo", r, 0, NULL };
+	struct cols c = { EVENT("def_repo"), r, 0, NULL };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -399,11 +403,12 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static TR2_HOT void region(struct tr2_ev *ev, const char *event, unsigned times,
+static TR2_HOT void region(struct tr2_ev *ev, const char *event, size_t event_len,
+			   unsigned times,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
-	struct cols c = { event, r, times, category };
+	struct cols c = { event, event_len, r, times, category };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -421,19 +426,19 @@ static TR2_HOT void region(struct tr2_ev *ev, const char *event, unsigned times,
 static TR2_HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, "region_enter", ABS, category, label, r, msg);
+	region(ev, EVENT("region_enter"), ABS, category, label, r, msg);
 }
 
 static TR2_HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, "region_leave", ABS | REL, category, label, r, msg);
+	region(ev, EVENT("region_leave"), ABS | REL, category, label, r, msg);
 }
 
 static TR2_HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
 		 const char *key, const char *value)
 {
-	struct cols c = { "data", r, ABS | REL, category };
+	struct cols c = { EVENT("data"), r, ABS | REL, category };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -447,7 +452,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 		      const struct repository *r, const char *key,
 		      const struct json_writer *jw)
 {
-	struct cols c = { "data_json", r, ABS | REL, category };
+	struct cols c = { EVENT("data_json"), r, ABS | REL, category };
 	struct tr2_buf b;
 
 	begin(&b, ev, &c);
@@ -460,13 +465,14 @@ static void data_json(struct tr2_ev *ev, const char *category,
 
 static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
-	simple(ev, "printf", ABS, msg ? msg : "");
+	simple(ev, EVENT("printf"), ABS, msg ? msg : "");
 }
 
 static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 		  const struct tr2_timer *t, int per_thread)
 {
-	struct cols c = { per_thread ? "th_timer" : "timer", NULL, 0, m->category };
+	const char *event = per_thread ? "th_timer" : "timer";
+	struct cols c = { event, tr2_strlen(event), NULL, 0, m->category };
 	struct tr2_buf b;
 
 	begin_at(&b, ev, LOC_FILE, LOC_TIMER, &c);
@@ -480,7 +486,8 @@ static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
 		    int per_thread)
 {
-	struct cols c = { per_thread ? "th_counter" : "counter", NULL, 0, m->category };
+	const char *event = per_thread ? "th_counter" : "counter";
+	struct cols c = { event, tr2_strlen(event), NULL, 0, m->category };
 	struct tr2_buf b;
 
 	begin_at(&b, ev, LOC_FILE, LOC_COUNTER, &c);
