@@ -9,9 +9,14 @@
 
 TR2_HOT void tr2_buf_init(struct tr2_buf *b)
 {
+	size_t cap = sizeof(b->stack);
+
+	/* stored on its own: paired with len, the compiler would load the
+	 * two from a constant on a read-only page no other event code needs */
+	TR2_OPAQUE(cap);
 	b->p = b->stack;
 	b->len = 0;
-	b->cap = sizeof(b->stack);
+	b->cap = cap;
 	b->failed = 0;
 }
 
@@ -63,11 +68,11 @@ void tr2_buf_pad_to(struct tr2_buf *b, size_t col)
 		tr2_buf_addn(b, ' ', col - b->len);
 }
 
-const char tr2_spaces[TR2_PAD_MAX] = "                                ";
+TR2_HOT_TABLE const char tr2_spaces[TR2_PAD_MAX] = "                                ";
 
-const char tr2_hex_digits[17] = "0123456789abcdef";
+TR2_HOT_TABLE const char tr2_hex_digits[17] = "0123456789abcdef";
 
-const char tr2_digit_pairs[201] =
+TR2_HOT_TABLE const char tr2_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -129,7 +134,7 @@ TR2_HOT char *tr2_put_hex32(char *p, uint32_t v)
 	return p + 8;
 }
 
-char *tr2_put_i64(char *p, int64_t v)
+TR2_HOT char *tr2_put_i64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';

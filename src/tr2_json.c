@@ -1,11 +1,12 @@
 #include "tr2_json.h"
+#include "tr2_hot.h"
 #include "tr2_buf.h"
 
 #include <stdint.h>
 #include <string.h>
 
 /* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
-const unsigned char tr2_json_special[256] = {
+TR2_HOT_TABLE const unsigned char tr2_json_special[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* '"' */

@@ -97,7 +97,7 @@ void tr2_tls_init(void)
 	main_ctx = tr2_tls_create("main", tr2_start_us());
 }
 
-struct tr2_tls *tr2_tls_main(void)
+TR2_HOT struct tr2_tls *tr2_tls_main(void)
 {
 	return main_ctx;
 }

@@ -9,6 +9,9 @@
 
 #include <stdlib.h>
 
+/* this target's per-event code, in a block of its own (tr2_hot.h) */
+#define HOT TR2_HOT_IN("2_event")
+
 #define EVENT_FORMAT_VERSION "4"
 #define DEFAULT_NESTING 2
 
@@ -32,7 +35,7 @@ static void init(void)
 
 /* Keys every record starts with, in one reservation.  Brief mode keeps
  * "time" only where always_time is set (version, atexit). */
-static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 		     const char *file, int line, int always_time)
 {
 	const struct tr2_tls *tls = ev->tls;
@@ -67,7 +70,7 @@ static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *e
 	tr2_buf_commit(b, p);
 }
 
-static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
+static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
 {
 	begin_at(b, ev, event, ev->file, ev->line, 0);
 }
@@ -106,7 +109,7 @@ static void add_seconds(struct tr2_buf *b, const char *key_lit, size_t key_len,
 }
 #define SECS(b, k, v) add_seconds((b), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v))
 
-static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_buf_addc(b, '}');
 	tr2_tgt_emit(&dst, b, ev->us_now);
@@ -352,7 +355,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static TR2_HOT int filtered(const struct tr2_ev *ev)
+static HOT int filtered(const struct tr2_ev *ev)
 {
 	return ev->tls->nr > max_nesting;
 }
@@ -369,7 +372,7 @@ static char *put_opt_str(char *p, const char *key_lit, size_t key_len,
 #define OPT_STR(p, k, v, len) \
 	put_opt_str((p), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v), (len))
 
-static TR2_HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
+static HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
@@ -404,20 +407,20 @@ static TR2_HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
 	finish(ev, &b);
 }
 
-static TR2_HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
+static HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_enter", 0, category, label, r, msg);
 }
 
-static TR2_HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
+static HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, "region_leave", 1, category, label, r, msg);
 }
 
 /* The common part of data and data_json, up to the "value" key. */
-static TR2_HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
 		       const char *category, const struct repository *r,
 		       const char *key)
 {
@@ -431,7 +434,7 @@ static TR2_HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char 
 	KEY(b, "value");
 }
 
-static TR2_HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
+static HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
 		 const char *key, const char *value)
 {
 	struct tr2_buf b;
@@ -483,7 +486,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 	finish(ev, &b);
 }
 
-static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
+static HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	struct tr2_buf b;
 

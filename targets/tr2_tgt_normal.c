@@ -5,6 +5,9 @@
 #include "tr2_tgt.h"
 #include "tr2_hot.h"
 
+/* this target's per-event code, in a block of its own (tr2_hot.h) */
+#define HOT TR2_HOT_IN("3_normal")
+
 #define PREFIX_COLUMNS 50
 
 static struct tr2_dst dst = TR2_DST_INIT(TR2_SYSENV_NORMAL);
@@ -22,7 +25,7 @@ static void init(void)
 	brief = tr2_sysenv_bool(TR2_SYSENV_NORMAL_BRIEF, 0);
 }
 
-static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *file, int line)
+static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *file, int line)
 {
 	tr2_buf_init(b);
 	if (brief)
@@ -44,7 +47,7 @@ static void begin_ev(struct tr2_buf *b, struct tr2_ev *ev)
 	begin(b, ev, ev->file, ev->line);
 }
 
-static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_tgt_emit(&dst, b, ev->us_now);
 }
@@ -288,7 +291,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
+static HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	struct tr2_buf b;
 

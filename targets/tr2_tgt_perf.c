@@ -9,6 +9,9 @@
 
 #include <stdio.h>
 
+/* this target's per-event code, in a block of its own (tr2_hot.h) */
+#define HOT TR2_HOT_IN("1_perf")
+
 #define LOCATION_WIDTH 28
 #define THREAD_WIDTH 24
 #define EVENT_WIDTH 12
@@ -44,7 +47,7 @@ static void init(void)
 }
 
 /* "<file>:<line>", or "..." and its last 25 bytes, padded to 28. */
-static TR2_HOT char *put_location(char *p, const char *file, size_t file_len, int line)
+static HOT char *put_location(char *p, const char *file, size_t file_len, int line)
 {
 	char *start = p;
 	size_t len;
@@ -77,7 +80,7 @@ struct ident {
 
 static _Thread_local struct ident ident;
 
-static TR2_HOT const struct ident *thread_ident(const struct tr2_tls *tls)
+static HOT const struct ident *thread_ident(const struct tr2_tls *tls)
 {
 	char *p;
 
@@ -95,7 +98,7 @@ static TR2_HOT const struct ident *thread_ident(const struct tr2_tls *tls)
 	return &ident;
 }
 
-static TR2_HOT char *put_time_column(char *p, int present, uint64_t us)
+static HOT char *put_time_column(char *p, int present, uint64_t us)
 {
 	if (present)
 		p = tr2_put_seconds(p, us, TIME_WIDTH);
@@ -107,7 +110,7 @@ static TR2_HOT char *put_time_column(char *p, int present, uint64_t us)
 }
 
 /* Everything up to the payload; the fixed-width part in one reservation. */
-static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
+static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 		     int line, const struct cols *c)
 {
 	const struct tr2_tls *tls = ev->tls;
@@ -148,19 +151,19 @@ static TR2_HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *f
 		tr2_buf_addn(b, '.', 2 * (tls->nr - 1));
 }
 
-static TR2_HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
+static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
 {
 	begin_at(b, ev, ev->file, ev->line, c);
 }
 
-static TR2_HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 {
 	tr2_tgt_emit(&dst, b, ev->us_now);
 }
 
 /* A record whose payload is one string. */
-static void simple(struct tr2_ev *ev, const char *event, size_t event_len, unsigned times,
-		   const char *text)
+static void simple(struct tr2_ev *ev, const char *event, size_t event_len,
+		   unsigned times, const char *text)
 {
 	struct cols c = { event, event_len, NULL, times, NULL };
 	struct tr2_buf b;
@@ -403,10 +406,9 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 	finish(ev, &b);
 }
 
-static TR2_HOT void region(struct tr2_ev *ev, const char *event, size_t event_len,
-			   unsigned times,
-		   const char *category, const char *label,
-		   const struct repository *r, const char *msg)
+static HOT void region(struct tr2_ev *ev, const char *event, size_t event_len,
+			   unsigned times, const char *category, const char *label,
+			   const struct repository *r, const char *msg)
 {
 	struct cols c = { event, event_len, r, times, category };
 	struct tr2_buf b;
@@ -423,19 +425,19 @@ static TR2_HOT void region(struct tr2_ev *ev, const char *event, size_t event_le
 	finish(ev, &b);
 }
 
-static TR2_HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
+static HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, EVENT("region_enter"), ABS, category, label, r, msg);
 }
 
-static TR2_HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
+static HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
 	region(ev, EVENT("region_leave"), ABS | REL, category, label, r, msg);
 }
 
-static TR2_HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
+static HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
 		 const char *key, const char *value)
 {
 	struct cols c = { EVENT("data"), r, ABS | REL, category };
@@ -463,7 +465,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 	finish(ev, &b);
 }
 
-static TR2_HOT void printf_(struct tr2_ev *ev, const char *msg)
+static HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	simple(ev, EVENT("printf"), ABS, msg ? msg : "");
 }
