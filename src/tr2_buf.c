@@ -153,24 +153,16 @@ static TR2_HOT char *put_spaces(char *p, size_t n)
 	return p + n;
 }
 
-TR2_HOT char *tr2_put_seconds(char *p, uint64_t us, size_t width)
+TR2_HOT char *tr2_put_seconds_long(char *p, uint64_t us, size_t width)
 {
 	uint64_t sec = us / 1000000;
-	uint32_t micros = (uint32_t)(us - sec * 1000000);
+	size_t len = (size_t)count_digits(sec) + 7;
 
-	if (sec < 10) { /* nearly every t_abs and t_rel */
-		if (width > 8)
-			p = put_spaces(p, width - 8);
-		*p++ = (char)('0' + sec);
-	} else {
-		size_t len = (size_t)count_digits(sec) + 7;
-
-		if (len < width)
-			p = put_spaces(p, width - len);
-		p = tr2_put_u64(p, sec);
-	}
+	if (len < width)
+		p = put_spaces(p, width - len);
+	p = tr2_put_u64(p, sec);
 	*p++ = '.';
-	return tr2_put_micros(p, micros);
+	return tr2_put_micros(p, (uint32_t)(us - sec * 1000000));
 }
 
 TR2_HOT void tr2_buf_add_u64(struct tr2_buf *b, uint64_t v)
