@@ -25,7 +25,7 @@
 #   BENCH_RSS_EVENTS       events of the rss run (10000000; 0 skips it)
 #   BENCH_VG_N             N of the --valgrind runs (20000)
 #   BENCH_WARM_PAIRS       pairs of the untimed floor_buffered run that warms
-#                          the page cache before buffered scenarios (6000000)
+#                          the page cache before buffered scenarios (12000000)
 #   BENCH_KEEP=1           keep the scratch directory (made in $TMPDIR or
 #                          /tmp), e.g. for callgrind_annotate on its
 #                          callgrind.out.* files
@@ -44,7 +44,7 @@ secs=${T2BENCH_SECONDS:-1}
 fsecs=${T2BENCH_FLOOR_SECONDS:-0.3}
 rss_events=${BENCH_RSS_EVENTS:-10000000}
 vg_n=${BENCH_VG_N:-20000}
-warm_pairs=${BENCH_WARM_PAIRS:-6000000}
+warm_pairs=${BENCH_WARM_PAIRS:-12000000}
 mode="time"
 
 if [ "${1:-}" = --valgrind ]; then
