@@ -9,8 +9,9 @@
 #include <string.h>
 
 static pthread_mutex_t tr2_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t tls_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_made; /* atomic */
 static int next_thread_id;
 static struct tr2_tls *main_ctx;
 static _Thread_local struct tr2_tls *current;
@@ -18,6 +19,7 @@ static _Thread_local struct tr2_tls *current;
 void tr2_tls_after_fork(void)
 {
 	pthread_mutex_init(&tr2_mutex, NULL);
+	pthread_mutex_init(&key_mutex, NULL);
 }
 
 void tr2_lock(void)
@@ -44,9 +46,18 @@ static void on_thread_end(void *ctx)
 		free_ctx(ctx);
 }
 
-static void create_key(void)
+/* Not pthread_once(): glibc's wakes waiters with a futex call even when
+ * there are none, one system call more for every traced process. */
+static void create_key_once(void)
 {
-	pthread_key_create(&tls_key, on_thread_end);
+	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&key_mutex);
+	if (!key_made) {
+		pthread_key_create(&tls_key, on_thread_end);
+		__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&key_mutex);
 }
 
 static void set_name(struct tr2_tls *ctx, const char *base)
@@ -74,7 +85,7 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 
 	if (!ctx)
 		return NULL;
-	pthread_once(&key_once, create_key);
+	create_key_once();
 	ctx->thread_id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
 	set_name(ctx, base ? base : "(null)");
 	ctx->stack = ctx->inline_stack;

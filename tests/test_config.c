@@ -541,6 +541,32 @@ static void syntax_crlf_and_bom(void **state)
 	expect_log(f, "crlf.log");
 }
 
+/*
+ * A file longer than one read: CR LF pairs split across the reader's
+ * chunks (bytes 2047/2048 and 4095/4096), the entry after them.
+ */
+static void syntax_crlf_across_reads(void **state)
+{
+	static const size_t splits[] = { 2047, 4095 };
+	struct fx *f = *state;
+	char text[8192];
+	size_t len = 0, i;
+
+	len += (size_t)sprintf(text, "[other]\r\n");
+	for (i = 0; i < 2; i++) {
+		/* a comment line ending in the CR at splits[i] */
+		text[len++] = '#';
+		while (len < splits[i])
+			text[len++] = 'x';
+		text[len++] = '\r';
+		text[len++] = '\n';
+	}
+	sprintf(text + len, "[trace2]\r\n\tnormalTarget = @R/long.log\r\n"
+		"\tnormalBrief = true\r\n");
+	fx_put(f, "home/.gitconfig", text);
+	expect_log(f, "long.log");
+}
+
 /* Values are taken literally: no ~ or $VAR expansion. */
 static void syntax_no_expansion(void **state)
 {
@@ -820,6 +846,7 @@ int main(void)
 		FX_TEST(syntax_last_wins),
 		FX_TEST(syntax_subsection_case),
 		FX_TEST(syntax_crlf_and_bom),
+		FX_TEST(syntax_crlf_across_reads),
 		FX_TEST(syntax_no_expansion),
 		FX_TEST(include_relative),
 		FX_TEST(include_home_and_order),
