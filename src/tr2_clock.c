@@ -87,13 +87,22 @@ static void put_usec(char *p, uint64_t us)
 
 /* Seconds east of UTC, as the last localtime_r() call found it. */
 static long local_gmtoff;
+static int gmtoff_known;
 /* Set while a signal handler formats: no localtime_r() (it takes a lock
  * the interrupted code may hold). */
 static _Thread_local int in_signal_handler;
+/* Set in a forked child once the offset is known: libc's time zone lock
+ * may have been held by a thread that the child does not have. */
+static int forked_child;
 
 void tr2_clock_signal_context(int on)
 {
 	in_signal_handler = on;
+}
+
+void tr2_clock_after_fork(void)
+{
+	forked_child = __atomic_load_n(&gmtoff_known, __ATOMIC_RELAXED);
 }
 
 static void put_hms_of_day(char *p, long secs_of_day)
@@ -119,12 +128,13 @@ TR2_HOT void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out
 	if (c->local_sec != (int64_t)sec) {
 		long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
 
-		if (!in_signal_handler) {
+		if (!in_signal_handler && !forked_child) {
 			struct tm tm;
 
 			localtime_r(&sec, &tm);
 			gmtoff = tm.tm_gmtoff;
 			__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
+			__atomic_store_n(&gmtoff_known, 1, __ATOMIC_RELAXED);
 		}
 		put_hms_of_day(c->local_hms, seconds_of_day((int64_t)sec + gmtoff));
 		c->local_sec = (int64_t)sec;

@@ -38,6 +38,9 @@ void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out);
 /* While on, local times are computed from the last known UTC offset
  * instead of localtime_r() (for signal handlers). */
 void tr2_clock_signal_context(int on);
+/* In a forked child: local times keep the offset last known (no
+ * localtime_r(), whose lock may be held by a thread left behind). */
+void tr2_clock_after_fork(void);
 /* "YYYYMMDDTHHMMSS.uuuuuuZ" for the session id (23 bytes, no NUL). */
 void tr2_fmt_sid_time(uint64_t us, char *out);
 

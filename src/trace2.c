@@ -255,6 +255,7 @@ static void reset_locks_after_fork(void)
 	for (i = 0; i < TR2_NTARGETS; i++)
 		tr2_dst_after_fork(tr2_targets[i]->dst);
 	tr2_tls_after_fork();
+	tr2_clock_after_fork();
 	tr2_sid_after_fork();
 	tr2_sysenv_after_fork();
 }

@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -702,6 +704,110 @@ static void fork_storm_buffered(void **state)
 	run_fork_storm("64k");
 }
 
+/* ------------------------------------------------------------------ */
+/* libc's time zone lock held by another thread at the fork.           */
+/* ------------------------------------------------------------------ */
+
+static pid_t holder_tid;
+
+/* localtime() re-reads TZ, here a FIFO: opening it blocks, with the
+ * time zone lock held, until someone opens the FIFO for writing. */
+static void *hold_tz_lock(void *arg)
+{
+	time_t t = time(NULL);
+
+	(void)arg;
+	__atomic_store_n(&holder_tid, gettid(), __ATOMIC_RELEASE);
+	localtime(&t);
+	return NULL;
+}
+
+/* Whether thread tid is inside open(). */
+static int in_open(pid_t tid)
+{
+	char path[64], buf[64] = "";
+	long nr = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) > 0)
+			nr = strtol(buf, NULL, 10);
+		close(fd);
+	}
+	return nr == SYS_openat || nr == SYS_open;
+}
+
+/*
+ * Traces once (perf target: the UTC offset becomes known), then forks
+ * while another thread holds the time zone lock.  The child waits for the
+ * next second, so its records need a new time of day, and traces.
+ */
+static void tz_lock_scenario(void *arg)
+{
+	const char *fifo = arg;
+	char tz[PATH_MAX + 2];
+	pthread_t th;
+	pid_t tid = 0, pid;
+	int i, status, fd;
+
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_region_enter("fork", "before", NULL);
+	trace2_region_leave("fork", "before", NULL);
+	snprintf(tz, sizeof(tz), ":%s", fifo);
+	setenv("TZ", tz, 1);
+	pthread_create(&th, NULL, hold_tz_lock, NULL);
+	for (i = 0; i < 5000 && !(tid && in_open(tid)); i++) {
+		usleep(1000);
+		tid = __atomic_load_n(&holder_tid, __ATOMIC_ACQUIRE);
+	}
+	dprintf(1, "holder in open %d\n", tid && in_open(tid));
+	pid = fork();
+	if (pid == 0) {
+		time_t t0 = time(NULL);
+
+		alarm(CHILD_ALARM_S);
+		while (time(NULL) == t0)
+			usleep(10000);
+		trace2_region_enter("fork", "child", NULL);
+		trace2_region_leave("fork", "child", NULL);
+		_exit(0);
+	}
+	status = t2_wait_timeout(pid, CHILD_WAIT_MS);
+	dprintf(1, "child status 0x%x\n", status);
+	fd = open(fifo, O_WRONLY);	/* lets the holder read an empty zone */
+	if (fd >= 0)
+		close(fd);
+	pthread_join(th, NULL);
+	_exit(0);
+}
+
+/* A forked child makes its time of day without libc's time zone lock. */
+static void fork_while_tz_lock_held(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char fifo[PATH_MAX], path[PATH_MAX], *perf;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/tz.fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	t2_env_add(&env, "GIT_TRACE2_PERF=%s/perf", dir);
+	t2_capture(tz_lock_scenario, fifo, t2_env_list(&env), 60, &p);
+	assert_string_equal(p.out, "holder in open 1\nchild status 0x0\n");
+	snprintf(path, sizeof(path), "%s/perf", dir);
+	perf = t2_read_file(path, NULL);
+	assert_non_null(perf);
+	assert_non_null(strstr(perf, "| region_leave |"));
+	assert_non_null(strstr(perf, "label:child\n"));
+	free(perf);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
 /* Exec the lister with fds 3 and 5 inheritable and fd 4 close-on-exec. */
 static void exec_lister(void *arg)
 {
@@ -736,6 +842,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(fd_listing_sees_inherited_fds, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_buffered, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_while_tz_lock_held, t2_scratch_cleanup),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], LIST_FDS_ARG))
