@@ -162,7 +162,7 @@ static HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
 }
 
 /* A record whose payload is one string. */
-static void simple(struct tr2_ev *ev, const char *event, size_t event_len,
+static HOT void simple(struct tr2_ev *ev, const char *event, size_t event_len,
 		   unsigned times, const char *text)
 {
 	struct cols c = { event, event_len, NULL, times, NULL };
@@ -407,8 +407,8 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 }
 
 static HOT void region(struct tr2_ev *ev, const char *event, size_t event_len,
-			   unsigned times, const char *category, const char *label,
-			   const struct repository *r, const char *msg)
+		       unsigned times, const char *category, const char *label,
+		       const struct repository *r, const char *msg)
 {
 	struct cols c = { event, event_len, r, times, category };
 	struct tr2_buf b;
