@@ -32,7 +32,7 @@ static trace2_bug_handler_fn *bug_handler;
 static int exit_code;
 static int fatal_exit_code;
 static int atexit_registered;
-static pid_t initialized_pid;
+static int forked_since_initialize;
 static int next_child_id, next_exec_id, next_repo_id;
 
 /* Git-compat locations of events Git raises from inside its own code. */
@@ -258,6 +258,7 @@ static void reset_locks_after_fork(void)
 	tr2_clock_after_fork();
 	tr2_sid_after_fork();
 	tr2_sysenv_after_fork();
+	forked_since_initialize = 1;
 }
 
 static void tr2_atexit(void)
@@ -295,7 +296,7 @@ static void restart_in_forked_child(void)
 void trace2_initialize_fl(const char *file, int line)
 {
 	if (tr2_enabled()) {
-		if (getpid() == initialized_pid)
+		if (!forked_since_initialize)
 			return;
 		restart_in_forked_child();
 	}
@@ -303,7 +304,7 @@ void trace2_initialize_fl(const char *file, int line)
 	if (!open_targets())
 		return;
 	set_enabled(1);
-	initialized_pid = getpid();
+	forked_since_initialize = 0;
 	tr2_redact_init();
 	tr2_sid_get();
 	if (!atexit_registered) {
