@@ -33,25 +33,31 @@ static void init(void)
 	max_nesting = n > 0 ? (size_t)n : DEFAULT_NESTING;
 }
 
+/* A record's opening up to the SID's value, as one literal. */
+struct head {
+	const char *text;
+	size_t len;
+};
+#define HEAD_TEXT(name) "{\"event\":\"" name "\",\"sid\":\""
+#define EVENT(name) ((struct head){ HEAD_TEXT(name), sizeof(HEAD_TEXT(name)) - 1 })
+
 /* Keys every record starts with, in one reservation.  Brief mode keeps
  * "time" only where always_time is set (version, atexit). */
-static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, struct head event,
 		     const char *file, int line, int always_time)
 {
 	const struct tr2_tls *tls = ev->tls;
-	size_t sid_len, event_len = tr2_strlen(event);
+	size_t sid_len;
 	const char *sid = tr2_sid_json(&sid_len);
 	size_t file_len = !brief && file ? tr2_strlen(file) : 0;
 	char *p;
 
 	tr2_buf_init(b);
-	p = tr2_buf_reserve(b, 128 + event_len + sid_len + tls->json_name_len +
+	p = tr2_buf_reserve(b, 128 + event.len + sid_len + tls->json_name_len +
 			       TR2_JSON_ESCAPED_MAX(file_len));
 	if (!p)
 		return;
-	p = tr2_put_lit(p, "{\"event\":\"");
-	p = tr2_put(p, event, event_len);
-	p = tr2_put_lit(p, "\",\"sid\":\"");
+	p = tr2_put(p, event.text, event.len);
 	p = tr2_put(p, sid, sid_len);
 	p = tr2_put_lit(p, "\",\"thread\":\"");
 	p = tr2_put(p, tls->json_name, tls->json_name_len);
@@ -70,7 +76,7 @@ static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *event
 	tr2_buf_commit(b, p);
 }
 
-static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const char *event)
+static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, struct head event)
 {
 	begin_at(b, ev, event, ev->file, ev->line, 0);
 }
@@ -119,7 +125,7 @@ static void version(struct tr2_ev *ev, const char *v)
 {
 	struct tr2_buf b;
 
-	begin_at(&b, ev, "version", ev->file, ev->line, 1);
+	begin_at(&b, ev, EVENT("version"), ev->file, ev->line, 1);
 	STR(&b, "evt", EVENT_FORMAT_VERSION);
 	STR(&b, "exe", v);
 	finish(ev, &b);
@@ -129,7 +135,7 @@ static void too_many_files(struct tr2_ev *ev)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "too_many_files");
+	begin(&b, ev, EVENT("too_many_files"));
 	finish(ev, &b);
 }
 
@@ -137,14 +143,14 @@ static void start(struct tr2_ev *ev, const char **argv)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "start");
+	begin(&b, ev, EVENT("start"));
 	SECS(&b, "t_abs", ev->us_abs);
 	KEY(&b, "argv");
 	tr2_buf_add_json_argv(&b, argv);
 	finish(ev, &b);
 }
 
-static void abs_int(struct tr2_ev *ev, const char *event, const char *file,
+static void abs_int(struct tr2_ev *ev, struct head event, const char *file,
 		    int line, int always_time, const char *key_lit, size_t key_len,
 		    int value)
 {
@@ -159,25 +165,25 @@ static void abs_int(struct tr2_ev *ev, const char *event, const char *file,
 
 static void exit_(struct tr2_ev *ev, int code)
 {
-	abs_int(ev, "exit", ev->file, ev->line, 0, CODE_KEY, code);
+	abs_int(ev, EVENT("exit"), ev->file, ev->line, 0, CODE_KEY, code);
 }
 
 static void signal_(struct tr2_ev *ev, int signo)
 {
-	abs_int(ev, "signal", LOC_FILE, LOC_SIGNAL, 0,
+	abs_int(ev, EVENT("signal"), LOC_FILE, LOC_SIGNAL, 0,
 		",\"signo\":", sizeof(",\"signo\":") - 1, signo);
 }
 
 static void atexit_(struct tr2_ev *ev, int code)
 {
-	abs_int(ev, "atexit", LOC_FILE, LOC_ATEXIT, 1, CODE_KEY, code);
+	abs_int(ev, EVENT("atexit"), LOC_FILE, LOC_ATEXIT, 1, CODE_KEY, code);
 }
 
 static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "error");
+	begin(&b, ev, EVENT("error"));
 	if (fmt) {
 		STR(&b, "msg", msg);
 		STR(&b, "fmt", fmt);
@@ -189,7 +195,7 @@ static void cmd_path(struct tr2_ev *ev, const char *path)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "cmd_path");
+	begin(&b, ev, EVENT("cmd_path"));
 	STR(&b, "path", path);
 	finish(ev, &b);
 }
@@ -198,7 +204,7 @@ static void cmd_ancestry(struct tr2_ev *ev, const char **names)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "cmd_ancestry");
+	begin(&b, ev, EVENT("cmd_ancestry"));
 	KEY(&b, "ancestry");
 	tr2_buf_add_json_argv(&b, names);
 	finish(ev, &b);
@@ -208,7 +214,7 @@ static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "cmd_name");
+	begin(&b, ev, EVENT("cmd_name"));
 	STR(&b, "name", name);
 	if (hierarchy && *hierarchy)
 		STR(&b, "hierarchy", hierarchy);
@@ -219,7 +225,7 @@ static void cmd_mode(struct tr2_ev *ev, const char *mode)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "cmd_mode");
+	begin(&b, ev, EVENT("cmd_mode"));
 	STR(&b, "name", mode);
 	finish(ev, &b);
 }
@@ -228,7 +234,7 @@ static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "alias");
+	begin(&b, ev, EVENT("alias"));
 	STR(&b, "alias", alias_name);
 	KEY(&b, "argv");
 	tr2_buf_add_json_argv(&b, argv);
@@ -240,7 +246,7 @@ static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
 	struct tr2_buf b;
 	size_t i;
 
-	begin(&b, ev, "child_start");
+	begin(&b, ev, EVENT("child_start"));
 	INT(&b, "child_id", cmd->trace2_child_id);
 	if (cmd->trace2_hook_name) {
 		STR(&b, "child_class", "hook");
@@ -271,7 +277,7 @@ static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int c
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "child_exit");
+	begin(&b, ev, EVENT("child_exit"));
 	INT(&b, "child_id", cmd->trace2_child_id);
 	INT(&b, "pid", cmd->pid);
 	INT(&b, "code", code);
@@ -284,7 +290,7 @@ static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "child_ready");
+	begin(&b, ev, EVENT("child_ready"));
 	INT(&b, "child_id", cmd->trace2_child_id);
 	INT(&b, "pid", cmd->pid);
 	STR(&b, "ready", ready);
@@ -296,7 +302,7 @@ static void thread_start(struct tr2_ev *ev)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "thread_start");
+	begin(&b, ev, EVENT("thread_start"));
 	finish(ev, &b);
 }
 
@@ -304,7 +310,7 @@ static void thread_exit(struct tr2_ev *ev)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "thread_exit");
+	begin(&b, ev, EVENT("thread_exit"));
 	SECS(&b, "t_rel", ev->us_rel);
 	finish(ev, &b);
 }
@@ -313,7 +319,7 @@ static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "exec");
+	begin(&b, ev, EVENT("exec"));
 	INT(&b, "exec_id", exec_id);
 	if (exe)
 		STR(&b, "exe", exe);
@@ -326,7 +332,7 @@ static void exec_result(struct tr2_ev *ev, int exec_id, int code)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "exec_result");
+	begin(&b, ev, EVENT("exec_result"));
 	INT(&b, "exec_id", exec_id);
 	INT(&b, "code", code);
 	finish(ev, &b);
@@ -337,7 +343,7 @@ static void param(struct tr2_ev *ev, const char *name, const char *value,
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "def_param");
+	begin(&b, ev, EVENT("def_param"));
 	STR(&b, "scope", scope);
 	STR(&b, "param", name);
 	if (value)
@@ -349,7 +355,7 @@ static void repo(struct tr2_ev *ev, const struct repository *r)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "def_repo");
+	begin(&b, ev, EVENT("def_repo"));
 	add_repo(&b, r);
 	STR(&b, "worktree", r->worktree);
 	finish(ev, &b);
@@ -372,7 +378,7 @@ static char *put_opt_str(char *p, const char *key_lit, size_t key_len,
 #define OPT_STR(p, k, v, len) \
 	put_opt_str((p), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v), (len))
 
-static HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
+static HOT void region(struct tr2_ev *ev, struct head event, int has_rel,
 		   const char *category, const char *label,
 		   const struct repository *r, const char *msg)
 {
@@ -410,17 +416,17 @@ static HOT void region(struct tr2_ev *ev, const char *event, int has_rel,
 static HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, "region_enter", 0, category, label, r, msg);
+	region(ev, EVENT("region_enter"), 0, category, label, r, msg);
 }
 
 static HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, "region_leave", 1, category, label, r, msg);
+	region(ev, EVENT("region_leave"), 1, category, label, r, msg);
 }
 
 /* The common part of data and data_json, up to the "value" key. */
-static HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, const char *event,
+static HOT void begin_data(struct tr2_buf *b, struct tr2_ev *ev, struct head event,
 		       const char *category, const struct repository *r,
 		       const char *key)
 {
@@ -441,7 +447,7 @@ static HOT void data(struct tr2_ev *ev, const char *category, const struct repos
 
 	if (filtered(ev))
 		return;
-	begin_data(&b, ev, "data", category, r, key);
+	begin_data(&b, ev, EVENT("data"), category, r, key);
 	tr2_buf_add_json_str(&b, value);
 	finish(ev, &b);
 }
@@ -476,7 +482,7 @@ static void data_json(struct tr2_ev *ev, const char *category,
 			jw->json.buf ? jw->json.buf : "");
 		return;
 	}
-	begin_data(&b, ev, "data_json", category, r, key);
+	begin_data(&b, ev, EVENT("data_json"), category, r, key);
 	if (!jw->json.len)
 		tr2_buf_addlit(&b, "null");
 	else if (jw->pretty)
@@ -490,7 +496,7 @@ static HOT void printf_(struct tr2_ev *ev, const char *msg)
 {
 	struct tr2_buf b;
 
-	begin(&b, ev, "printf");
+	begin(&b, ev, EVENT("printf"));
 	SECS(&b, "t_abs", ev->us_abs);
 	if (msg)
 		STR(&b, "msg", msg);
@@ -502,7 +508,7 @@ static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
 {
 	struct tr2_buf b;
 
-	begin_at(&b, ev, per_thread ? "th_timer" : "timer", LOC_FILE, LOC_TIMER, 0);
+	begin_at(&b, ev, per_thread ? EVENT("th_timer") : EVENT("timer"), LOC_FILE, LOC_TIMER, 0);
 	STR(&b, "category", m->category);
 	STR(&b, "name", m->name);
 	INT(&b, "intervals", (int64_t)t->intervals);
@@ -517,7 +523,7 @@ static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t valu
 {
 	struct tr2_buf b;
 
-	begin_at(&b, ev, per_thread ? "th_counter" : "counter", LOC_FILE, LOC_COUNTER, 0);
+	begin_at(&b, ev, per_thread ? EVENT("th_counter") : EVENT("counter"), LOC_FILE, LOC_COUNTER, 0);
 	STR(&b, "category", m->category);
 	STR(&b, "name", m->name);
 	INT(&b, "count", (int64_t)value);
