@@ -10,6 +10,7 @@
 #include "tr2_dst.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
+#include "tr2_tls.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static size_t buffer_size;
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *registry;
 static pthread_key_t release_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_made; /* atomic */
 static _Thread_local struct tbuf *mine[TR2_DST_MAX];
 
 static void release_at_thread_end(void *unused)
@@ -74,7 +75,7 @@ void tr2_dst_buffer_init(void)
 	if (v && !tr2_parse_size(v, &size) && size)
 		buffer_size = size > BUFFER_MAX ? BUFFER_MAX : size;
 	if (buffer_size)
-		pthread_once(&key_once, create_key);
+		tr2_run_once(&key_made, &registry_mutex, create_key);
 }
 
 static TR2_HOT int take(struct tbuf *b, int who)

@@ -46,18 +46,21 @@ static void on_thread_end(void *ctx)
 		free_ctx(ctx);
 }
 
-/* Not pthread_once(): glibc's wakes waiters with a futex call even when
- * there are none, one system call more for every traced process. */
-static void create_key_once(void)
+void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void))
 {
-	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&key_mutex);
-	if (!key_made) {
-		pthread_key_create(&tls_key, on_thread_end);
-		__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(lock);
+	if (!*done) {
+		fn();
+		__atomic_store_n(done, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&key_mutex);
+	pthread_mutex_unlock(lock);
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&tls_key, on_thread_end);
 }
 
 static void set_name(struct tr2_tls *ctx, const char *base)
@@ -85,7 +88,7 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 
 	if (!ctx)
 		return NULL;
-	create_key_once();
+	tr2_run_once(&key_made, &key_mutex, make_key);
 	ctx->thread_id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
 	set_name(ctx, base ? base : "(null)");
 	ctx->stack = ctx->inline_stack;

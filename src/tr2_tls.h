@@ -2,6 +2,7 @@
 #ifndef TR2_TLS_H
 #define TR2_TLS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,5 +77,10 @@ void tr2_tls_after_fork(void);
 /* The process-wide lock for id counters and timer/counter totals. */
 void tr2_lock(void);
 void tr2_unlock(void);
+
+/* Run fn once per process, the first time *done is 0, under lock (reset
+ * it in a forked child).  Not pthread_once(): glibc's makes a futex call
+ * even when no thread waits, one system call more per traced process. */
+void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void));
 
 #endif
