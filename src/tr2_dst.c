@@ -561,27 +561,18 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	unlock_record(dst, locked);
 }
 
-TR2_HOT void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
+void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
+			ssize_t written)
 {
 	size_t done = 0;
 
-	/* The hot path: a regular file takes a whole record in one plain
-	 * write(); only a short write or EINTR needs the general path. */
 	if (dst->kind == TR2_DST_FILE) {
-		int fd = dst->fd;
-		ssize_t w;
-
-		if (fd < 0)
-			return;
-		w = tr2_sys.write(fd, buf, len);
-		if (w == (ssize_t)len)
-			return;
-		if (w < 0 && errno != EINTR) {
+		if (written < 0 && errno != EINTR) {
 			fail(dst, errno, !in_signal_handler);
 			return;
 		}
-		if (w > 0)
-			done = (size_t)w;
+		if (written > 0)
+			done = (size_t)written;
 	}
 	write_record(dst, buf, len, done);
 }

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "tr2_sys.h"
 #include "tr2_sysenv.h"
 
 enum tr2_dst_kind {
@@ -63,15 +64,57 @@ static inline int tr2_dst_is_on(const struct tr2_dst *dst)
 	return dst->fd >= 0;
 }
 /*
- * Write one whole record of an event at us_now.  EINTR is retried and
- * short writes completed; any other failure switches the destination off
- * and calls tr2_dst_write_failed().  In buffered mode the record may wait
- * in the calling thread's buffer (see tr2_dst_flush_*()).
+ * The first write() of a record that did not take it whole (written is
+ * what it returned, errno is its error), or of a record for a pipe or a
+ * socket (written is 0): completes it, or switches the destination off
+ * and calls tr2_dst_write_failed().
  */
-void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now);
+void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
+			ssize_t written);
 
-/* Write a record (or a buffer of whole records) now, in one write(). */
-void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len);
+/*
+ * Write a record (or a buffer of whole records) now, in one write().
+ * EINTR is retried and short writes completed; any other failure switches
+ * the destination off.  Inline, like tr2_dst_write(): every frame between
+ * the write() and the host's call costs a mispredicted return after the
+ * system call (the kernel refills the return stack buffer).
+ */
+static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
+{
+	int fd = dst->fd;
+	ssize_t w;
+
+	if (dst->kind != TR2_DST_FILE) {
+		tr2_dst_write_rest(dst, buf, len, 0);
+		return;
+	}
+	if (fd < 0)
+		return;
+	w = tr2_sys.write(fd, buf, len);
+	if (w != (ssize_t)len)
+		tr2_dst_write_rest(dst, buf, len, w);
+}
+
+/* Buffered mode is on (GIT_TRACE2_BUFFER, set at initialize). */
+extern int tr2_dst_buffered;
+
+/* tr2_dst_write() in buffered mode. */
+void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t len,
+			    uint64_t us_now);
+
+/*
+ * Write one whole record of an event at us_now.  In buffered mode the
+ * record may wait in the calling thread's buffer (see tr2_dst_flush_*()).
+ */
+static inline void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len,
+				 uint64_t us_now)
+{
+	if (tr2_dst_buffered)
+		tr2_dst_write_buffered(dst, buf, len, us_now);
+	else
+		tr2_dst_write_now(dst, buf, len);
+}
+
 /* While on, writes wait only briefly and failures are not reported (the
  * reporting is not async-signal-safe). */
 void tr2_dst_signal_context(int on);

@@ -36,6 +36,7 @@ struct tbuf {
 enum { FREE, OWNER, FLUSHER };
 
 static size_t buffer_size;
+int tr2_dst_buffered;
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *registry;
 static pthread_key_t release_key;
@@ -74,6 +75,7 @@ void tr2_dst_buffer_init(void)
 	buffer_size = 0;
 	if (v && !tr2_parse_size(v, &size) && size)
 		buffer_size = size > BUFFER_MAX ? BUFFER_MAX : size;
+	tr2_dst_buffered = buffer_size > 0;
 	if (buffer_size)
 		tr2_run_once(&key_made, &registry_mutex, create_key);
 }
@@ -181,7 +183,8 @@ static TR2_HOT struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
 	return b;
 }
 
-TR2_HOT void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t len, uint64_t us_now)
+TR2_HOT void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t len,
+				    uint64_t us_now)
 {
 	struct tbuf *b;
 
