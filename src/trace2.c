@@ -600,12 +600,45 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* Regions.                                                            */
 
 /*
+ * The region events, the message expanded (or NULL).  Few frames lie
+ * between the write() and the host: each costs a mispredicted return
+ * after the system call (tr2_dst.h).
+ */
+static TR2_HOT void enter_region(const char *file, int line, const char *category,
+				 const char *label, const struct repository *repo,
+				 const char *msg)
+{
+	struct tr2_ev ev;
+
+	if (!tr2_ev_begin(&ev, file, line))
+		return;
+	tr2_dispatch(region_enter, &ev, category, label, repo, msg);
+	tr2_tls_push(ev.tls, ev.us_now);
+}
+
+static TR2_HOT void leave_region(const char *file, int line, const char *category,
+				 const char *label, const struct repository *repo,
+				 const char *msg)
+{
+	struct tr2_ev ev;
+
+	if (!tr2_ev_begin(&ev, file, line))
+		return;
+	if (!ev.tls->nr) {
+		tr2_bug_fl(LOC_NO_REGION, "no open regions in thread '%s'", ev.tls->name);
+		return;
+	}
+	ev.us_rel = tr2_tls_pop(ev.tls, ev.us_now);
+	tr2_dispatch(region_leave, &ev, category, label, repo, msg);
+}
+
+/*
  * A region event with a message, expanded once for all targets.  Its
  * buffer lives in this frame, so that region events without a message
  * (the hot case) keep a small stack.
  */
 static __attribute__((noinline)) void
-region_with_msg(int leave, struct tr2_ev *ev, const char *category,
+region_with_msg(int leave, const char *file, int line, const char *category,
 		const char *label, const struct repository *repo,
 		const char *fmt, va_list ap)
 {
@@ -613,9 +646,9 @@ region_with_msg(int leave, struct tr2_ev *ev, const char *category,
 	const char *m = expand(&msg, fmt, ap);
 
 	if (leave)
-		tr2_dispatch(region_leave, ev, category, label, repo, m);
+		leave_region(file, line, category, label, repo, m);
 	else
-		tr2_dispatch(region_enter, ev, category, label, repo, m);
+		enter_region(file, line, category, label, repo, m);
 	tr2_buf_release(&msg);
 }
 
@@ -624,25 +657,19 @@ TR2_HOT void trace2_region_enter_printf_va_fl(const char *file, int line,
 				      const struct repository *repo,
 				      const char *fmt, va_list ap)
 {
-	struct tr2_ev ev;
-
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tr2_enabled())
 		return;
 	if (fmt && *fmt)
-		region_with_msg(0, &ev, category, label, repo, fmt, ap);
+		region_with_msg(0, file, line, category, label, repo, fmt, ap);
 	else
-		tr2_dispatch(region_enter, &ev, category, label, repo, NULL);
-	tr2_tls_push(ev.tls, ev.us_now);
+		enter_region(file, line, category, label, repo, NULL);
 }
 
 TR2_HOT void trace2_region_enter_fl(const char *file, int line, const char *category,
 			    const char *label, const struct repository *repo, ...)
 {
-	va_list ap;
-
-	va_start(ap, repo);
-	trace2_region_enter_printf_va_fl(file, line, category, label, repo, NULL, ap);
-	va_end(ap);
+	if (tr2_enabled())
+		enter_region(file, line, category, label, repo, NULL);
 }
 
 TR2_HOT void trace2_region_enter_printf_fl(const char *file, int line, const char *category,
@@ -661,29 +688,19 @@ TR2_HOT void trace2_region_leave_printf_va_fl(const char *file, int line,
 				      const struct repository *repo,
 				      const char *fmt, va_list ap)
 {
-	struct tr2_ev ev;
-
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tr2_enabled())
 		return;
-	if (!ev.tls->nr) {
-		tr2_bug_fl(LOC_NO_REGION, "no open regions in thread '%s'", ev.tls->name);
-		return;
-	}
-	ev.us_rel = tr2_tls_pop(ev.tls, ev.us_now);
 	if (fmt && *fmt)
-		region_with_msg(1, &ev, category, label, repo, fmt, ap);
+		region_with_msg(1, file, line, category, label, repo, fmt, ap);
 	else
-		tr2_dispatch(region_leave, &ev, category, label, repo, NULL);
+		leave_region(file, line, category, label, repo, NULL);
 }
 
 TR2_HOT void trace2_region_leave_fl(const char *file, int line, const char *category,
 			    const char *label, const struct repository *repo, ...)
 {
-	va_list ap;
-
-	va_start(ap, repo);
-	trace2_region_leave_printf_va_fl(file, line, category, label, repo, NULL, ap);
-	va_end(ap);
+	if (tr2_enabled())
+		leave_region(file, line, category, label, repo, NULL);
 }
 
 TR2_HOT void trace2_region_leave_printf_fl(const char *file, int line, const char *category,

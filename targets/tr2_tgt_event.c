@@ -378,9 +378,10 @@ static char *put_opt_str(char *p, const char *key_lit, size_t key_len,
 #define OPT_STR(p, k, v, len) \
 	put_opt_str((p), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v), (len))
 
-static HOT void region(struct tr2_ev *ev, struct head event, int has_rel,
-		   const char *category, const char *label,
-		   const struct repository *r, const char *msg)
+/* Six arguments, so that region_enter() and region_leave() can jump here
+ * (tr2_dst.h: frames between the write() and the host cost time). */
+static HOT void region(struct tr2_ev *ev, int leave, const char *category,
+		       const char *label, const struct repository *r, const char *msg)
 {
 	size_t cat_len = category ? tr2_strlen(category) : 0;
 	size_t label_len = label ? tr2_strlen(label) : 0;
@@ -390,7 +391,7 @@ static HOT void region(struct tr2_ev *ev, struct head event, int has_rel,
 
 	if (filtered(ev))
 		return;
-	begin(&b, ev, event);
+	begin(&b, ev, leave ? EVENT("region_leave") : EVENT("region_enter"));
 	p = tr2_buf_reserve(&b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len + msg_len));
 	if (!p) {
 		tr2_buf_release(&b);
@@ -400,7 +401,7 @@ static HOT void region(struct tr2_ev *ev, struct head event, int has_rel,
 		p = tr2_put_lit(p, ",\"repo\":");
 		p = tr2_put_i64(p, r->trace2_repo_id);
 	}
-	if (has_rel) {
+	if (leave) {
 		p = tr2_put_lit(p, ",\"t_rel\":");
 		p = tr2_put_seconds(p, ev->us_rel, 0);
 	}
@@ -416,13 +417,13 @@ static HOT void region(struct tr2_ev *ev, struct head event, int has_rel,
 static HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, EVENT("region_enter"), 0, category, label, r, msg);
+	region(ev, 0, category, label, r, msg);
 }
 
 static HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
 			 const struct repository *r, const char *msg)
 {
-	region(ev, EVENT("region_leave"), 1, category, label, r, msg);
+	region(ev, 1, category, label, r, msg);
 }
 
 /* The common part of data and data_json, up to the "value" key. */
