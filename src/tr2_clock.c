@@ -3,6 +3,7 @@
 #include "tr2_clock.h"
 #include "tr2_buf.h"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -94,6 +95,10 @@ static _Thread_local int in_signal_handler;
 /* Set in a forked child once the offset is known: libc's time zone lock
  * may have been held by a thread that the child does not have. */
 static int forked_child;
+/* Set while this thread is inside localtime_r(): a host's signal handler
+ * that interrupts it and traces must not call it again, the lock it
+ * takes is held by the code the handler interrupted. */
+static _Thread_local volatile sig_atomic_t in_localtime;
 
 void tr2_clock_signal_context(int on)
 {
@@ -128,10 +133,12 @@ TR2_HOT void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out
 	if (c->local_sec != (int64_t)sec) {
 		long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
 
-		if (!in_signal_handler && !forked_child) {
+		if (!in_signal_handler && !forked_child && !in_localtime) {
 			struct tm tm;
 
+			in_localtime = 1;
 			localtime_r(&sec, &tm);
+			in_localtime = 0;
 			gmtoff = tm.tm_gmtoff;
 			__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
 			__atomic_store_n(&gmtoff_known, 1, __ATOMIC_RELAXED);

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -708,7 +707,7 @@ static void fork_storm_buffered(void **state)
 /* libc's time zone lock held by another thread at the fork.           */
 /* ------------------------------------------------------------------ */
 
-static pid_t holder_tid;
+static int holder_tid;
 
 /* localtime() re-reads TZ, here a FIFO: opening it blocks, with the
  * time zone lock held, until someone opens the FIFO for writing. */
@@ -717,26 +716,9 @@ static void *hold_tz_lock(void *arg)
 	time_t t = time(NULL);
 
 	(void)arg;
-	__atomic_store_n(&holder_tid, gettid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&holder_tid, (int)gettid(), __ATOMIC_RELEASE);
 	localtime(&t);
 	return NULL;
-}
-
-/* Whether thread tid is inside open(). */
-static int in_open(pid_t tid)
-{
-	char path[64], buf[64] = "";
-	long nr = -1;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) > 0)
-			nr = strtol(buf, NULL, 10);
-		close(fd);
-	}
-	return nr == SYS_openat || nr == SYS_open;
 }
 
 /*
@@ -749,8 +731,8 @@ static void tz_lock_scenario(void *arg)
 	const char *fifo = arg;
 	char tz[PATH_MAX + 2];
 	pthread_t th;
-	pid_t tid = 0, pid;
-	int i, status, fd;
+	pid_t pid;
+	int status, fd;
 
 	trace2_initialize_clock();
 	trace2_initialize();
@@ -759,11 +741,7 @@ static void tz_lock_scenario(void *arg)
 	snprintf(tz, sizeof(tz), ":%s", fifo);
 	setenv("TZ", tz, 1);
 	pthread_create(&th, NULL, hold_tz_lock, NULL);
-	for (i = 0; i < 5000 && !(tid && in_open(tid)); i++) {
-		usleep(1000);
-		tid = __atomic_load_n(&holder_tid, __ATOMIC_ACQUIRE);
-	}
-	dprintf(1, "holder in open %d\n", tid && in_open(tid));
+	dprintf(1, "holder in open %d\n", t2_wait_thread_in_open(&holder_tid, 5000));
 	pid = fork();
 	if (pid == 0) {
 		time_t t0 = time(NULL);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1063,6 +1065,101 @@ static void sigterm_at_random_moments(void **state)
 		check_busy_run(us);
 }
 
+/* ------------------------------------------------------------------ */
+/* A host's handler that traces while the library is in localtime_r(). */
+/* ------------------------------------------------------------------ */
+
+struct localtime_case {
+	const char *fifo;
+	pthread_t main_thread;
+};
+
+static int main_tid;
+static volatile sig_atomic_t handler_returned;
+
+static void trace_from_handler(int signo)
+{
+	(void)signo;
+	trace2_printf("from the handler");
+	handler_returned = 1;
+}
+
+/* Interrupts the main thread while it is blocked inside localtime_r()
+ * (holding libc's time zone lock), then lets it go on. */
+static void *interrupt_localtime(void *arg)
+{
+	const struct localtime_case *c = arg;
+	int i, fd;
+
+	dprintf(1, "main in open %d\n", t2_wait_thread_in_open(&main_tid, 5000));
+	pthread_kill(c->main_thread, SIGUSR1);
+	for (i = 0; i < 5000 && !handler_returned; i++)
+		usleep(1000);
+	dprintf(1, "handler returned %d\n", (int)handler_returned);
+	if (!handler_returned)
+		_exit(3);
+	fd = open(c->fifo, O_WRONLY);	/* an empty zone: UTC */
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * TZ names a FIFO, so the library's first localtime_r() (the perf
+ * target's version record) blocks in open() with the lock held.
+ */
+static void sc_handler_during_localtime(void *arg)
+{
+	struct localtime_case c = { arg, pthread_self() };
+	char tz[PATH_MAX + 2];
+	struct sigaction sa;
+	pthread_t th;
+
+	alarm(20);
+	snprintf(tz, sizeof(tz), ":%s", (const char *)arg);
+	setenv("TZ", tz, 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = trace_from_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	main_tid = (int)gettid();
+	if (pthread_create(&th, NULL, interrupt_localtime, &c))
+		_exit(4);
+	trace2_initialize();
+	pthread_join(th, NULL);
+	exit(trace2_cmd_exit(0));
+}
+
+static void handler_during_localtime(void **state)
+{
+	char *dir = t2_tmpdir(), *fifo = t2_path(dir, "tz.fifo");
+	char *perf_path = t2_path(dir, "perf"), *perf, *mine, *version;
+	char *env_perf = t2_xfmt("GIT_TRACE2_PERF=%s", perf_path);
+	const char *env[] = { env_perf, NULL };
+	struct t2_proc p;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	t2_capture(sc_handler_during_localtime, fifo, env, 30, &p);
+	assert_string_equal(p.out, "main in open 1\nhandler returned 1\n");
+	assert_int_equal(p.status, 0);
+	perf = t2_read_file(perf_path, NULL);
+	assert_non_null(perf);
+	mine = strstr(perf, "| printf       |");
+	version = strstr(perf, "| version      |");
+	assert_non_null(mine);
+	assert_non_null(strstr(mine, "| from the handler\n"));
+	assert_non_null(version);
+	assert_true(mine < version);	/* written while version waited */
+	free(perf);
+	t2_proc_free(&p);
+	free(env_perf);
+	free(perf_path);
+	free(fifo);
+	t2_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1084,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(signal_while_trace_pipe_stalled),
 		cmocka_unit_test(crash_in_thread_names_it),
 		cmocka_unit_test(sigterm_at_random_moments),
+		cmocka_unit_test(handler_during_localtime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -545,6 +546,36 @@ static void capture_child(t2_scenario_fn *fn, void *arg, const char *const *env,
 		apply_env_entry(*env);
 	fn(arg);
 	exit(0);
+}
+
+/* Whether thread tid is inside open(). */
+static int thread_in_open(int tid)
+{
+	char path[64], buf[64] = "";
+	long nr = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) > 0)
+			nr = strtol(buf, NULL, 10);
+		close(fd);
+	}
+	return nr == SYS_openat || nr == SYS_open;
+}
+
+int t2_wait_thread_in_open(const int *tid, int timeout_ms)
+{
+	int waited, t = 0;
+
+	for (waited = 0; waited < timeout_ms; waited++) {
+		t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
+		if (t && thread_in_open(t))
+			return 1;
+		usleep(1000);
+	}
+	return 0;
 }
 
 int t2_wait_timeout(int pid, int timeout_ms)

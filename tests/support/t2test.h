@@ -169,6 +169,9 @@ int t2_mkdirs(const char *path);
 /* The names in dir, sorted, joined by single spaces ("" when empty);
  * "." and ".." left out; caller frees. */
 char *t2_listdir(const char *dir);
+/* Whether thread *tid of this process (0 while unknown) is blocked in
+ * open(), waiting up to timeout_ms for it. */
+int t2_wait_thread_in_open(const int *tid, int timeout_ms);
 /* Whether the file contains needle, waiting up to timeout_ms for it. */
 int t2_wait_for_text(const char *path, const char *needle, int timeout_ms);
 
