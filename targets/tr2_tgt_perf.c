@@ -416,6 +416,7 @@ static HOT void region(struct tr2_ev *ev, int leave, const char *category,
 
 	if (leave) {
 		c.event = "region_leave";
+		c.event_len = sizeof("region_leave") - 1;
 		c.times = ABS | REL;
 	}
 	begin(&b, ev, &c);
