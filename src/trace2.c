@@ -600,9 +600,8 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* Regions.                                                            */
 
 /*
- * The region events, the message expanded (or NULL).  Few frames lie
- * between the write() and the host: each costs a mispredicted return
- * after the system call (tr2_dst.h).
+ * The region events, the message expanded (or NULL): the entry points
+ * without a message call these directly, with no va_list to set up.
  */
 static TR2_HOT void enter_region(const char *file, int line, const char *category,
 				 const char *label, const struct repository *repo,
