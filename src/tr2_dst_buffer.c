@@ -188,7 +188,7 @@ TR2_HOT void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t
 {
 	struct tbuf *b;
 
-	if (!buffer_size || dst->slot < 0 || !(b = thread_buffer(dst, us_now))) {
+	if (dst->slot < 0 || !(b = thread_buffer(dst, us_now))) {
 		tr2_dst_write_now(dst, buf, len);
 		return;
 	}
