@@ -24,8 +24,9 @@
 #   T2BENCH_FLOOR_SECONDS  seconds per floor item (0.3)
 #   BENCH_RSS_EVENTS       events of the rss run (10000000; 0 skips it)
 #   BENCH_VG_N             N of the --valgrind runs (20000)
-#   BENCH_WARM_PAIRS       pairs of the untimed floor_buffered run that warms
-#                          the page cache before buffered scenarios (12000000)
+#   T2BENCH_WARM_MB        MiB a buffered run touches and frees just before
+#                          its timed loop, so its page cache reuses memory
+#                          the host backs (4096; 0 = off; see bench.c)
 #   BENCH_KEEP=1           keep the scratch directory (made in $TMPDIR or
 #                          /tmp), e.g. for callgrind_annotate on its
 #                          callgrind.out.* files
@@ -44,11 +45,12 @@ secs=${T2BENCH_SECONDS:-1}
 fsecs=${T2BENCH_FLOOR_SECONDS:-0.3}
 rss_events=${BENCH_RSS_EVENTS:-10000000}
 vg_n=${BENCH_VG_N:-20000}
-warm_pairs=${BENCH_WARM_PAIRS:-12000000}
+warm_mb=${T2BENCH_WARM_MB:-4096}
 mode="time"
 
 if [ "${1:-}" = --valgrind ]; then
 	mode=valgrind
+	warm_mb=0 # instructions do not depend on it
 	shift
 fi
 if [ ! -x "$bench" ]; then
@@ -74,7 +76,8 @@ trap 'exit 130' INT TERM
 clean_env() {
 	E=(env -i "PATH=$PATH" "HOME=$dir/home" "XDG_CONFIG_HOME=$dir/home/.config"
 	   GIT_CONFIG_NOSYSTEM=1 LC_ALL=C "T2BENCH_SECONDS=$secs"
-	   "T2BENCH_FLOOR_SECONDS=$fsecs" "T2BENCH_TMPDIR=$dir")
+	   "T2BENCH_FLOOR_SECONDS=$fsecs" "T2BENCH_WARM_MB=$warm_mb"
+	   "T2BENCH_TMPDIR=$dir")
 	[ -n "${TZ+x}" ] && E+=("TZ=$TZ")
 	case $1 in *n*) E+=("GIT_TRACE2=$dir/trace.normal") ;; esac
 	case $1 in *p*) E+=("GIT_TRACE2_PERF=$dir/trace.perf") ;; esac
@@ -169,15 +172,6 @@ fi
 
 # ---- timing: rounds of floor + every scenario --------------------------
 echo "# runs=$runs seconds/run=$secs floor_seconds/item=$fsecs; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-# Page-cache warm-up, untimed: on a VM, the first run that writes more
-# than the guest has touched before pays the host's first touch of that
-# memory (floor_buffered, 3.6 M pairs: 340 ns/pair in the first run, 120
-# right after), whichever scenario that happens to be.
-case " ${order[*]} " in
-*_buffered*)
-	clean_env ""
-	"${E[@]}" "$bench" floor_buffered "$warm_pairs" >/dev/null ;;
-esac
 status=0
 for ((r = 1; r <= runs; r++)); do
 	printf 'round %d/%d:' "$r" "$runs" >&2
