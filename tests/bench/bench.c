@@ -15,6 +15,9 @@
  *   bench rss [EVENTS]    RSS after 10,000 and after EVENTS (10,000,000)
  *                         region events (perf target on), and the growth
  *
+ * Knobs: T2BENCH_SECONDS, T2BENCH_FLOOR_SECONDS, and T2BENCH_WARM_MB (MiB
+ * a buffered run touches and frees before its timed loop; 4096, 0 = off).
+ *
  * The caller sets the targets (regular files, absolute paths) through the
  * usual environment variables.  A scenario prints one line:
  *
@@ -304,15 +307,18 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
  * ran in the seconds before it, not on the code measured.  Buffered runs
  * and their floors therefore touch and free T2BENCH_WARM_MB (4096) MiB
  * just before the timed loop, and the page cache reuses those pages.
- * T2BENCH_WARM_MB=0 turns this off.
+ * T2BENCH_WARM_MB=0 turns this off; at most half the free memory is used.
  */
 static void warm_free_memory(void)
 {
 	const char *v = getenv("T2BENCH_WARM_MB");
 	size_t bytes = (size_t)(v && *v ? strtoul(v, NULL, 10) : 4096) << 20;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+	size_t half_free = (size_t)sysconf(_SC_AVPHYS_PAGES) / 2 * page;
 	volatile char *p;
 
+	if (bytes > half_free)
+		bytes = half_free;
 	if (!bytes || !(p = malloc(bytes)))
 		return;
 	for (i = 0; i < bytes; i += page)
