@@ -19,8 +19,9 @@
  *
  * Each phase makes new files in DIR (default $TMPDIR or /tmp) with
  * mkstemp() and removes them at its end; printed with the times are the
- * pages the kernel wrote back to disk during each phase.  T2BENCH_WARM_MB (0) MiB of memory are touched and
- * freed before each half, as bench.c does before its buffered runs.
+ * pages the kernel wrote back to disk during each phase.  Each phase is
+ * warmed as bench.c warms a buffered run (warm.h), but only when
+ * T2BENCH_WARM_MB is set.
  */
 #define _GNU_SOURCE 1
 
@@ -32,6 +33,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "warm.h"
 
 #define PAIR_BYTES 304
 #define PAIRS_PER_WRITE 215
@@ -64,19 +67,6 @@ static double system_s(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static void warm_free_memory(void)
-{
-	const char *v = getenv("T2BENCH_WARM_MB");
-	size_t bytes = (size_t)(v ? strtoul(v, NULL, 10) : 0) << 20, i;
-	volatile char *p;
-
-	if (!bytes || !(p = malloc(bytes)))
-		return;
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 1;
-	free((void *)p);
 }
 
 static int put(struct worker *w, off_t *window_at)
@@ -118,7 +108,7 @@ static unsigned long run(struct worker *w, int n, double *sys)
 	unsigned long pairs = 0;
 	int t;
 
-	warm_free_memory();
+	warm_free_memory(0);
 	s0 = system_s();
 	for (t = 0; t < n; t++) {
 		w[t].pairs = 0;

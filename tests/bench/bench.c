@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "trace2.h"
+#include "warm.h"
 
 enum kind {
 	REGION,        /* region_enter + region_leave, `depth` deep (op = pair) */
@@ -298,33 +299,8 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
 	fflush(stdout);
 }
 
-/*
- * On a VM whose free memory goes back to the host (virtio-balloon free
- * page reporting, within seconds), the first touch of such a page costs a
- * host fault: ~4.7 us here, against ~0.2 us per page the host still backs
- * (touching 3 GiB: 3.7 s, then 0.6 s right after).  A buffered run writes
- * 1-4 GB of new page cache per second, so its kernel time depends on what
- * ran in the seconds before it, not on the code measured.  Buffered runs
- * and their floors therefore touch and free T2BENCH_WARM_MB (4096) MiB
- * just before the timed loop, and the page cache reuses those pages.
- * T2BENCH_WARM_MB=0 turns this off; at most half the free memory is used.
- */
-static void warm_free_memory(void)
-{
-	const char *v = getenv("T2BENCH_WARM_MB");
-	size_t bytes = (size_t)(v && *v ? strtoul(v, NULL, 10) : 4096) << 20;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
-	size_t half_free = (size_t)sysconf(_SC_AVPHYS_PAGES) / 2 * page;
-	volatile char *p;
-
-	if (bytes > half_free)
-		bytes = half_free;
-	if (!bytes || !(p = malloc(bytes)))
-		return;
-	for (i = 0; i < bytes; i += page)
-		p[i] = 1;
-	free((void *)p);
-}
+/* Before timing a buffered run: see warm.h (4096 MiB unless told). */
+#define WARM_MB_DEFAULT 4096
 
 static int is_buffered(const struct scenario *sc)
 {
@@ -344,7 +320,7 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	if (exact == UINT64_MAX)
 		do_ops(sc, 8, 0); /* warm up: thread state, page faults */
 	if (is_buffered(sc))
-		warm_free_memory();
+		warm_free_memory(WARM_MB_DEFAULT);
 	bytes0 = trace_file_bytes();
 
 	for (t = 0; t < n; t++) {

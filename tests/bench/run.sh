@@ -26,7 +26,7 @@
 #   BENCH_VG_N             N of the --valgrind runs (20000)
 #   T2BENCH_WARM_MB        MiB a buffered run touches and frees just before
 #                          its timed loop, so its page cache reuses memory
-#                          the host backs (4096; 0 = off; see bench.c)
+#                          the host backs (4096; 0 = off; see warm.h)
 #   BENCH_KEEP=1           keep the scratch directory (made in $TMPDIR or
 #                          /tmp), e.g. for callgrind_annotate on its
 #                          callgrind.out.* files
