@@ -3,6 +3,7 @@
 #include "tr2_sys.h"
 #include "tr2_buf.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -14,6 +15,17 @@ static void sanitize_controls(char *s, size_t len)
 	for (i = 0; i < len; i++)
 		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n')
 			s[i] = '?';
+}
+
+/* The host's pending stderr output first.  fflush() is a cancellation
+ * point when it writes; no trace2 call may be one (tr2_sys.c). */
+static void flush_stderr(void)
+{
+	int state, ignored;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	fflush(stderr);
+	pthread_setcancelstate(state, &ignored);
 }
 
 void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
@@ -28,7 +40,7 @@ void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
 	if (!b.failed)
 		sanitize_controls(b.p + start, b.len - start);
 	tr2_buf_addc(&b, '\n');
-	fflush(stderr);
+	flush_stderr();
 	if (!b.failed && tr2_sys.write(2, b.p, b.len) < 0)
 		b.failed = 1;
 	tr2_buf_release(&b);

@@ -226,7 +226,7 @@ static int finish_connect(int fd)
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
-	if (poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
+	if (tr2_poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
 		return -1;
 	errno = so_error;
@@ -424,7 +424,7 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 
 		if (left <= 0)
 			break;
-		n = poll(&pfd, 1, (int)left);
+		n = tr2_poll(&pfd, 1, (int)left);
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
@@ -444,10 +444,9 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
  */
 static ssize_t write_piece(struct inflight *f)
 {
-	static const struct timespec no_wait = { 0, 0 };
 	const struct tr2_dst *dst = f->dst;
 	size_t n = f->len - f->done;
-	sigset_t old, pending, pipe_set;
+	sigset_t old, pending;
 	int was_pending, err;
 	ssize_t w;
 
@@ -463,11 +462,8 @@ static ssize_t write_piece(struct inflight *f)
 	err = errno;
 	if (w > 0)
 		f->done += (size_t)w;
-	if (w < 0 && err == EPIPE && !was_pending) {
-		sigemptyset(&pipe_set);
-		sigaddset(&pipe_set, SIGPIPE);
-		sigtimedwait(&pipe_set, NULL, &no_wait);
-	}
+	if (w < 0 && err == EPIPE && !was_pending)
+		tr2_take_pending(SIGPIPE);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return w;

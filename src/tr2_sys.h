@@ -7,6 +7,7 @@
 #define TR2_SYS_H
 
 #include <dirent.h>
+#include <poll.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,6 +37,12 @@ extern struct tr2_sys tr2_sys;
 /* open() and read() through the table, retried while interrupted. */
 int tr2_open(const char *path, int flags, mode_t mode);
 ssize_t tr2_read(int fd, void *buf, size_t n);
+
+/* poll() and a sigtimedwait() without waiting that, like the calls in
+ * the table, are never cancellation points.  tr2_poll() takes a
+ * timeout_ms >= 0; tr2_take_pending() returns signo if it was pending. */
+int tr2_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
+int tr2_take_pending(int signo);
 
 /* Put the real calls back. */
 void tr2_sys_reset(void);

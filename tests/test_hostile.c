@@ -14,6 +14,8 @@
  *  - 1 MiB labels, messages and values (files, buffered, 4 threads into
  *    one AF_UNIX stream socket);
  *  - a thread that ends without trace2_thread_exit();
+ *  - a thread cancelled while it traces (files, buffered, a FIFO): no
+ *    trace2 call is a cancellation point;
  *  - trace2 calls from an atexit handler registered before initialize
  *    (dropped) and from a SIGUSR1 handler while the main thread traces.
  * Each test prints what it observed (times, behaviour) as "[hostile]".
@@ -1024,6 +1026,120 @@ static void thread_without_thread_exit(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* A thread cancelled while it traces.                                   */
+/* ------------------------------------------------------------------ */
+
+#define CANCEL_RECORDS 1000
+
+static pthread_barrier_t cancel_requested;
+
+/* Starts with its cancellation already requested, so the first
+ * cancellation point it meets ends it: no trace2 call may be one. */
+static void *cancelled_main(void *arg)
+{
+	int i;
+
+	(void)arg;
+	pthread_barrier_wait(&cancel_requested);
+	for (i = 0; i < CANCEL_RECORDS; i++)
+		trace2_printf("cancelled thread record %d", i);
+	pthread_testcancel();
+	return NULL;
+}
+
+static void sc_cancelled_thread(void *arg)
+{
+	pthread_t th;
+	void *ret = NULL;
+
+	(void)arg;
+	init_trace();
+	pthread_barrier_init(&cancel_requested, NULL, 2);
+	if (pthread_create(&th, NULL, cancelled_main, NULL))
+		exit(2);
+	pthread_cancel(th);
+	pthread_barrier_wait(&cancel_requested);
+	pthread_join(th, &ret);
+	trace2_printf("main after the cancelled thread");
+	dprintf(1, "%s\n", ret == PTHREAD_CANCELED ? "cancelled" : "not cancelled");
+	exit(trace2_cmd_exit(0));
+}
+
+/* The three targets as files, plain or buffered. */
+static void cancelled_thread_files(const char *buffer)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	char *normal;
+
+	env_files(&env, dir);
+	if (buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	t2_capture(sc_cancelled_thread, NULL, t2_env_list(&env), 30, &p);
+	normal = read_in(dir, "normal");
+	printf("[hostile] thread cancelled while tracing to files%s: %s, "
+	       "%d of its %d records written, stdout: %s", buffer ? " (buffered)" : "",
+	       exited_0(p.status) ? "returned" : "KILLED (blocked)",
+	       count_substr(normal, "cancelled thread record"), CANCEL_RECORDS, p.out);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_string_equal(p.out, "cancelled\n");
+	assert_whole_dir(dir, "  files");
+	assert_int_equal(count_substr(normal, "cancelled thread record"), CANCEL_RECORDS);
+	assert_non_null(strstr(normal, "main after the cancelled thread"));
+	free(normal);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+/* The normal target into a FIFO: writes to a pipe hold a lock. */
+static void cancelled_thread_fifo(void)
+{
+	const char *dir = t2_scratch_dir();
+	char *fifo = t2_path(dir, "fifo"), *out = t2_path(dir, "out");
+	struct t2_env env = { 0 };
+	struct drain d = { 0 };
+	pthread_t th;
+	char *text;
+	int pid, status;
+
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	d.fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(d.fd >= 0);
+	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
+	pid = t2_spawn(sc_cancelled_thread, NULL, t2_env_list(&env), out, NULL);
+	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
+	status = t2_wait_timeout(pid, 30 * 1000);
+	__atomic_store_n(&d.done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	close(d.fd);
+	text = t2_read_file(out, NULL);
+	printf("[hostile] thread cancelled while tracing to a FIFO: %s, %zu lines, "
+	       "%zu bad, partial %zu, stdout: %s", exited_0(status) ? "returned" :
+	       "KILLED (blocked)", d.w.lines, d.w.bad, d.w.partial, text);
+	fflush(stdout);
+	assert_true(exited_0(status));
+	assert_string_equal(text, "cancelled\n");
+	assert_int_equal(d.w.bad, 0);
+	assert_int_equal(d.w.partial, 0);
+	/* version, the records, main's, exit, atexit */
+	assert_int_equal(d.w.kinds[T2_REC_NORMAL], CANCEL_RECORDS + 4);
+	free(text);
+	t2_env_free(&env);
+	free(out);
+	free(fifo);
+}
+
+static void cancelled_thread(void **state)
+{
+	(void)state;
+	cancelled_thread_files(NULL);
+	cancelled_thread_files("4k");
+	cancelled_thread_fifo();
+}
+
+/* ------------------------------------------------------------------ */
 /* An atexit handler registered before initialize.                      */
 /* ------------------------------------------------------------------ */
 
@@ -1197,6 +1313,7 @@ int main(void)
 		cmocka_unit_test_teardown(huge_texts_in_files, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(huge_texts_threads_stream_socket, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(signal_handler_traces, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(cancelled_thread, t2_scratch_cleanup),
 	};
 
 	t2_leak_check_runner_only();
