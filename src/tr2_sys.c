@@ -19,7 +19,8 @@
  */
 static int sys_open(const char *path, int flags, mode_t mode)
 {
-	return (int)syscall(SYS_openat, (long)AT_FDCWD, path, (long)(flags | O_LARGEFILE), (long)mode);
+	return (int)syscall(SYS_openat, (long)AT_FDCWD, path,
+			    (long)(flags | O_LARGEFILE), (long)mode);
 }
 
 static ssize_t sys_read(int fd, void *buf, size_t n)
@@ -61,7 +62,8 @@ int tr2_take_pending(int signo)
 
 	sigemptyset(&set);
 	sigaddset(&set, signo);
-	return (int)syscall(SYS_rt_sigtimedwait, &set, NULL, &no_wait, (long)(_NSIG / 8));
+	return (int)syscall(SYS_rt_sigtimedwait, &set, NULL, &no_wait,
+			    (long)(_NSIG / 8));
 }
 
 #define REAL_CALLS { sys_open, sys_read, sys_write, sys_send, socket, \
