@@ -46,8 +46,11 @@ $(STATIC): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# -z nodelete: dlclose() leaves the library loaded, because every thread
+# that traced runs its thread-end handler in it, and the atexit record
+# belongs to the end of the process.
 $(SHARED): $(LIB_OBJ)
-	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 	ln -sf libtrace2.so $@.0
 
 $(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)

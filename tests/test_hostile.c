@@ -16,6 +16,7 @@
  *  - a thread that ends without trace2_thread_exit();
  *  - a thread cancelled while it traces (files, buffered, a FIFO): no
  *    trace2 call is a cancellation point;
+ *  - dlclose() of the shared library while a traced thread lives;
  *  - trace2 calls from an atexit handler registered before initialize
  *    (dropped) and from a SIGUSR1 handler while the main thread traces.
  * Each test prints what it observed (times, behaviour) as "[hostile]".
@@ -26,6 +27,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1140,6 +1142,84 @@ static void cancelled_thread(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* A host that unloads the shared library.                               */
+/* ------------------------------------------------------------------ */
+
+struct shared_lib {
+	void (*initialize_fl)(const char *file, int line);
+	void (*printf_fl)(const char *file, int line, const char *fmt, ...);
+};
+
+static pthread_barrier_t unload_step;
+
+static void *traced_across_unload(void *arg)
+{
+	const struct shared_lib *lib = arg;
+
+	lib->printf_fl(__FILE__, __LINE__, "worker before dlclose");
+	pthread_barrier_wait(&unload_step);	/* main unloads the library */
+	pthread_barrier_wait(&unload_step);
+	return NULL;	/* the library's thread-end handler runs now */
+}
+
+/* dlopen() the library, trace on a thread, dlclose(), end the thread. */
+static void sc_dlclose(void *arg)
+{
+	void *h = dlopen(arg, RTLD_NOW | RTLD_LOCAL);
+	struct shared_lib lib;
+	pthread_t th;
+
+	if (!h) {
+		dprintf(1, "dlopen: %s\n", dlerror());
+		exit(2);
+	}
+	lib.initialize_fl = (void (*)(const char *, int))dlsym(h, "trace2_initialize_fl");
+	lib.printf_fl = (void (*)(const char *, int, const char *, ...))
+		dlsym(h, "trace2_printf_fl");
+	if (!lib.initialize_fl || !lib.printf_fl)
+		exit(3);
+	lib.initialize_fl(__FILE__, __LINE__);
+	pthread_barrier_init(&unload_step, NULL, 2);
+	if (pthread_create(&th, NULL, traced_across_unload, &lib))
+		exit(4);
+	pthread_barrier_wait(&unload_step);
+	dprintf(1, "dlclose %d\n", dlclose(h));
+	pthread_barrier_wait(&unload_step);
+	pthread_join(th, NULL);
+	dprintf(1, "joined\n");
+	exit(0);
+}
+
+/* The library stays loaded (-z nodelete): its thread-end and atexit
+ * handlers must not run in unmapped code or before the process ends. */
+static void dlclose_shared_library(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	char *so = t2_path(t2_bin_dir(), "../libtrace2.so"), *normal;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+
+	(void)state;
+	t2_env_add(&env, "GIT_TRACE2=%s/normal", dir);
+	t2_capture(sc_dlclose, so, t2_env_list(&env), 30, &p);
+	normal = read_in(dir, "normal");
+	printf("[hostile] dlclose() of libtrace2.so with a traced thread: status 0x%x, "
+	       "stdout: %s", (unsigned)p.status, p.out);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_string_equal(p.out, "dlclose 0\njoined\n");
+	/* version, the worker's record, and atexit when the process ends */
+	assert_int_equal(assert_whole_dir(dir, "  trace").kinds[T2_REC_NORMAL], 3);
+	assert_non_null(strstr(normal, " version "));
+	assert_non_null(strstr(normal, "worker before dlclose\n"));
+	assert_non_null(strstr(normal, " atexit elapsed:"));
+	free(normal);
+	free(so);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+/* ------------------------------------------------------------------ */
 /* An atexit handler registered before initialize.                      */
 /* ------------------------------------------------------------------ */
 
@@ -1314,6 +1394,7 @@ int main(void)
 		cmocka_unit_test_teardown(huge_texts_threads_stream_socket, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(signal_handler_traces, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(cancelled_thread, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(dlclose_shared_library, t2_scratch_cleanup),
 	};
 
 	t2_leak_check_runner_only();
