@@ -293,29 +293,43 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+/*
+ * fn(arg) in a child with the normal target into a FIFO in the scratch
+ * directory (env gets GIT_TRACE2) and stdout to out_path, while a thread
+ * reads the FIFO into d; returns the child's wait status.
+ */
+static int run_into_read_fifo(t2_scenario_fn *fn, void *arg, struct t2_env *env,
+			      const char *out_path, int timeout_ms, struct drain *d)
+{
+	char *fifo = t2_path(t2_scratch_dir(), "fifo");
+	pthread_t th;
+	int pid, status;
+
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	d->fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(d->fd >= 0);
+	t2_env_add(env, "GIT_TRACE2=%s", fifo);
+	pid = t2_spawn(fn, arg, t2_env_list(env), out_path, NULL);
+	assert_int_equal(pthread_create(&th, NULL, drain_main, d), 0);
+	status = t2_wait_timeout(pid, timeout_ms);
+	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	close(d->fd);
+	free(fifo);
+	return status;
+}
+
 /* A live reader: every record arrives, whole. */
 static void fifo_with_reader(void **state)
 {
-	const char *dir = t2_scratch_dir();
-	char *fifo = t2_path(dir, "fifo");
 	struct t2_env env = { 0 };
 	struct drain d = { 0 };
-	pthread_t th;
 	struct fifo_plan plan = { FIFO_RECORDS, 6 * FIFO_ALARM_S };
-	int pid, status;
+	int status;
 
 	(void)state;
-	assert_int_equal(mkfifo(fifo, 0666), 0);
-	d.fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	assert_true(d.fd >= 0);
-	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
 	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
-	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), NULL, NULL);
-	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
-	status = t2_wait_timeout(pid, 60 * 1000);
-	__atomic_store_n(&d.done, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	close(d.fd);
+	status = run_into_read_fifo(sc_fifo_writer, &plan, &env, NULL, 60 * 1000, &d);
 	printf("[hostile] FIFO with a reader: %zu lines, %zu bad, partial %zu\n",
 	       d.w.lines, d.w.bad, d.w.partial);
 	fflush(stdout);
@@ -325,7 +339,6 @@ static void fifo_with_reader(void **state)
 	/* version, the records, exit, atexit */
 	assert_int_equal(d.w.kinds[T2_REC_NORMAL], FIFO_RECORDS + 3);
 	t2_env_free(&env);
-	free(fifo);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1098,24 +1111,12 @@ static void cancelled_thread_files(const char *buffer)
 /* The normal target into a FIFO: writes to a pipe hold a lock. */
 static void cancelled_thread_fifo(void)
 {
-	const char *dir = t2_scratch_dir();
-	char *fifo = t2_path(dir, "fifo"), *out = t2_path(dir, "out");
+	char *out = t2_path(t2_scratch_dir(), "out"), *text;
 	struct t2_env env = { 0 };
 	struct drain d = { 0 };
-	pthread_t th;
-	char *text;
-	int pid, status;
+	int status;
 
-	assert_int_equal(mkfifo(fifo, 0666), 0);
-	d.fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	assert_true(d.fd >= 0);
-	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
-	pid = t2_spawn(sc_cancelled_thread, NULL, t2_env_list(&env), out, NULL);
-	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
-	status = t2_wait_timeout(pid, 30 * 1000);
-	__atomic_store_n(&d.done, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	close(d.fd);
+	status = run_into_read_fifo(sc_cancelled_thread, NULL, &env, out, 30 * 1000, &d);
 	text = t2_read_file(out, NULL);
 	printf("[hostile] thread cancelled while tracing to a FIFO: %s, %zu lines, "
 	       "%zu bad, partial %zu, stdout: %s", exited_0(status) ? "returned" :
@@ -1130,7 +1131,6 @@ static void cancelled_thread_fifo(void)
 	free(text);
 	t2_env_free(&env);
 	free(out);
-	free(fifo);
 }
 
 static void cancelled_thread(void **state)
