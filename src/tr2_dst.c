@@ -49,6 +49,8 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->open_fd = need_close ? fd : -1;
 	dst->failed = 0;
 	dst->kind = TR2_DST_STREAM;
+	dst->nonblocking = 0;
+	dst->poll_first = 0;
 	dst->datagram = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
 		if (S_ISREG(st.st_mode))
@@ -76,6 +78,8 @@ static void settle_blocking_mode(struct tr2_dst *dst)
 {
 	if (dst->kind == TR2_DST_FILE)
 		fcntl(dst->fd, F_SETFL, FILE_STATUS_FLAGS);
+	else
+		dst->nonblocking = 1;
 }
 
 static int open_in_directory(struct tr2_dst *dst, const char *dir);
@@ -410,14 +414,19 @@ static int64_t monotonic_ms(void)
  * Wait, with signals deliverable, until the destination takes more bytes
  * or the deadline passes (then EAGAIN): a reader that stopped reading
  * never blocks the host for longer, and Ctrl-C still works meanwhile.
+ * The deadline is set by the record's first wait that is not over at
+ * once, so a stream with room costs no clock reading.
  */
 static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 			 int64_t wait_ms)
 {
 	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
 
-	if (!*deadline_ms)
+	if (!*deadline_ms) {
+		if (tr2_poll(&pfd, 1, 0) > 0)
+			return 0;
 		*deadline_ms = monotonic_ms() + wait_ms;
+	}
 	for (;;) {
 		int64_t left = *deadline_ms - monotonic_ms();
 		int n;
@@ -434,31 +443,67 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 	return -1;
 }
 
+static int polls_first(const struct tr2_dst *dst)
+{
+	return __atomic_load_n(&dst->poll_first, __ATOMIC_RELAXED);
+}
+
 /*
- * One write() or send() of the next piece of f's record with the handled
+ * A stream write that never waits for room.  A descriptor trace2 opened
+ * is non-blocking; an inherited one is shared with others, so its mode
+ * is not ours to change: its write asks the kernel not to wait.  Where
+ * the kernel cannot do that (terminals, and FIFOs on some kernels) the
+ * stream turns to polling before each write, and this write asks for
+ * that poll with EAGAIN.
+ */
+static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n)
+{
+	ssize_t w;
+
+	if (dst->nonblocking || polls_first(dst))
+		return tr2_sys.write(dst->fd, buf, n);
+	w = tr2_sys.write_nowait(dst->fd, buf, n);
+	if (w < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) {
+		__atomic_store_n(&dst->poll_first, 1, __ATOMIC_RELAXED);
+		errno = EAGAIN;
+	}
+	return w;
+}
+
+/* Whether a SIGPIPE of the host's own is pending: only possible if the
+ * host holds SIGPIPE (one it let through would have been handled). */
+static int host_sigpipe_pending(const sigset_t *host_mask)
+{
+	sigset_t pending;
+
+	return sigismember(host_mask, SIGPIPE) && !sigpending(&pending) &&
+	       sigismember(&pending, SIGPIPE);
+}
+
+/*
+ * One write or send of the next piece of f's record with the handled
  * signals held, so no handler runs between the write and the progress
  * update; a SIGPIPE we caused is consumed, so the host never sees it.
- * Pieces to pipes are at most PIPE_BUF bytes (after wait_for_room() that
- * never blocks); a socket takes the rest at once, its kernel wait bounded
- * by the send timeout, and a datagram is always one whole record.
+ * Pieces to pipes are at most PIPE_BUF bytes, so they are never cut; a
+ * socket takes the rest at once, its kernel wait bounded by the send
+ * timeout, and a datagram is always one whole record.
  */
 static ssize_t write_piece(struct inflight *f)
 {
-	const struct tr2_dst *dst = f->dst;
+	struct tr2_dst *dst = f->dst;
 	size_t n = f->len - f->done;
-	sigset_t old, pending;
+	sigset_t old;
 	int was_pending, err;
 	ssize_t w;
 
 	if (dst->kind == TR2_DST_STREAM && n > PIPE_BUF)
 		n = PIPE_BUF;
 	tr2_signals_block_async(&old);
-	sigpending(&pending);
-	was_pending = sigismember(&pending, SIGPIPE);
+	was_pending = host_sigpipe_pending(&old);
 	if (dst->kind == TR2_DST_SOCKET)
 		w = tr2_sys.send(dst->fd, f->buf + f->done, n, MSG_NOSIGNAL);
 	else
-		w = tr2_sys.write(dst->fd, f->buf + f->done, n);
+		w = write_stream(dst, f->buf + f->done, n);
 	err = errno;
 	if (w > 0)
 		f->done += (size_t)w;
@@ -483,17 +528,20 @@ static ssize_t write_file(struct inflight *f)
 static int write_rest(struct inflight *f, int64_t wait_ms)
 {
 	int pipe_like = f->dst->kind == TR2_DST_STREAM;
-	int64_t deadline = 0; /* set at the first wait */
+	int64_t deadline = 0; /* set by wait_for_room() */
+	int full = 0;         /* the last write found no room */
 
 	do {
 		ssize_t w;
 
-		if (pipe_like && wait_for_room(f->dst, &deadline, wait_ms))
+		if (pipe_like && (full || polls_first(f->dst)) &&
+		    wait_for_room(f->dst, &deadline, wait_ms))
 			return -1;
 		w = f->dst->kind == TR2_DST_FILE ? write_file(f) : write_piece(f);
+		full = w < 0 && errno == EAGAIN;
 		if (w == 0 && f->len)
 			errno = EIO;
-		else if (w >= 0 || errno == EINTR || (errno == EAGAIN && pipe_like))
+		else if (w >= 0 || errno == EINTR || (full && pipe_like))
 			continue; /* EAGAIN: wait_for_room() bounds the retries */
 		return -1;
 	} while (f->done < f->len);

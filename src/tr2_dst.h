@@ -15,7 +15,8 @@
 
 enum tr2_dst_kind {
 	TR2_DST_FILE,   /* regular file: a plain write() */
-	TR2_DST_STREAM, /* pipe, terminal, unknown: write() with signals held */
+	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that cannot block,
+			 * with signals held */
 	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
 };
 
@@ -30,6 +31,9 @@ struct tr2_dst {
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
 	unsigned datagram : 1;       /* a record is one datagram */
 	enum tr2_dst_kind kind;
+	int nonblocking;        /* a stream trace2 opened, O_NONBLOCK kept */
+	int poll_first;         /* atomic: a stream the kernel cannot write
+				 * without blocking (terminals): poll first */
 	/* pipes and sockets: one thread's record at a time, so records of
 	 * several pieces never interleave */
 	pthread_mutex_t lock;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,15 @@ static ssize_t sys_read(int fd, void *buf, size_t n)
 static ssize_t sys_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, (long)fd, buf, n);
+}
+
+/* pwritev2(RWF_NOWAIT) at the file position (offset -1, in both halves so
+ * that every ABI reads it as -1). */
+static ssize_t sys_write_nowait(int fd, const void *buf, size_t n)
+{
+	struct iovec iov = { (void *)buf, n };
+
+	return syscall(SYS_pwritev2, (long)fd, &iov, 1L, -1L, -1L, (long)RWF_NOWAIT);
 }
 
 static ssize_t sys_send(int fd, const void *buf, size_t n, int flags)
@@ -66,8 +76,8 @@ int tr2_take_pending(int signo)
 			    (long)(_NSIG / 8));
 }
 
-#define REAL_CALLS { sys_open, sys_read, sys_write, sys_send, socket, \
-		     sys_connect, sys_close, fstat, stat, opendir, getenv, \
+#define REAL_CALLS { sys_open, sys_read, sys_write, sys_write_nowait, sys_send, \
+		     socket, sys_connect, sys_close, fstat, stat, opendir, getenv, \
 		     setenv, malloc, calloc, realloc, free }
 
 struct tr2_sys tr2_sys = REAL_CALLS;

@@ -17,6 +17,10 @@ struct tr2_sys {
 	int (*open)(const char *path, int flags, mode_t mode);
 	ssize_t (*read)(int fd, void *buf, size_t n);
 	ssize_t (*write)(int fd, const void *buf, size_t n);
+	/* write() that fails with EAGAIN rather than wait for room, whatever
+	 * the descriptor's mode; EOPNOTSUPP where the kernel cannot do that
+	 * for the descriptor (terminals) */
+	ssize_t (*write_nowait)(int fd, const void *buf, size_t n);
 	ssize_t (*send)(int fd, const void *buf, size_t n, int flags);
 	int (*socket)(int domain, int type, int protocol);
 	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);

@@ -6,6 +6,7 @@
  *  - a directory target reached through a symlink (works, as in Git);
  *  - a FIFO as target file: no reader (opening with O_WRONLY alone would
  *    block until one appears), a reader that never reads, a live reader;
+ *    a terminal with a live reader;
  *  - a directory with 100,000 files, with and without maxFiles;
  *  - HOME unwritable, missing, empty, a regular file;
  *  - config files that are directories; 100 MB global config files
@@ -40,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,27 +296,39 @@ static void *drain_main(void *arg)
 }
 
 /*
- * fn(arg) in a child with the normal target into a FIFO in the scratch
- * directory (env gets GIT_TRACE2) and stdout to out_path, while a thread
- * reads the FIFO into d; returns the child's wait status.
+ * fn(arg) in a child with the normal target into dest (env gets
+ * GIT_TRACE2) and stdout to out_path, while a thread reads d->fd (the
+ * other end of dest, non-blocking) into d; returns the child's wait
+ * status.
  */
-static int run_into_read_fifo(t2_scenario_fn *fn, void *arg, struct t2_env *env,
-			      const char *out_path, int timeout_ms, struct drain *d)
+static int run_into_reader(t2_scenario_fn *fn, void *arg, struct t2_env *env,
+			   const char *dest, const char *out_path, int timeout_ms,
+			   struct drain *d)
 {
-	char *fifo = t2_path(t2_scratch_dir(), "fifo");
 	pthread_t th;
 	int pid, status;
 
-	assert_int_equal(mkfifo(fifo, 0666), 0);
-	d->fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	assert_true(d->fd >= 0);
-	t2_env_add(env, "GIT_TRACE2=%s", fifo);
+	t2_env_add(env, "GIT_TRACE2=%s", dest);
 	pid = t2_spawn(fn, arg, t2_env_list(env), out_path, NULL);
 	assert_int_equal(pthread_create(&th, NULL, drain_main, d), 0);
 	status = t2_wait_timeout(pid, timeout_ms);
 	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	close(d->fd);
+	return status;
+}
+
+/* run_into_reader() with a FIFO in the scratch directory. */
+static int run_into_read_fifo(t2_scenario_fn *fn, void *arg, struct t2_env *env,
+			      const char *out_path, int timeout_ms, struct drain *d)
+{
+	char *fifo = t2_path(t2_scratch_dir(), "fifo");
+	int status;
+
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	d->fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(d->fd >= 0);
+	status = run_into_reader(fn, arg, env, fifo, out_path, timeout_ms, d);
 	free(fifo);
 	return status;
 }
@@ -338,6 +352,52 @@ static void fifo_with_reader(void **state)
 	assert_int_equal(d.w.partial, 0);
 	/* version, the records, exit, atexit */
 	assert_int_equal(d.w.kinds[T2_REC_NORMAL], FIFO_RECORDS + 3);
+	t2_env_free(&env);
+}
+
+/*
+ * A pseudo-terminal in raw mode: returns its non-blocking master and
+ * sets *tty to the terminal, open (so it never hangs up) until the
+ * caller closes it.
+ */
+static int open_raw_terminal(int *tty)
+{
+	struct termios raw;
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	*tty = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_true(*tty >= 0);
+	assert_int_equal(tcgetattr(*tty, &raw), 0);
+	cfmakeraw(&raw);
+	assert_int_equal(tcsetattr(*tty, TCSANOW, &raw), 0);
+	return master;
+}
+
+/*
+ * A terminal with a live reader: the kernel cannot write to one without
+ * waiting, so the stream polls for room before each write instead; every
+ * record arrives, whole.
+ */
+static void terminal_with_reader(void **state)
+{
+	struct t2_env env = { 0 };
+	struct drain d = { 0 };
+	struct fifo_plan plan = { FIFO_RECORDS / 4, 6 * FIFO_ALARM_S };
+	int status, tty;
+
+	(void)state;
+	d.fd = open_raw_terminal(&tty);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	status = run_into_reader(sc_fifo_writer, &plan, &env, ptsname(d.fd), NULL,
+				 60 * 1000, &d);
+	close(tty);
+	assert_true(exited_0(status));
+	assert_int_equal(d.w.bad, 0);
+	assert_int_equal(d.w.partial, 0);
+	assert_int_equal(d.w.kinds[T2_REC_NORMAL], FIFO_RECORDS / 4 + 3);
 	t2_env_free(&env);
 }
 
@@ -1385,6 +1445,7 @@ int main(void)
 		cmocka_unit_test_teardown(fifo_without_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_stalled_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(terminal_with_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(max_files_in_huge_directory, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(unwritable_or_odd_home, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(config_file_is_a_directory, t2_scratch_cleanup),
