@@ -63,7 +63,12 @@ $(BUILD)/bin/example-hashsort: examples/hashsort.c $(STATIC)
 
 $(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) \
+		$(TEST_LDFLAGS) -o $@
+
+# It counts the library's clock reads and time formattings.
+$(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
+	-Wl,--wrap=tr2_fmt_local_time -Wl,--wrap=tr2_fmt_utc_time
 
 # The example on the embedded default: hash and sort the sources, perf
 # target on stderr.
