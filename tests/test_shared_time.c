@@ -120,22 +120,18 @@ static void assert_counts(struct counts got, long clock, long local, long utc)
 /* The lines of text that contain needle, in order. */
 static char **lines_with(const char *text, const char *needle, size_t *n)
 {
-	char **all = t2_lines(text, NULL), **kept;
+	char **v = t2_lines(text, NULL);
 	size_t i, k = 0;
 
-	for (i = 0; all[i]; i++)
-		;
-	kept = calloc(i + 1, sizeof(*kept));
-	assert_non_null(kept);
-	for (i = 0; all[i]; i++) {
-		if (strstr(all[i], needle))
-			kept[k++] = all[i];
+	for (i = 0; v[i]; i++) {
+		if (strstr(v[i], needle))
+			v[k++] = v[i];
 		else
-			free(all[i]);
+			free(v[i]);
 	}
-	free(all);
+	v[k] = NULL;
 	*n = k;
-	return kept;
+	return v;
 }
 
 /* The text of a JSON number member as written ("" if absent). */
