@@ -15,8 +15,8 @@
 
 enum tr2_dst_kind {
 	TR2_DST_FILE,   /* regular file: a plain write() */
-	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that cannot block,
-			 * with signals held */
+	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that never waits
+			 * for room, with signals held */
 	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
 };
 

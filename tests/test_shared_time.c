@@ -24,16 +24,20 @@
 
 #define PAIRS 500
 #define PRINTFS 300
+/* the events the scenario counts (its warm-up printf is not one) */
+#define EVENTS (2 * PAIRS + PRINTFS)
 
 struct counts {
 	long clock, local, utc;
 };
 
-/* Live counters and the scenario's deltas, shared with the forked child. */
+/* Live counters and the scenario's deltas, shared with the forked child
+ * (MAP_SHARED) between setup() and teardown(). */
 struct shared {
 	struct counts now, delta;
 };
-static struct shared *shared;
+static struct shared unshared;
+static struct shared *shared = &unshared;
 
 int __real_clock_gettime(clockid_t id, struct timespec *ts);
 int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
@@ -44,8 +48,7 @@ void __wrap_tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out);
 
 static void count(long *n)
 {
-	if (shared)
-		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
 }
 
 int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
@@ -69,16 +72,20 @@ void __wrap_tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out)
 static int setup(void **state)
 {
 	(void)state;
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	return shared == MAP_FAILED ? -1 : 0;
+	void *p = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	shared = p;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
 	munmap(shared, sizeof(*shared));
-	shared = NULL;
+	shared = &unshared;
 	return 0;
 }
 
@@ -190,7 +197,7 @@ static long normal_index(size_t i)
 static void all_targets_share_one_reading(void **state)
 {
 	static const char *const env[] = { "TZ=UTC", NULL };
-	const size_t events = 1 + 2 * PAIRS + PRINTFS;
+	const size_t events = 1 + EVENTS;
 	struct t2_out out;
 	char **normal, **perf, **event;
 	size_t n_normal, n_perf, n_event, i;
@@ -199,8 +206,7 @@ static void all_targets_share_one_reading(void **state)
 	t2_run_all_raw(sc_events, NULL, env, &out);
 	assert_int_equal(out.status, 0);
 	/* every printf's local time is formatted once for normal and perf */
-	assert_counts(shared->delta, 2 * PAIRS + PRINTFS, 2 * PAIRS + PRINTFS,
-		      2 * PAIRS + PRINTFS);
+	assert_counts(shared->delta, EVENTS, EVENTS, EVENTS);
 
 	normal = lines_with(out.normal, "test_shared_time.c", &n_normal);
 	perf = lines_with(out.perf, "test_shared_time.c", &n_perf);
@@ -237,11 +243,11 @@ static void one_target_formats_only_its_time(void **state)
 	static const char *const normal_only[] = { "GIT_TRACE2=/dev/null", NULL };
 
 	(void)state;
-	assert_counts(run_counted(event_only), 2 * PAIRS + PRINTFS, 0, 2 * PAIRS + PRINTFS);
-	assert_counts(run_counted(perf_only), 2 * PAIRS + PRINTFS, 2 * PAIRS + PRINTFS, 0);
+	assert_counts(run_counted(event_only), EVENTS, 0, EVENTS);
+	assert_counts(run_counted(perf_only), EVENTS, EVENTS, 0);
 	/* the normal target writes no region records, so it formats no
 	 * time for them */
-	assert_counts(run_counted(normal_only), 2 * PAIRS + PRINTFS, PRINTFS, 0);
+	assert_counts(run_counted(normal_only), EVENTS, PRINTFS, 0);
 }
 
 static void buffered_mode_reads_no_more(void **state)
@@ -252,8 +258,7 @@ static void buffered_mode_reads_no_more(void **state)
 	};
 
 	(void)state;
-	assert_counts(run_counted(env), 2 * PAIRS + PRINTFS, 2 * PAIRS + PRINTFS,
-		      2 * PAIRS + PRINTFS);
+	assert_counts(run_counted(env), EVENTS, EVENTS, EVENTS);
 }
 
 static void tracing_off_reads_no_clock(void **state)
