@@ -70,6 +70,9 @@ $(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
 $(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
 	-Wl,--wrap=tr2_fmt_local_time -Wl,--wrap=tr2_fmt_utc_time
 
+# It counts the library's signal mask changes.
+$(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
+
 # The example on the embedded default: hash and sort the sources, perf
 # target on stderr.
 demo: all

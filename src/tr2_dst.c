@@ -51,8 +51,11 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->kind = TR2_DST_STREAM;
 	dst->nonblocking = 0;
 	dst->poll_first = 0;
+	dst->hold_signals = 0;
 	dst->datagram = 0;
+	dst->fifo = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
+		dst->fifo = S_ISFIFO(st.st_mode);
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
 		else if (S_ISSOCK(st.st_mode)) {
@@ -390,7 +393,8 @@ struct inflight {
 	struct tr2_dst *dst;
 	const char *buf;
 	size_t len;
-	size_t done; /* updated while the handled signals are held */
+	size_t done; /* exact whenever a handler can look at it... */
+	int unsure;  /* ...except while write_whole() runs */
 };
 
 static _Thread_local struct inflight inflight;
@@ -449,22 +453,41 @@ static int polls_first(const struct tr2_dst *dst)
 }
 
 /*
+ * The kernel refused a stream write's flags.  A refused TR2_WRITE_NOWAIT
+ * (terminals, FIFOs on some kernels) turns the stream to polling before
+ * each write.  A refused TR2_WRITE_NOSIGNAL (kernels before 6.18) turns
+ * it to holding signals around each write; as that flag is first tried
+ * together with TR2_WRITE_NOWAIT, which then took the blame, the stream
+ * gives TR2_WRITE_NOWAIT another try.
+ */
+static void learn_refusal(struct tr2_dst *dst, int flags)
+{
+	if (flags & TR2_WRITE_NOWAIT)
+		__atomic_store_n(&dst->poll_first, 1, __ATOMIC_RELAXED);
+	else if (flags & TR2_WRITE_NOSIGNAL) {
+		__atomic_store_n(&dst->hold_signals, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&dst->poll_first, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/*
  * A stream write that never waits for room.  A descriptor trace2 opened
  * is non-blocking; an inherited one is shared with others, so its mode
- * is not ours to change: its write asks the kernel not to wait.  Where
- * the kernel cannot do that (terminals, and FIFOs on some kernels) the
- * stream turns to polling before each write, and this write asks for
- * that poll with EAGAIN.
+ * is not ours to change: its write asks the kernel not to wait.  flags
+ * may ask for TR2_WRITE_NOSIGNAL as well.  A refusal is learnt and
+ * reported as EAGAIN, so the caller polls and tries again.
  */
-static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n)
+static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n, int flags)
 {
 	ssize_t w;
 
-	if (dst->nonblocking || polls_first(dst))
+	if (!dst->nonblocking && !polls_first(dst))
+		flags |= TR2_WRITE_NOWAIT;
+	if (!flags)
 		return tr2_sys.write(dst->fd, buf, n);
-	w = tr2_sys.write_nowait(dst->fd, buf, n);
+	w = tr2_sys.write_flags(dst->fd, buf, n, flags);
 	if (w < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) {
-		__atomic_store_n(&dst->poll_first, 1, __ATOMIC_RELAXED);
+		learn_refusal(dst, flags);
 		errno = EAGAIN;
 	}
 	return w;
@@ -488,7 +511,7 @@ static int host_sigpipe_pending(const sigset_t *host_mask)
  * socket takes the rest at once, its kernel wait bounded by the send
  * timeout, and a datagram is always one whole record.
  */
-static ssize_t write_piece(struct inflight *f)
+static ssize_t write_held(struct inflight *f)
 {
 	struct tr2_dst *dst = f->dst;
 	size_t n = f->len - f->done;
@@ -503,7 +526,7 @@ static ssize_t write_piece(struct inflight *f)
 	if (dst->kind == TR2_DST_SOCKET)
 		w = tr2_sys.send(dst->fd, f->buf + f->done, n, MSG_NOSIGNAL);
 	else
-		w = write_stream(dst, f->buf + f->done, n);
+		w = write_stream(dst, f->buf + f->done, n, 0);
 	err = errno;
 	if (w > 0)
 		f->done += (size_t)w;
@@ -512,6 +535,35 @@ static ssize_t write_piece(struct inflight *f)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return w;
+}
+
+/*
+ * A whole record of at most PIPE_BUF bytes to a pipe or FIFO goes out in
+ * one piece or not at all, and TR2_WRITE_NOSIGNAL keeps a reader that is
+ * gone from raising SIGPIPE: no signals need holding.  A handler that
+ * interrupts this write cannot tell whether the record went out, so it
+ * leaves the record to this code (f->unsure) rather than write it twice.
+ */
+static ssize_t write_whole(struct inflight *f)
+{
+	ssize_t w;
+
+	f->unsure = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = write_stream(f->dst, f->buf, f->len, TR2_WRITE_NOSIGNAL);
+	if (w > 0)
+		f->done += (size_t)w;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	f->unsure = 0;
+	return w;
+}
+
+static ssize_t write_piece(struct inflight *f)
+{
+	if (f->dst->fifo && !f->done && f->len <= PIPE_BUF &&
+	    !__atomic_load_n(&f->dst->hold_signals, __ATOMIC_RELAXED))
+		return write_whole(f);
+	return write_held(f);
 }
 
 /* A regular file: a plain write() (the hot path: no extra system calls). */
@@ -598,6 +650,7 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	inflight.buf = buf;
 	inflight.len = len;
 	inflight.done = done;
+	inflight.unsure = 0;
 	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
 						    : TR2_DST_WRITE_TIMEOUT_MS))
 		fail(dst, errno, !in_signal_handler);
@@ -625,9 +678,10 @@ void tr2_dst_finish_interrupted(void)
 {
 	struct inflight *f = &inflight;
 
-	/* a regular file's write() is never cut short by a signal */
-	if (!f->dst || f->dst->kind == TR2_DST_FILE || f->done >= f->len ||
-	    !tr2_dst_is_on(f->dst))
+	/* a regular file's write() is never cut short by a signal, and
+	 * write_whole()'s record goes out whole or not at all */
+	if (!f->dst || f->unsure || f->dst->kind == TR2_DST_FILE ||
+	    f->done >= f->len || !tr2_dst_is_on(f->dst))
 		return;
 	if (write_rest(f, TR2_DST_SIGNAL_WAIT_MS))
 		fail(f->dst, errno, 0); /* a half record: nothing may follow it */

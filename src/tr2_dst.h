@@ -16,7 +16,7 @@
 enum tr2_dst_kind {
 	TR2_DST_FILE,   /* regular file: a plain write() */
 	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that never waits
-			 * for room, with signals held */
+			 * for room and raises no SIGPIPE */
 	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
 };
 
@@ -30,10 +30,14 @@ struct tr2_dst {
 	unsigned initialized : 1;
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
 	unsigned datagram : 1;       /* a record is one datagram */
+	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
+				      * PIPE_BUF bytes goes out whole or not */
 	enum tr2_dst_kind kind;
 	int nonblocking;        /* a stream trace2 opened, O_NONBLOCK kept */
 	int poll_first;         /* atomic: a stream the kernel cannot write
 				 * without blocking (terminals): poll first */
+	int hold_signals;       /* atomic: the kernel cannot keep a write to
+				 * this FIFO from raising SIGPIPE */
 	/* pipes and sockets: one thread's record at a time, so records of
 	 * several pieces never interleave */
 	pthread_mutex_t lock;

@@ -34,13 +34,21 @@ static ssize_t sys_write(int fd, const void *buf, size_t n)
 	return syscall(SYS_write, (long)fd, buf, n);
 }
 
-/* pwritev2(RWF_NOWAIT) at the file position (offset -1, in both halves so
- * that every ABI reads it as -1). */
-static ssize_t sys_write_nowait(int fd, const void *buf, size_t n)
+/* RWF_NOSIGNAL is newer than most installed kernel headers; its value is
+ * part of the kernel's ABI. */
+#ifndef RWF_NOSIGNAL
+#define RWF_NOSIGNAL 0x00000100
+#endif
+
+/* pwritev2() at the file position (offset -1, in both halves so that
+ * every ABI reads it as -1). */
+static ssize_t sys_write_flags(int fd, const void *buf, size_t n, int flags)
 {
 	struct iovec iov = { (void *)buf, n };
+	long rwf = (flags & TR2_WRITE_NOWAIT ? RWF_NOWAIT : 0) |
+		   (flags & TR2_WRITE_NOSIGNAL ? RWF_NOSIGNAL : 0);
 
-	return syscall(SYS_pwritev2, (long)fd, &iov, 1L, -1L, -1L, (long)RWF_NOWAIT);
+	return syscall(SYS_pwritev2, (long)fd, &iov, 1L, -1L, -1L, rwf);
 }
 
 static ssize_t sys_send(int fd, const void *buf, size_t n, int flags)
@@ -76,7 +84,7 @@ int tr2_take_pending(int signo)
 			    (long)(_NSIG / 8));
 }
 
-#define REAL_CALLS { sys_open, sys_read, sys_write, sys_write_nowait, sys_send, \
+#define REAL_CALLS { sys_open, sys_read, sys_write, sys_write_flags, sys_send, \
 		     socket, sys_connect, sys_close, fstat, stat, opendir, getenv, \
 		     setenv, malloc, calloc, realloc, free }
 

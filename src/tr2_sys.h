@@ -13,14 +13,20 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* For tr2_sys.write_flags(): fail with EAGAIN rather than wait for room,
+ * whatever the descriptor's mode (not terminals, nor FIFOs on some
+ * kernels); on a pipe without reader, fail with EPIPE and raise no
+ * SIGPIPE (Linux 6.18 and later). */
+#define TR2_WRITE_NOWAIT 0x1
+#define TR2_WRITE_NOSIGNAL 0x2
+
 struct tr2_sys {
 	int (*open)(const char *path, int flags, mode_t mode);
 	ssize_t (*read)(int fd, void *buf, size_t n);
 	ssize_t (*write)(int fd, const void *buf, size_t n);
-	/* write() that fails with EAGAIN rather than wait for room, whatever
-	 * the descriptor's mode; EOPNOTSUPP where the kernel cannot do that
-	 * for the descriptor (terminals) */
-	ssize_t (*write_nowait)(int fd, const void *buf, size_t n);
+	/* write() with TR2_WRITE_* flags; EOPNOTSUPP where the kernel cannot
+	 * honour one of them for the descriptor */
+	ssize_t (*write_flags)(int fd, const void *buf, size_t n, int flags);
 	ssize_t (*send)(int fd, const void *buf, size_t n, int flags);
 	int (*socket)(int domain, int type, int protocol);
 	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);

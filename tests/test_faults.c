@@ -343,25 +343,26 @@ static ssize_t w_read(int fd, void *buf, size_t n)
 	return k != K_NONE ? fail_as(k) : real.read(fd, buf, n);
 }
 
-/* Both kinds of write count as C_WRITE. */
-static ssize_t faulty_write(ssize_t (*write_fn)(int, const void *, size_t), int fd,
-			    const void *buf, size_t n)
+/* Both kinds of write count as C_WRITE (flags < 0: a plain write()). */
+static ssize_t faulty_write(int fd, const void *buf, size_t n, int flags)
 {
 	enum kind k = hit(C_WRITE, tag_of_fd(fd));
 
 	if (k == K_HALF || k == K_ONE)
-		return write_fn(fd, buf, short_len(k, n));
-	return k != K_NONE ? fail_as(k) : write_fn(fd, buf, n);
+		n = short_len(k, n);
+	else if (k != K_NONE)
+		return fail_as(k);
+	return flags < 0 ? real.write(fd, buf, n) : real.write_flags(fd, buf, n, flags);
 }
 
 static ssize_t w_write(int fd, const void *buf, size_t n)
 {
-	return faulty_write(real.write, fd, buf, n);
+	return faulty_write(fd, buf, n, -1);
 }
 
-static ssize_t w_write_nowait(int fd, const void *buf, size_t n)
+static ssize_t w_write_flags(int fd, const void *buf, size_t n, int flags)
 {
-	return faulty_write(real.write_nowait, fd, buf, n);
+	return faulty_write(fd, buf, n, flags);
 }
 
 static ssize_t w_send(int fd, const void *buf, size_t n, int flags)
@@ -511,7 +512,7 @@ static void record_end(void)
 static void install_wrappers(const struct plan *p)
 {
 	static const struct tr2_sys wrappers = {
-		w_open, w_read, w_write, w_write_nowait, w_send, w_socket,
+		w_open, w_read, w_write, w_write_flags, w_send, w_socket,
 		w_connect, w_close, w_fstat, w_stat, w_opendir, w_getenv,
 		w_setenv, w_malloc, w_calloc, w_realloc, w_free
 	};

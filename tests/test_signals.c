@@ -6,7 +6,9 @@
  * then dies exactly as it would untraced.  A signal the host handles or
  * ignores is left alone (a host SIGPIPE handler is chained, as Git does).
  * Records stay whole when signals arrive while records are written, and
- * a trace pipe's SIGPIPE never reaches the host.
+ * a trace pipe's SIGPIPE never reaches the host.  Records to a pipe
+ * change no signal mask where the kernel has RWF_NOSIGNAL (counted
+ * through --wrap=pthread_sigmask).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,7 +30,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +40,7 @@
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
+#include "tr2_sys.h"
 
 #define TRACE_FD 5
 
@@ -532,43 +537,58 @@ static void tracing_off_installs_nothing(void **state)
 /* A trace pipe's SIGPIPE never reaches the host.                      */
 /* ------------------------------------------------------------------ */
 
-/* EVENT on a pipe without reader, host SIGPIPE handler (chained). */
+/*
+ * EVENT on a pipe whose reader is gone, host SIGPIPE handler (chained).
+ * The record that meets the closed pipe is small (one piece, written
+ * without held signals where the kernel can keep it from raising
+ * SIGPIPE) or larger than PIPE_BUF (pieces written with signals held).
+ */
 static void sc_trace_pipe_broken(void *arg)
 {
+	const char *big = arg;
 	int fds[2];
 
-	(void)arg;
 	plain_process();
 	if (pipe(fds) || dup2(fds[1], TRACE_FD) < 0)
 		_exit(123);
-	close(fds[0]);
 	close(fds[1]);
 	set_action(SIGPIPE, host_handler);
 	trace2_initialize();
-	trace2_printf("hits %d", (int)host_hits);
+	close(fds[0]);
+	trace2_printf("hits %d%s", (int)host_hits, big);
 	broken_pipe_write();
 	trace2_printf("hits %d", (int)host_hits);
 }
 
-static void trace_pipe_sigpipe_hidden(void **state)
+static void check_trace_pipe_sigpipe_hidden(size_t extra)
 {
 	static const char *const env[] = {
 		"GIT_TRACE2_BRIEF=1", "GIT_TRACE2_PERF_BRIEF=1",
 		"GIT_TRACE2_EVENT=5", NULL
 	};
+	char *big = calloc(extra + 1, 1), *expected;
 	struct t2_out out;
 
-	(void)state;
-	t2_run_all_noinit(sc_trace_pipe_broken, NULL, env, &out);
+	memset(big, 'x', extra);
+	expected = t2_xfmt("version " TRACE2_VERSION_STRING "\n"
+			   "hits 0%s\n"
+			   "signal elapsed:0.000000 code:13\n"
+			   "hits 1\n"
+			   "atexit elapsed:0.000000 code:0\n", big);
+	t2_run_all_noinit(sc_trace_pipe_broken, big, env, &out);
 	assert_true(WIFEXITED(out.status));
 	assert_int_equal(WEXITSTATUS(out.status), 0);
-	assert_string_equal(out.normal,
-			    "version " TRACE2_VERSION_STRING "\n"
-			    "hits 0\n"
-			    "signal elapsed:0.000000 code:13\n"
-			    "hits 1\n"
-			    "atexit elapsed:0.000000 code:0\n");
+	assert_string_equal(out.normal, expected);
 	t2_out_free(&out);
+	free(expected);
+	free(big);
+}
+
+static void trace_pipe_sigpipe_hidden(void **state)
+{
+	(void)state;
+	check_trace_pipe_sigpipe_hidden(0);
+	check_trace_pipe_sigpipe_hidden(2 * PIPE_BUF);
 }
 
 /*
@@ -1160,6 +1180,215 @@ static void handler_during_localtime(void **state)
 	free(dir);
 }
 
+/* ------------------------------------------------------------------ */
+/* Small records to a pipe: no signal mask changes, never written      */
+/* twice by a handler.                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Every change of the signal mask (the test links with
+ * --wrap=pthread_sigmask; the library holds signals through it). */
+static int mask_changes;
+int __real_pthread_sigmask(int how, const sigset_t *set, sigset_t *old);
+int __wrap_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (set)
+		__atomic_fetch_add(&mask_changes, 1, __ATOMIC_RELAXED);
+	return __real_pthread_sigmask(how, set, old);
+}
+
+/* Whether this kernel keeps a pipe write from raising SIGPIPE on request
+ * (RWF_NOSIGNAL, Linux 6.18). */
+static int kernel_has_nosignal(void)
+{
+	struct iovec iov = { "x", 1 };
+	int fds[2], ok;
+
+	if (pipe(fds))
+		return 0;
+	ok = syscall(SYS_pwritev2, fds[1], &iov, 1, -1L, -1L, 0x100L) == 1;
+	close(fds[0]);
+	close(fds[1]);
+	return ok;
+}
+
+static int pipe_fd;	/* the write end a child's normal target gets */
+
+/* Run fn(arg) with the normal target (brief) on a pipe read here to its end:
+ * the child's wait status, and *text what came through (scrubbed). */
+static int run_normal_on_pipe(t2_scenario_fn *fn, void *arg, char **text)
+{
+	static const char *const env[] = {
+		"GIT_TRACE2=5", "GIT_TRACE2_BRIEF=1", NULL
+	};
+	int fds[2], pid;
+	char *raw;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pipe_fd = fds[1];
+	pid = t2_spawn(fn, arg, env, NULL, NULL);
+	close(fds[1]);
+	assert_true(pid > 0);
+	raw = read_until_eof(fds[0], 15000);
+	close(fds[0]);
+	*text = t2_scrub(raw);
+	free(raw);
+	return t2_wait_timeout(pid, 5000);
+}
+
+#define PIPE_RECORDS 100
+
+/* tr2_sys.write_flags() as a kernel that refuses some TR2_WRITE_* flags
+ * (EOPNOTSUPP), counting the writes it lets through. */
+static ssize_t (*real_write_flags)(int fd, const void *buf, size_t n, int flags);
+static int refused_flags, flag_writes;
+
+static ssize_t write_refusing(int fd, const void *buf, size_t n, int flags)
+{
+	ssize_t w;
+
+	if (flags & refused_flags) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	w = real_write_flags(fd, buf, n, flags);
+	if (w >= 0)
+		__atomic_fetch_add(&flag_writes, 1, __ATOMIC_RELAXED);
+	return w;
+}
+
+static void sc_count_writes(void *arg)
+{
+	int i, masks, writes;
+
+	plain_process();
+	if (dup2(pipe_fd, TRACE_FD) < 0)
+		_exit(123);
+	real_write_flags = tr2_sys.write_flags;
+	tr2_sys.write_flags = write_refusing;
+	refused_flags = *(const int *)arg;
+	trace2_initialize();	/* the version record learns what is refused */
+	masks = __atomic_load_n(&mask_changes, __ATOMIC_RELAXED);
+	writes = __atomic_load_n(&flag_writes, __ATOMIC_RELAXED);
+	for (i = 0; i < PIPE_RECORDS; i++)
+		trace2_printf("%d", i);
+	trace2_printf("writes %d mask changes %d",
+		      __atomic_load_n(&flag_writes, __ATOMIC_RELAXED) - writes,
+		      __atomic_load_n(&mask_changes, __ATOMIC_RELAXED) - masks);
+}
+
+/* The lines "0" to "n - 1", each ending in a newline. */
+static char *numbered_lines(int n)
+{
+	char *text = strdup("");
+	int i;
+
+	for (i = 0; i < n; i++)
+		t2_append(&text, "%d\n", i);
+	return text;
+}
+
+/*
+ * Records to a pipe arrive whole and in order whatever the kernel
+ * refuses.  With RWF_NOSIGNAL each is one write with no signal mask
+ * change; without it, signals are held around each (two changes);
+ * without either flag, the records go out by plain write().
+ */
+static void pipe_writes_by_kernel(void **state)
+{
+	static const int refusals[] = {
+		0, TR2_WRITE_NOSIGNAL, TR2_WRITE_NOWAIT,
+		TR2_WRITE_NOWAIT | TR2_WRITE_NOSIGNAL,
+	};
+	int nosignal = kernel_has_nosignal();
+	char *numbers = numbered_lines(PIPE_RECORDS);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		int refused = refusals[i] | (nosignal ? 0 : TR2_WRITE_NOSIGNAL);
+		int all = TR2_WRITE_NOWAIT | TR2_WRITE_NOSIGNAL;
+		char *text, *expected;
+		int status;
+
+		expected = t2_xfmt("version " TRACE2_VERSION_STRING "\n%s"
+				   "writes %d mask changes %d\n"
+				   "atexit elapsed:0.000000 code:0\n", numbers,
+				   refused == all ? 0 : PIPE_RECORDS,
+				   refused & TR2_WRITE_NOSIGNAL ? 2 * PIPE_RECORDS : 0);
+		status = run_normal_on_pipe(sc_count_writes, (void *)&refusals[i], &text);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_string_equal(text, expected);
+		free(expected);
+		free(text);
+	}
+	free(numbers);
+}
+
+/*
+ * SIGTERM arrives right before or right after the system call that
+ * writes the record "3" (the library's write goes through tr2_sys).
+ * The handler cannot know whether that record went out, so it must not
+ * write it again: the record appears once or, if the process dies before
+ * its write, not at all, and the signal record follows whole.
+ */
+static int sigterm_after_write;
+
+static ssize_t write_meeting_sigterm(int fd, const void *buf, size_t n, int flags)
+{
+	ssize_t w;
+
+	if (fd != TRACE_FD || n != 2 || memcmp(buf, "3\n", 2))
+		return real_write_flags(fd, buf, n, flags);
+	if (!sigterm_after_write)
+		raise(SIGTERM);
+	w = real_write_flags(fd, buf, n, flags);
+	raise(SIGTERM);
+	return w;
+}
+
+static void sc_sigterm_meets_write(void *arg)
+{
+	int i;
+
+	(void)arg;
+	plain_process();
+	if (dup2(pipe_fd, TRACE_FD) < 0)
+		_exit(123);
+	real_write_flags = tr2_sys.write_flags;
+	tr2_sys.write_flags = write_meeting_sigterm;
+	trace2_initialize();
+	for (i = 0; i < 5; i++)
+		trace2_printf("%d", i);
+	_exit(3);
+}
+
+static void check_sigterm_meets_write(int after, int records)
+{
+	char *text, *numbers = numbered_lines(records), *expected;
+	int status;
+
+	sigterm_after_write = after;
+	status = run_normal_on_pipe(sc_sigterm_meets_write, NULL, &text);
+	expected = t2_xfmt("version " TRACE2_VERSION_STRING "\n%s"
+			   "signal elapsed:0.000000 code:15\n", numbers);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_string_equal(text, expected);
+	free(expected);
+	free(numbers);
+	free(text);
+}
+
+static void handler_never_writes_a_record_twice(void **state)
+{
+	(void)state;
+	if (!kernel_has_nosignal())
+		skip();	/* records are written with signals held */
+	check_sigterm_meets_write(1, 4);
+	check_sigterm_meets_write(0, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1182,6 +1411,8 @@ int main(void)
 		cmocka_unit_test(crash_in_thread_names_it),
 		cmocka_unit_test(sigterm_at_random_moments),
 		cmocka_unit_test(handler_during_localtime),
+		cmocka_unit_test(pipe_writes_by_kernel),
+		cmocka_unit_test(handler_never_writes_a_record_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
