@@ -1256,15 +1256,22 @@ static ssize_t write_refusing(int fd, const void *buf, size_t n, int flags)
 	return w;
 }
 
-static void sc_count_writes(void *arg)
+/* In the child: TRACE_FD is the pipe, the library writes through fn. */
+static void trace_to_pipe_through(ssize_t (*fn)(int fd, const void *buf, size_t n,
+						 int flags))
 {
-	int i, masks, writes;
-
 	plain_process();
 	if (dup2(pipe_fd, TRACE_FD) < 0)
 		_exit(123);
 	real_write_flags = tr2_sys.write_flags;
-	tr2_sys.write_flags = write_refusing;
+	tr2_sys.write_flags = fn;
+}
+
+static void sc_count_writes(void *arg)
+{
+	int i, masks, writes;
+
+	trace_to_pipe_through(write_refusing);
 	refused_flags = *(const int *)arg;
 	trace2_initialize();	/* the version record learns what is refused */
 	masks = __atomic_load_n(&mask_changes, __ATOMIC_RELAXED);
@@ -1352,11 +1359,7 @@ static void sc_sigterm_meets_write(void *arg)
 	int i;
 
 	(void)arg;
-	plain_process();
-	if (dup2(pipe_fd, TRACE_FD) < 0)
-		_exit(123);
-	real_write_flags = tr2_sys.write_flags;
-	tr2_sys.write_flags = write_meeting_sigterm;
+	trace_to_pipe_through(write_meeting_sigterm);
 	trace2_initialize();
 	for (i = 0; i < 5; i++)
 		trace2_printf("%d", i);
