@@ -654,7 +654,6 @@ static void blocked_sigpipe_kept_for_host(void **state)
 /* ------------------------------------------------------------------ */
 
 struct flood {
-	int fd;			/* pipe write end, becomes TRACE_FD */
 	int term_after_ms;	/* > 0: a thread sends SIGTERM to the writer */
 	int alarm_us;		/* > 0: SIGALRM (host handler, no SA_RESTART) */
 	int records;		/* data events; 0: until killed */
@@ -663,6 +662,7 @@ struct flood {
 
 static pthread_t writer;
 static int written;	/* records the writer has made (atomic) */
+static int pipe_fd;	/* the trace pipe's write end, for the child */
 
 /* Once the writer is under way, wait term_after_ms, send SIGTERM. */
 static void *send_term(void *arg)
@@ -693,7 +693,7 @@ static void sc_flood(void *arg)
 	int i;
 
 	plain_process();
-	if (dup2(f->fd, TRACE_FD) < 0 || !value)
+	if (dup2(pipe_fd, TRACE_FD) < 0 || !value)
 		_exit(123);
 	for (i = 0; (size_t)i < f->size; i++)
 		value[i] = (char)('a' + i % 26);
@@ -777,39 +777,54 @@ static void tally_lines(const char *text, size_t size, struct tally *t)
 	t2_strv_free(lines);
 }
 
-/* Start sc_flood with EVENT on a new pipe; *reader is its read end. */
-static int spawn_flood(struct flood *f, int *reader)
+/* Start fn(arg) with env and a new pipe's write end in pipe_fd; *reader
+ * is its read end. */
+static int spawn_on_pipe(t2_scenario_fn *fn, void *arg, const char *const *env,
+			 int *reader)
 {
 	int fds[2], pid;
-	struct t2_env e = { 0 };
 
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	f->fd = fds[1];
-	t2_env_add(&e, "GIT_TRACE2_EVENT=%d", TRACE_FD);
-	t2_env_add(&e, "GIT_TRACE2_EVENT_BRIEF=1");
-	pid = t2_spawn(sc_flood, f, t2_env_list(&e), NULL, NULL);
+	pipe_fd = fds[1];
+	pid = t2_spawn(fn, arg, env, NULL, NULL);
 	close(fds[1]);
 	assert_true(pid > 0);
-	t2_env_free(&e);
 	*reader = fds[0];
 	return pid;
+}
+
+/* spawn_on_pipe(), the pipe read here to its end into *text; the child's
+ * wait status. */
+static int run_on_pipe(t2_scenario_fn *fn, void *arg, const char *const *env,
+		       char **text)
+{
+	int reader, pid = spawn_on_pipe(fn, arg, env, &reader);
+
+	*text = read_until_eof(reader, 15000);
+	close(reader);
+	return t2_wait_timeout(pid, 5000);
+}
+
+static const char *const FLOOD_ENV[] = {
+	"GIT_TRACE2_EVENT=5", "GIT_TRACE2_EVENT_BRIEF=1", NULL
+};
+
+/* sc_flood with EVENT on a pipe; *reader is its read end. */
+static int spawn_flood(struct flood *f, int *reader)
+{
+	return spawn_on_pipe(sc_flood, f, FLOOD_ENV, reader);
 }
 
 /* Run sc_flood with EVENT on a pipe read by this process. */
 static int run_flood(struct flood *f, char **text)
 {
-	int reader, pid = spawn_flood(f, &reader), status;
-
-	*text = read_until_eof(reader, 15000);
-	close(reader);
-	status = t2_wait_timeout(pid, 2000);
-	return status;
+	return run_on_pipe(sc_flood, f, FLOOD_ENV, text);
 }
 
 /* SIGTERM sent to the thread writing large records into a pipe. */
 static void sigterm_while_writing(void **state)
 {
-	struct flood f = { -1, 50, 0, 0, 10000 };
+	struct flood f = { 50, 0, 0, 10000 };
 	struct tally t;
 	char *text;
 	int status;
@@ -830,7 +845,7 @@ static void sigterm_while_writing(void **state)
  * every record arrives whole. */
 static void interrupted_writes_completed(void **state)
 {
-	struct flood f = { -1, 0, 200, 300, 20000 };
+	struct flood f = { 0, 200, 300, 20000 };
 	struct tally t;
 	char *text;
 	int status;
@@ -854,7 +869,7 @@ static void sigterm_during_interrupted_writes(void **state)
 
 	(void)state;
 	for (round = 0; round < 15; round++) {
-		struct flood f = { -1, 20 + 7 * round, 200, 0, 20000 };
+		struct flood f = { 20 + 7 * round, 200, 0, 20000 };
 		struct tally t;
 		char *text;
 		int status = run_flood(&f, &text);
@@ -876,7 +891,7 @@ static void sigterm_during_interrupted_writes(void **state)
  */
 static void check_stalled_pipe(int signo)
 {
-	struct flood f = { -1, 0, 0, 0, 1000 };
+	struct flood f = { 0, 0, 0, 1000 };
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
 	int reader, pid = spawn_flood(&f, &reader), queued = 0, waited, status;
 
@@ -1211,28 +1226,19 @@ static int kernel_has_nosignal(void)
 	return ok;
 }
 
-static int pipe_fd;	/* the write end a child's normal target gets */
-
-/* Run fn(arg) with the normal target (brief) on a pipe read here to its end:
- * the child's wait status, and *text what came through (scrubbed). */
+/* run_on_pipe() with the normal target (brief) on the pipe; *text is
+ * what came through, scrubbed. */
 static int run_normal_on_pipe(t2_scenario_fn *fn, void *arg, char **text)
 {
 	static const char *const env[] = {
 		"GIT_TRACE2=5", "GIT_TRACE2_BRIEF=1", NULL
 	};
-	int fds[2], pid;
 	char *raw;
+	int status = run_on_pipe(fn, arg, env, &raw);
 
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	pipe_fd = fds[1];
-	pid = t2_spawn(fn, arg, env, NULL, NULL);
-	close(fds[1]);
-	assert_true(pid > 0);
-	raw = read_until_eof(fds[0], 15000);
-	close(fds[0]);
 	*text = t2_scrub(raw);
 	free(raw);
-	return t2_wait_timeout(pid, 5000);
+	return status;
 }
 
 #define PIPE_RECORDS 100
