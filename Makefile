@@ -13,7 +13,7 @@ PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
 SAN      ?=
 WARN     := -std=c11 -Wall -Wextra -Werror
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -Itargets
 LIB_CFLAGS := $(WARN) $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden
 APP_CFLAGS := $(WARN) $(CFLAGS) $(SAN)
 LDLIBS   := -lpthread
@@ -37,7 +37,7 @@ SHARED   := $(BUILD)/libtrace2.so
 all: lib $(BINS)
 lib: $(STATIC) $(SHARED)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*.h tests/support/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h targets/*.h tests/support/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -c $< -o $@
 

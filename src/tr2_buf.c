@@ -268,19 +268,6 @@ TR2_HOT void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)
 		tr2_buf_addlit(b, "null");
 }
 
-void tr2_buf_add_json_argv(struct tr2_buf *b, const char **argv)
-{
-	size_t i;
-
-	tr2_buf_addc(b, '[');
-	for (i = 0; argv && argv[i]; i++) {
-		if (i)
-			tr2_buf_addc(b, ',');
-		tr2_buf_add_json_str(b, argv[i]);
-	}
-	tr2_buf_addc(b, ']');
-}
-
 static int qarg_is_plain(const char *s)
 {
 	static const char safe[] = "+,-./:=@_^";
@@ -320,7 +307,7 @@ void tr2_buf_add_qarg(struct tr2_buf *b, const char *s)
 	tr2_buf_addc(b, '\'');
 }
 
-void tr2_buf_add_qargv(struct tr2_buf *b, const char **argv)
+void tr2_buf_add_qargv(struct tr2_buf *b, const char *const *argv)
 {
 	size_t i;
 

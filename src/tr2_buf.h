@@ -240,11 +240,9 @@ const char *tr2_buf_cstr(struct tr2_buf *b);
 /* A JSON string value with its quotes, escaped (NULL: JSON null). */
 void tr2_buf_add_json_str(struct tr2_buf *b, const char *s);
 void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len);
-/* A JSON array of strings. */
-void tr2_buf_add_json_argv(struct tr2_buf *b, const char **argv);
 /* Shell-style quoting of one argument as the normal/perf targets print it. */
 void tr2_buf_add_qarg(struct tr2_buf *b, const char *s);
 /* Quoted arguments joined by single spaces. */
-void tr2_buf_add_qargv(struct tr2_buf *b, const char **argv);
+void tr2_buf_add_qargv(struct tr2_buf *b, const char *const *argv);
 
 #endif

@@ -5,7 +5,7 @@
  */
 #include "tr2_config.h"
 #include "tr2_sys.h"
-#include "tr2_bug.h"
+#include "tr2_diag.h"
 #include "tr2_buf.h"
 #include "tr2_sysenv.h"
 
@@ -378,7 +378,7 @@ static void for_each_file(file_fn *fn, void *ctx)
 
 /* Settings of one file; applied only if the whole file parsed. */
 struct settings {
-	char *value[TR2_SYSENV_COUNT];
+	char *value[TR2_SYSENV_MAX];
 };
 
 static void collect_setting(const char *key, const char *value,
@@ -403,9 +403,9 @@ static void load_file_settings(const char *path, enum config_scope scope, void *
 	(void)ctx;
 	memset(&file, 0, sizeof(file));
 	ok = read_file(path, scope, 1, 0, collect_setting, &file) == 0;
-	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+	for (i = 0; i < tr2_sysenv_count(); i++) {
 		if (ok && file.value[i])
-			tr2_sysenv_set_config((enum tr2_sysenv)i, file.value[i]);
+			tr2_sysenv_set_config(i, file.value[i]);
 		tr2_sys.free(file.value[i]);
 	}
 }

@@ -1,5 +1,6 @@
-/* stderr diagnostics in Git's format, each line in one tr2_sys.write(). */
-#include "tr2_bug.h"
+/* Diagnostics in Git's format, each line in one tr2_sys.write(), and the
+ * dispatcher's hook. */
+#include "tr2_diag.h"
 #include "tr2_sys.h"
 #include "tr2_buf.h"
 
@@ -61,5 +62,69 @@ void tr2_error(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	tr2_vreport("error: ", fmt, ap);
+	va_end(ap);
+}
+
+static tr2_diag_hook_fn *hook;
+
+void tr2_diag_set_hook(tr2_diag_hook_fn *fn)
+{
+	hook = fn;
+}
+
+void tr2_diag_print(const struct tr2_diag *d, const char *fmt, va_list ap)
+{
+	char prefix[4096];
+
+	switch (d->kind) {
+	case TR2_DIAG_BUG:
+		snprintf(prefix, sizeof(prefix), "BUG: %s:%d: ", d->file, d->line);
+		tr2_vreport(prefix, fmt, ap);
+		break;
+	case TR2_DIAG_FATAL:
+		tr2_vreport("fatal: ", fmt, ap);
+		break;
+	case TR2_DIAG_DST_FAILED:
+		if (d->announce)
+			tr2_vreport("warning: ", fmt, ap);
+		break;
+	}
+}
+
+static void raise_diag(const struct tr2_diag *d, const char *fmt, va_list ap)
+{
+	if (hook)
+		hook(d, fmt, ap);
+	else
+		tr2_diag_print(d, fmt, ap);
+}
+
+void tr2_bug_fl(const char *file, int line, const char *fmt, ...)
+{
+	struct tr2_diag d = { TR2_DIAG_BUG, file, line, NULL, 1 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	raise_diag(&d, fmt, ap);
+	va_end(ap);
+}
+
+void tr2_fatal(const char *fmt, ...)
+{
+	struct tr2_diag d = { TR2_DIAG_FATAL, NULL, 0, NULL, 1 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	raise_diag(&d, fmt, ap);
+	va_end(ap);
+}
+
+void tr2_diag_dst_failed(const void *source, int announce, const char *fmt, ...)
+{
+	struct tr2_diag d = { TR2_DIAG_DST_FAILED, NULL, 0, source, announce };
+	va_list ap;
+
+	va_start(ap, fmt);
+	raise_diag(&d, fmt, ap);
 	va_end(ap);
 }

@@ -1,7 +1,7 @@
 #include "tr2_dst.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
-#include "tr2_bug.h"
+#include "tr2_diag.h"
 #include "tr2_signal.h"
 #include "tr2_sid.h"
 
@@ -29,7 +29,18 @@ static int max_files;
 
 static const char *name_of(const struct tr2_dst *dst)
 {
-	return tr2_sysenv_env_name(dst->sysenv);
+	return tr2_sysenv_env_name(dst->setting);
+}
+
+void tr2_dst_init(struct tr2_dst *dst, int setting)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->setting = setting;
+	dst->slot = -1;
+	dst->fd = -1;
+	dst->open_fd = -1;
+	dst->kind = TR2_DST_FILE;
+	pthread_mutex_init(&dst->lock, NULL);
 }
 
 int tr2_dst_debug(void)
@@ -70,6 +81,15 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	return 1;
 }
 
+/* A stream shared with the parent: the process without a traced parent
+ * starts it. */
+static int shared_stream(struct tr2_dst *dst, int fd, int need_close)
+{
+	set_fd(dst, fd, need_close);
+	dst->created = tr2_sid_depth() == 0;
+	return 1;
+}
+
 /*
  * A path may name a FIFO: opened without O_NONBLOCK that would wait for a
  * reader forever.  A regular file goes back to ordinary blocking writes;
@@ -90,9 +110,15 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir);
 /* An absolute path: the file, or a new file in it when it names a
  * directory.  Opening a directory for writing fails with EISDIR, so no
  * stat() comes first: one system call less for every traced process. */
-static int open_file(struct tr2_dst *dst, const char *path)
+static int open_file(struct tr2_dst *dst, const char *path, int want_created)
 {
-	int fd = tr2_open(path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
+	int flags = FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, fd = -1;
+
+	if (want_created)
+		fd = tr2_open(path, flags | O_EXCL, 0666);
+	dst->created = fd >= 0;
+	if (fd < 0 && (!want_created || errno == EEXIST))
+		fd = tr2_open(path, flags, 0666);
 
 	if (fd < 0 && errno == EISDIR)
 		return open_in_directory(dst, path);
@@ -213,6 +239,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	if (fd < 0)
 		return 0;
 	dst->too_many_files = state == DIR_FULL;
+	dst->created = 1;
 	return set_fd(dst, fd, 1);
 }
 
@@ -301,8 +328,7 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 				    path, name_of(dst), strerror(err));
 		return 0;
 	}
-	set_fd(dst, fd, 1);
-	return 1;
+	return shared_stream(dst, fd, 1);
 }
 
 enum tr2_dst_form tr2_dst_classify(const char *v)
@@ -320,17 +346,17 @@ enum tr2_dst_form tr2_dst_classify(const char *v)
 	return TR2_DST_UNKNOWN;
 }
 
-static int resolve(struct tr2_dst *dst, const char *v)
+static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 {
 	switch (tr2_dst_classify(v)) {
 	case TR2_DST_OFF:
 		return 0;
 	case TR2_DST_STDERR:
-		return set_fd(dst, 2, 0);
+		return shared_stream(dst, 2, 0);
 	case TR2_DST_FD:
-		return set_fd(dst, v[0] - '0', 0);
+		return shared_stream(dst, v[0] - '0', 0);
 	case TR2_DST_PATH:
-		return open_file(dst, v);
+		return open_file(dst, v, want_created);
 	case TR2_DST_AF_UNIX:
 		return open_af_unix(dst, v);
 	case TR2_DST_UNKNOWN:
@@ -340,18 +366,32 @@ static int resolve(struct tr2_dst *dst, const char *v)
 	return 0;
 }
 
-int tr2_dst_open(struct tr2_dst *dst)
+/* Each open destination gets the index of its per-thread buffer. */
+static void take_buffer_slot(struct tr2_dst *dst)
 {
 	static int next_slot;
 
+	if (dst->slot < 0 && next_slot < TR2_DST_MAX)
+		dst->slot = next_slot++;
+}
+
+int tr2_dst_open(struct tr2_dst *dst, int want_created)
+{
 	if (!dst->initialized) {
 		dst->initialized = 1;
-		if (!resolve(dst, tr2_sysenv_get(dst->sysenv)))
+		if (!resolve(dst, tr2_sysenv_get(dst->setting), want_created))
 			dst->fd = -1;
-		else if (dst->slot < 0 && next_slot < TR2_DST_MAX)
-			dst->slot = next_slot++;
+		else
+			take_buffer_slot(dst);
 	}
 	return tr2_dst_is_on(dst);
+}
+
+void tr2_dst_attach_fd(struct tr2_dst *dst, int fd)
+{
+	dst->initialized = 1;
+	set_fd(dst, fd, 0);
+	take_buffer_slot(dst);
 }
 
 void tr2_dst_forget(struct tr2_dst *dst)
@@ -373,15 +413,19 @@ void tr2_dst_after_fork(struct tr2_dst *dst)
 	pthread_mutex_init(&dst->lock, NULL);
 }
 
-/* Turn the destination off; the first failure reports (but not from a
- * signal handler: reporting formats text and emits events). */
+/* Turn the destination off; the first failure reports, announced only
+ * when asked for and not from a signal handler (announcing formats text
+ * and emits events). */
 static void fail(struct tr2_dst *dst, int err, int report)
 {
 	if (__atomic_exchange_n(&dst->failed, 1, __ATOMIC_ACQ_REL))
 		return;
 	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
-	if (report)
-		tr2_dst_write_failed(dst, err);
+	if (report && tr2_dst_debug())
+		tr2_diag_dst_failed(dst, 1, "unable to write trace to '%s': %s",
+				    name_of(dst), strerror(err));
+	else
+		tr2_diag_dst_failed(dst, 0, "%s", "");
 }
 
 /*

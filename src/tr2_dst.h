@@ -21,7 +21,7 @@ enum tr2_dst_kind {
 };
 
 struct tr2_dst {
-	enum tr2_sysenv sysenv; /* the setting naming this destination */
+	int setting;            /* the settings row naming this destination */
 	int slot;               /* index of its per-thread buffer, once open */
 	int fd;                 /* -1 while off */
 	int open_fd;            /* what trace2 opened: closed at exit only, so
@@ -29,6 +29,8 @@ struct tr2_dst {
 	int failed;             /* atomic: the first failure reports */
 	unsigned initialized : 1;
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
+	unsigned created : 1;        /* this process starts the stream (see
+				      * struct trace2_target_config) */
 	unsigned datagram : 1;       /* a record is one datagram */
 	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
 				      * PIPE_BUF bytes goes out whole or not */
@@ -43,10 +45,10 @@ struct tr2_dst {
 	pthread_mutex_t lock;
 };
 
-#define TR2_DST_MAX 4
-#define TR2_DST_INIT(setting) { .sysenv = (setting), .slot = -1, .fd = -1, \
-				.open_fd = -1, .kind = TR2_DST_FILE, \
-				.lock = PTHREAD_MUTEX_INITIALIZER }
+/* How many destinations can be open at once (one per target). */
+#define TR2_DST_MAX 32
+/* A destination named by a settings row, not yet open. */
+void tr2_dst_init(struct tr2_dst *dst, int setting);
 /* How long a record may wait for room in a pipe or socket (sockets: the
  * send timeout) before the target is given up; and, in a signal handler,
  * for a pipe's interrupted record. */
@@ -65,8 +67,12 @@ enum tr2_dst_form {
 };
 enum tr2_dst_form tr2_dst_classify(const char *value);
 
-/* Resolve the destination from its setting (once); 1 if usable. */
-int tr2_dst_open(struct tr2_dst *dst);
+/* Resolve the destination from its setting (once); 1 if usable.
+ * want_created: learn dst->created for a file reliably (an exclusive
+ * create first). */
+int tr2_dst_open(struct tr2_dst *dst, int want_created);
+/* Use an fd the caller opened (and keeps open) as the destination. */
+void tr2_dst_attach_fd(struct tr2_dst *dst, int fd);
 static inline int tr2_dst_is_on(const struct tr2_dst *dst)
 {
 	return dst->fd >= 0;
@@ -75,7 +81,7 @@ static inline int tr2_dst_is_on(const struct tr2_dst *dst)
  * The first write() of a record that did not take it whole (written is
  * what it returned, errno is its error), or of a record for a pipe or a
  * socket (written is 0): completes it, or switches the destination off
- * and calls tr2_dst_write_failed().
+ * and reports it (tr2_diag_dst_failed()).
  */
 void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 			ssize_t written);
@@ -147,9 +153,5 @@ void tr2_dst_after_fork(struct tr2_dst *dst);
 void tr2_dst_forget(struct tr2_dst *dst);
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */
 int tr2_dst_debug(void);
-
-/* Called after a destination failed a write and was switched off
- * (implemented by the dispatcher, which knows the other targets). */
-void tr2_dst_write_failed(const struct tr2_dst *dst, int err);
 
 #endif

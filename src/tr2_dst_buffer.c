@@ -10,7 +10,6 @@
 #include "tr2_dst.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
-#include "tr2_tls.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,17 +1,23 @@
-/*
- * Stopwatch timers and counters: accumulated per thread without locks,
- * reported when a thread exits (th_timer, th_counter) and at process exit
- * (the totals of every thread that exited through trace2_thread_exit()).
- */
-#include "tr2_dispatch.h"
-#include "tr2_bug.h"
+#include "tr2_metrics.h"
+#include "tr2_clock.h"
+#include "tr2_diag.h"
 
-static const struct tr2_metric timer_defs[TRACE2_NUMBER_OF_TIMERS] = {
+#include <pthread.h>
+#include <string.h>
+
+/* Static description of a timer or counter id. */
+struct def {
+	const char *category;
+	const char *name;
+	int per_thread; /* also reported per thread (th_timer/th_counter) */
+};
+
+static const struct def timer_defs[TRACE2_NUMBER_OF_TIMERS] = {
 	[TRACE2_TIMER_ID_TEST1] = { "test", "test1", 0 },
 	[TRACE2_TIMER_ID_TEST2] = { "test", "test2", 1 },
 };
 
-static const struct tr2_metric counter_defs[TRACE2_NUMBER_OF_COUNTERS] = {
+static const struct def counter_defs[TRACE2_NUMBER_OF_COUNTERS] = {
 	[TRACE2_COUNTER_ID_TEST1] = { "test", "test1", 0 },
 	[TRACE2_COUNTER_ID_TEST2] = { "test", "test2", 1 },
 	[TRACE2_COUNTER_ID_PACKED_REFS_JUMPS] = { "packed-refs", "jumps_made", 0 },
@@ -20,50 +26,41 @@ static const struct tr2_metric counter_defs[TRACE2_NUMBER_OF_COUNTERS] = {
 	[TRACE2_COUNTER_ID_FSYNC_HARDWARE_FLUSH] = { "fsync", "hardware-flush", 0 },
 };
 
-/* Process totals, guarded by tr2_lock(). */
+/* Process totals, under totals_lock. */
+static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tr2_timer timer_totals[TRACE2_NUMBER_OF_TIMERS];
 static uint64_t counter_totals[TRACE2_NUMBER_OF_COUNTERS];
 
-static struct tr2_tls *metrics_tls(void)
+void tr2_metrics_after_fork(void)
 {
-	return tr2_tls_get();
+	pthread_mutex_init(&totals_lock, NULL);
 }
 
-void(trace2_timer_start)(enum trace2_timer_id tid)
+void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id)
 {
-	struct tr2_tls *tls;
 	struct tr2_timer *t;
 
-	if (!tr2_enabled())
-		return;
-	if ((unsigned)tid >= TRACE2_NUMBER_OF_TIMERS) {
-		tr2_bug("trace2_timer_start: invalid timer id: %d", (int)tid);
+	if ((unsigned)id >= TRACE2_NUMBER_OF_TIMERS) {
+		tr2_bug("trace2_timer_start: invalid timer id: %d", id);
 		return;
 	}
-	if (!(tls = metrics_tls()))
-		return;
-	t = &tls->timers[tid];
+	t = &m->timers[id];
 	if (t->depth++ == 0)
 		t->start_ns = tr2_now_ns();
 }
 
-void(trace2_timer_stop)(enum trace2_timer_id tid)
+void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id)
 {
-	struct tr2_tls *tls;
 	struct tr2_timer *t;
 	uint64_t interval;
 
-	if (!tr2_enabled())
-		return;
-	if ((unsigned)tid >= TRACE2_NUMBER_OF_TIMERS) {
-		tr2_bug("trace2_timer_stop: invalid timer id: %d", (int)tid);
+	if ((unsigned)id >= TRACE2_NUMBER_OF_TIMERS) {
+		tr2_bug("trace2_timer_stop: invalid timer id: %d", id);
 		return;
 	}
-	if (!(tls = metrics_tls()))
-		return;
-	t = &tls->timers[tid];
+	t = &m->timers[id];
 	if (!t->depth) {
-		tr2_bug("trace2_timer_stop: timer %d is not running", (int)tid);
+		tr2_bug("trace2_timer_stop: timer %d is not running", id);
 		return;
 	}
 	if (--t->depth)
@@ -75,40 +72,54 @@ void(trace2_timer_stop)(enum trace2_timer_id tid)
 	if (!t->intervals || interval > t->max_ns)
 		t->max_ns = interval;
 	t->intervals++;
-	tls->used_timer = 1;
-	if (timer_defs[tid].per_thread)
-		tls->used_thread_timer = 1;
+	m->used_timer = 1;
+	if (timer_defs[id].per_thread)
+		m->used_thread_timer = 1;
 }
 
-void(trace2_counter_add)(enum trace2_counter_id cid, uint64_t value)
+void tr2_metrics_counter_add(struct tr2_thread_metrics *m, int id, uint64_t value)
 {
-	struct tr2_tls *tls;
-
-	if (!tr2_enabled())
-		return;
-	if ((unsigned)cid >= TRACE2_NUMBER_OF_COUNTERS) {
-		tr2_bug("trace2_counter_add: invalid counter id: %d", (int)cid);
+	if ((unsigned)id >= TRACE2_NUMBER_OF_COUNTERS) {
+		tr2_bug("trace2_counter_add: invalid counter id: %d", id);
 		return;
 	}
-	if (!(tls = metrics_tls()))
-		return;
-	tls->counters[cid] += value;
-	tls->used_counter = 1;
-	if (counter_defs[cid].per_thread)
-		tls->used_thread_counter = 1;
+	m->counters[id] += value;
+	m->used_counter = 1;
+	if (counter_defs[id].per_thread)
+		m->used_thread_counter = 1;
 }
 
-void tr2_metrics_report_thread(struct tr2_ev *ev)
+static void report_timer(tr2_metrics_report_fn *fn, void *ctx, enum trace2_event_kind kind,
+			 const struct def *def, const struct tr2_timer *t)
 {
-	const struct tr2_tls *tls = ev->tls;
+	struct trace2_ev_timer r = { def->category, def->name, t->intervals,
+				     t->total_ns, t->min_ns, t->max_ns };
+
+	fn(ctx, kind, &r, NULL);
+}
+
+static void report_counter(tr2_metrics_report_fn *fn, void *ctx,
+			   enum trace2_event_kind kind, const struct def *def,
+			   uint64_t value)
+{
+	struct trace2_ev_counter r = { def->category, def->name, value };
+
+	fn(ctx, kind, NULL, &r);
+}
+
+void tr2_metrics_report_thread(const struct tr2_thread_metrics *m,
+			       tr2_metrics_report_fn *fn, void *ctx)
+{
 	int i;
 
-	for (i = 0; tls->used_thread_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
-		if (timer_defs[i].per_thread && tls->timers[i].intervals)
-			tr2_dispatch(timer, ev, &timer_defs[i], &tls->timers[i], 1);
-	for (i = 0; tls->used_thread_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
-		if (counter_defs[i].per_thread && tls->counters[i])
-			tr2_dispatch(counter, ev, &counter_defs[i], tls->counters[i], 1);
+	for (i = 0; m->used_thread_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
+		if (timer_defs[i].per_thread && m->timers[i].intervals)
+			report_timer(fn, ctx, TRACE2_EVENT_TH_TIMER, &timer_defs[i],
+				     &m->timers[i]);
+	for (i = 0; m->used_thread_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
+		if (counter_defs[i].per_thread && m->counters[i])
+			report_counter(fn, ctx, TRACE2_EVENT_TH_COUNTER, &counter_defs[i],
+				       m->counters[i]);
 }
 
 static void merge_timer(struct tr2_timer *total, const struct tr2_timer *t)
@@ -126,39 +137,41 @@ static void merge_timer(struct tr2_timer *total, const struct tr2_timer *t)
 	total->intervals += t->intervals;
 }
 
-void tr2_metrics_merge_thread(const struct tr2_tls *tls)
+void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 {
 	int i;
 
-	if (!tls->used_timer && !tls->used_counter)
+	if (!m->used_timer && !m->used_counter)
 		return;
-	tr2_lock();
-	for (i = 0; tls->used_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
-		if (tls->timers[i].intervals)
-			merge_timer(&timer_totals[i], &tls->timers[i]);
-	for (i = 0; tls->used_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
-		counter_totals[i] += tls->counters[i];
-	tr2_unlock();
+	pthread_mutex_lock(&totals_lock);
+	for (i = 0; m->used_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
+		if (m->timers[i].intervals)
+			merge_timer(&timer_totals[i], &m->timers[i]);
+	for (i = 0; m->used_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
+		counter_totals[i] += m->counters[i];
+	pthread_mutex_unlock(&totals_lock);
 }
 
-void tr2_metrics_report_totals(struct tr2_ev *ev)
+void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx)
 {
 	int i;
 
-	tr2_lock();
+	pthread_mutex_lock(&totals_lock);
 	for (i = 0; i < TRACE2_NUMBER_OF_TIMERS; i++)
 		if (timer_totals[i].intervals)
-			tr2_dispatch(timer, ev, &timer_defs[i], &timer_totals[i], 0);
+			report_timer(fn, ctx, TRACE2_EVENT_TIMER, &timer_defs[i],
+				     &timer_totals[i]);
 	for (i = 0; i < TRACE2_NUMBER_OF_COUNTERS; i++)
 		if (counter_totals[i])
-			tr2_dispatch(counter, ev, &counter_defs[i], counter_totals[i], 0);
-	tr2_unlock();
+			report_counter(fn, ctx, TRACE2_EVENT_COUNTER, &counter_defs[i],
+				       counter_totals[i]);
+	pthread_mutex_unlock(&totals_lock);
 }
 
 void tr2_metrics_release(void)
 {
-	tr2_lock();
+	pthread_mutex_lock(&totals_lock);
 	memset(timer_totals, 0, sizeof(timer_totals));
 	memset(counter_totals, 0, sizeof(counter_totals));
-	tr2_unlock();
+	pthread_mutex_unlock(&totals_lock);
 }

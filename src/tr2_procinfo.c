@@ -1,6 +1,7 @@
 /* Process information: the names of the parent processes (Linux /proc). */
-#include "tr2_dispatch.h"
+#include "tr2_procinfo.h"
 #include "tr2_sys.h"
+#include "tr2_buf.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ static int read_stat(long pid, char name[STAT_READ_MAX], long *ppid)
 	return 0;
 }
 
-static void report_ancestry(void)
+void tr2_procinfo_ancestry(tr2_ancestry_fn *fn, void *ctx)
 {
 	char names[ANCESTRY_MAX][STAT_READ_MAX];
 	const char *list[ANCESTRY_MAX + 1];
@@ -59,11 +60,5 @@ static void report_ancestry(void)
 	}
 	list[n] = NULL;
 	if (n)
-		trace2_cmd_ancestry_fl("compat/linux/procinfo.c", 170, list);
-}
-
-void trace2_collect_process_info(enum trace2_process_info_reason reason)
-{
-	if (tr2_enabled() && reason == TRACE2_PROCESS_INFO_STARTUP)
-		report_ancestry();
+		fn(list, ctx);
 }

@@ -2,9 +2,10 @@
  * URL password redaction: "http(s)://user:secret@host" is traced as
  * "http(s)://user:<REDACTED>@host" unless GIT_TRACE2_REDACT is false.
  */
-#include "tr2_dispatch.h"
+#include "tr2_redact.h"
 #include "tr2_sys.h"
-#include "tr2_bug.h"
+#include "tr2_sysenv.h"
+#include "tr2_diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ static int redact = 1;
 
 void tr2_redact_init(void)
 {
-	const char *v = tr2_sys.getenv("GIT_TRACE2_REDACT");
+	const char *v = tr2_sysenv_get(TR2_SYSENV_REDACT);
 	int b;
 
 	redact = 1;
@@ -25,7 +26,7 @@ void tr2_redact_init(void)
 	b = *v ? tr2_parse_maybe_bool(v) : 0;
 	if (b < 0) {
 		tr2_fatal("bad boolean environment value '%s' for '%s'", v,
-			  "GIT_TRACE2_REDACT");
+			  tr2_sysenv_env_name(TR2_SYSENV_REDACT));
 		return;
 	}
 	redact = b;

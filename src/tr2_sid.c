@@ -1,4 +1,5 @@
-#include "trace2.h"
+#include "trace2/target.h"
+#include "tr2_sysenv.h"
 #include "tr2_sys.h"
 #include "tr2_sid.h"
 #include "tr2_clock.h"
@@ -15,10 +16,9 @@
 
 /* Published once with release semantics, so readers need no lock. */
 struct sid {
+	struct trace2_process pub;
 	char *text;
 	char *json;
-	size_t json_len;
-	int depth;
 };
 
 static pthread_mutex_t sid_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -111,7 +111,7 @@ static void host_component(char out[10])
 
 static struct sid *compute_sid(void)
 {
-	const char *parent = tr2_sys.getenv("GIT_TRACE2_PARENT_SID");
+	const char *parent = tr2_sysenv_get(TR2_SYSENV_PARENT_SID);
 	char own[64], host[10], *p;
 	size_t plen = parent ? strlen(parent) : 0, olen, len;
 	struct sid *sid = tr2_sys.calloc(1, sizeof(*sid));
@@ -138,12 +138,15 @@ static struct sid *compute_sid(void)
 
 		memcpy(sid->text, parent, plen);
 		sid->text[plen] = '/';
-		for (s = parent, sid->depth = 1; *s; s++)
-			sid->depth += *s == '/';
+		for (s = parent, sid->pub.depth = 1; *s; s++)
+			sid->pub.depth += *s == '/';
 	}
 	memcpy(sid->text + plen + !!plen, own, olen + 1);
-	sid->json_len = tr2_json_escape(sid->json, sid->text, len);
-	tr2_sys.setenv("GIT_TRACE2_PARENT_SID", sid->text, 1);
+	sid->pub.sid = sid->text;
+	sid->pub.sid_len = len;
+	sid->pub.sid_json = sid->json;
+	sid->pub.sid_json_len = tr2_json_escape(sid->json, sid->text, len);
+	tr2_sysenv_export(TR2_SYSENV_PARENT_SID, sid->text);
 	return sid;
 }
 
@@ -175,19 +178,17 @@ const char *tr2_sid_get(void)
 	return sid ? sid->text : "";
 }
 
-TR2_HOT const char *tr2_sid_json(size_t *len)
+TR2_HOT const struct trace2_process *tr2_sid_process(void)
 {
+	static const struct trace2_process none = { "", 0, "", 0, 0 };
 	const struct sid *sid = get_sid();
 
-	*len = sid ? sid->json_len : 0;
-	return sid ? sid->json : "";
+	return sid ? &sid->pub : &none;
 }
 
 int tr2_sid_depth(void)
 {
-	const struct sid *sid = get_sid();
-
-	return sid ? sid->depth : 0;
+	return tr2_sid_process()->depth;
 }
 
 /* Only the atexit handler calls this, when no other thread traces. */

@@ -4,10 +4,12 @@
 
 #include <stddef.h>
 
+#include "trace2/target.h"
+
 /* The SID, computed (and exported as GIT_TRACE2_PARENT_SID) on first use. */
 const char *tr2_sid_get(void);
-/* The SID JSON-escaped (without quotes) and its length. */
-const char *tr2_sid_json(size_t *len);
+/* The SID and what records show of the process (computed on first use). */
+const struct trace2_process *tr2_sid_process(void);
 /* Number of traced ancestors: the '/' count of the full SID. */
 int tr2_sid_depth(void);
 /* Re-initialise the lock in a forked child. */

@@ -7,7 +7,6 @@
  * handles or ignores is left alone.  The process dies exactly as it
  * would have without tracing.
  */
-#include "tr2_dispatch.h"
 #include "tr2_signal.h"
 
 #include <errno.h>
@@ -21,6 +20,7 @@ static const int handled[] = {
 #define NHANDLED (sizeof(handled) / sizeof(handled[0]))
 
 static struct sigaction previous[NHANDLED];
+static tr2_signal_fn *report;
 static unsigned char installed[NHANDLED];
 
 static int slot_of(int signo)
@@ -37,7 +37,7 @@ static void on_signal(int signo)
 {
 	int saved_errno = errno, slot = slot_of(signo);
 
-	tr2_emit_signal(signo, slot >= 0 && previous[slot].sa_handler == SIG_DFL &&
+	report(signo, slot >= 0 && previous[slot].sa_handler == SIG_DFL &&
 			       !(previous[slot].sa_flags & SA_SIGINFO));
 	if (slot >= 0) {
 		sigaction(signo, &previous[slot], NULL);
@@ -57,11 +57,12 @@ static int may_take(int signo, const struct sigaction *old)
 	return old->sa_handler == SIG_DFL || signo == SIGPIPE;
 }
 
-void tr2_signals_install(void)
+void tr2_signals_install(tr2_signal_fn *fn)
 {
 	struct sigaction sa;
 	size_t i;
 
+	report = fn;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART | SA_ONSTACK;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,3 +127,16 @@ char *tr2_strdup(const char *s)
 		memcpy(p, s, n);
 	return p;
 }
+
+void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void))
+{
+	if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(lock);
+	if (!*done) {
+		fn();
+		__atomic_store_n(done, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(lock);
+}
+

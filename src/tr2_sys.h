@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -58,5 +59,10 @@ int tr2_take_pending(int signo);
 void tr2_sys_reset(void);
 /* strdup() through tr2_sys.malloc. */
 char *tr2_strdup(const char *s);
+
+/* Run fn once per process, the first time *done is 0, under lock (reset
+ * it in a forked child).  Not pthread_once(): glibc's makes a futex call
+ * even when no thread waits, one system call more per traced process. */
+void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void));
 
 #endif

@@ -7,62 +7,135 @@
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *const env_names[TR2_SYSENV_COUNT] = {
-	[TR2_SYSENV_NORMAL] = "GIT_TRACE2",
-	[TR2_SYSENV_NORMAL_BRIEF] = "GIT_TRACE2_BRIEF",
-	[TR2_SYSENV_PERF] = "GIT_TRACE2_PERF",
-	[TR2_SYSENV_PERF_BRIEF] = "GIT_TRACE2_PERF_BRIEF",
-	[TR2_SYSENV_EVENT] = "GIT_TRACE2_EVENT",
-	[TR2_SYSENV_EVENT_BRIEF] = "GIT_TRACE2_EVENT_BRIEF",
-	[TR2_SYSENV_EVENT_NESTING] = "GIT_TRACE2_EVENT_NESTING",
-	[TR2_SYSENV_CONFIG_PARAMS] = "GIT_TRACE2_CONFIG_PARAMS",
-	[TR2_SYSENV_ENV_VARS] = "GIT_TRACE2_ENV_VARS",
-	[TR2_SYSENV_DST_DEBUG] = "GIT_TRACE2_DST_DEBUG",
-	[TR2_SYSENV_MAX_FILES] = "GIT_TRACE2_MAX_FILES",
-	[TR2_SYSENV_BUFFER] = "GIT_TRACE2_BUFFER",
+struct row {
+	const char *suffix; /* after "GIT_TRACE2" */
+	const char *key;    /* trace2.<key>, lowercase; NULL: environment only */
+	enum tr2_parser parser;
+	unsigned live : 1;  /* the library writes it: read it every time, raw */
+	char env[64];       /* "GIT_TRACE2" + suffix, made when first asked */
 };
 
-/* The trace2.<key> of each setting, lowercase as Git normalises it. */
-static const char *const config_keys[TR2_SYSENV_COUNT] = {
-	[TR2_SYSENV_NORMAL] = "normaltarget",
-	[TR2_SYSENV_NORMAL_BRIEF] = "normalbrief",
-	[TR2_SYSENV_PERF] = "perftarget",
-	[TR2_SYSENV_PERF_BRIEF] = "perfbrief",
-	[TR2_SYSENV_EVENT] = "eventtarget",
-	[TR2_SYSENV_EVENT_BRIEF] = "eventbrief",
-	[TR2_SYSENV_EVENT_NESTING] = "eventnesting",
-	[TR2_SYSENV_CONFIG_PARAMS] = "configparams",
-	[TR2_SYSENV_ENV_VARS] = "envvars",
-	[TR2_SYSENV_DST_DEBUG] = "destinationdebug",
-	[TR2_SYSENV_MAX_FILES] = "maxfiles",
-	[TR2_SYSENV_BUFFER] = "buffer",
+#define ROW(id, suffix, key, parser) [id] = { suffix, key, parser, 0, "" }
+#define LIVE_ROW(id, suffix, parser) [id] = { suffix, NULL, parser, 1, "" }
+
+static struct row rows[TR2_SYSENV_MAX] = {
+	ROW(TR2_SYSENV_NORMAL, "", "normaltarget", TR2_PARSE_DESTINATION),
+	ROW(TR2_SYSENV_NORMAL_BRIEF, "_BRIEF", "normalbrief", TR2_PARSE_BOOL),
+	ROW(TR2_SYSENV_PERF, "_PERF", "perftarget", TR2_PARSE_DESTINATION),
+	ROW(TR2_SYSENV_PERF_BRIEF, "_PERF_BRIEF", "perfbrief", TR2_PARSE_BOOL),
+	ROW(TR2_SYSENV_EVENT, "_EVENT", "eventtarget", TR2_PARSE_DESTINATION),
+	ROW(TR2_SYSENV_EVENT_BRIEF, "_EVENT_BRIEF", "eventbrief", TR2_PARSE_BOOL),
+	ROW(TR2_SYSENV_EVENT_NESTING, "_EVENT_NESTING", "eventnesting", TR2_PARSE_INT),
+	ROW(TR2_SYSENV_CONFIG_PARAMS, "_CONFIG_PARAMS", "configparams", TR2_PARSE_LIST),
+	ROW(TR2_SYSENV_ENV_VARS, "_ENV_VARS", "envvars", TR2_PARSE_LIST),
+	ROW(TR2_SYSENV_DST_DEBUG, "_DST_DEBUG", "destinationdebug", TR2_PARSE_INT),
+	ROW(TR2_SYSENV_MAX_FILES, "_MAX_FILES", "maxfiles", TR2_PARSE_INT),
+	ROW(TR2_SYSENV_BUFFER, "_BUFFER", "buffer", TR2_PARSE_SIZE),
+	LIVE_ROW(TR2_SYSENV_REDACT, "_REDACT", TR2_PARSE_ENV_BOOL),
+	LIVE_ROW(TR2_SYSENV_PARENT_SID, "_PARENT_SID", TR2_PARSE_TEXT),
+	LIVE_ROW(TR2_SYSENV_PARENT_NAME, "_PARENT_NAME", TR2_PARSE_TEXT),
 };
+static int nrows = TR2_SYSENV_BUILTIN_COUNT;
+
+/* The text of the rows registered targets add. */
+struct added {
+	char suffix[48];
+	char key[48];
+};
+static struct added added[TR2_SYSENV_MAX - TR2_SYSENV_BUILTIN_COUNT];
 
 static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char *cached[TR2_SYSENV_COUNT];      /* environment, when non-empty */
-static unsigned char looked_up[TR2_SYSENV_COUNT];
-static char *from_config[TR2_SYSENV_COUNT]; /* config files */
+static char *cached[TR2_SYSENV_MAX];      /* environment, when non-empty */
+static unsigned char looked_up[TR2_SYSENV_MAX];
+static char *from_config[TR2_SYSENV_MAX]; /* config files */
 
 void tr2_sysenv_after_fork(void)
 {
 	pthread_mutex_init(&cache_mutex, NULL);
 }
 
+int tr2_sysenv_count(void)
+{
+	return nrows;
+}
+
 int tr2_sysenv_id_of_config_key(const char *key)
 {
 	int i;
 
-	for (i = 0; i < TR2_SYSENV_COUNT; i++)
-		if (!strcmp(config_keys[i], key))
+	for (i = 0; i < nrows; i++)
+		if (rows[i].key && !strcmp(rows[i].key, key))
 			return i;
 	return -1;
 }
 
-void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value)
+const char *tr2_sysenv_env_name(int id)
+{
+	struct row *r = &rows[id];
+
+	if (!r->env[0])
+		snprintf(r->env, sizeof(r->env), "GIT_TRACE2%s", r->suffix);
+	return r->env;
+}
+
+int tr2_sysenv_env_taken(const char *upper_suffix)
+{
+	int i;
+
+	for (i = 0; i < nrows; i++)
+		if (rows[i].suffix[0] == '_' && !strcmp(rows[i].suffix + 1, upper_suffix))
+			return 1;
+	return 0;
+}
+
+static int add_row(const char *suffix, const char *key, enum tr2_parser parser)
+{
+	struct added *a;
+
+	if (nrows == TR2_SYSENV_MAX)
+		return -1;
+	a = &added[nrows - TR2_SYSENV_BUILTIN_COUNT];
+	snprintf(a->suffix, sizeof(a->suffix), "%s", suffix);
+	snprintf(a->key, sizeof(a->key), "%s", key);
+	rows[nrows].suffix = a->suffix;
+	rows[nrows].key = a->key;
+	rows[nrows].parser = parser;
+	return nrows++;
+}
+
+int tr2_sysenv_add_target(const char *setting, int builtin, int *dst_id,
+			  int *brief_id)
+{
+	char key[48], brief_key[48], suffix[48], brief_suffix[48];
+	size_t i, len = strlen(setting);
+
+	if (len > 32)
+		return -1;
+	snprintf(key, sizeof(key), "%starget", setting);
+	snprintf(brief_key, sizeof(brief_key), "%sbrief", setting);
+	*dst_id = tr2_sysenv_id_of_config_key(key);
+	*brief_id = tr2_sysenv_id_of_config_key(brief_key);
+	if (builtin)
+		return *dst_id >= 0 && *brief_id >= 0 ? 0 : -1;
+	suffix[0] = '_';
+	for (i = 0; i <= len; i++)
+		suffix[i + 1] = (char)toupper((unsigned char)setting[i]);
+	memcpy(brief_suffix, suffix, len + 1);
+	memcpy(brief_suffix + len + 1, "_BRIEF", sizeof("_BRIEF"));
+	if (*dst_id >= 0 || *brief_id >= 0 || nrows + 2 > TR2_SYSENV_MAX ||
+	    tr2_sysenv_env_taken(suffix + 1) || tr2_sysenv_env_taken(brief_suffix + 1))
+		return -1;
+	*dst_id = add_row(suffix, key, TR2_PARSE_DESTINATION);
+	*brief_id = add_row(brief_suffix, brief_key, TR2_PARSE_BOOL);
+	return 0;
+}
+
+void tr2_sysenv_set_config(int id, const char *value)
 {
 	char *copy = tr2_strdup(value);
 
@@ -77,25 +150,22 @@ void tr2_sysenv_clear_config(void)
 	int i;
 
 	pthread_mutex_lock(&cache_mutex);
-	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		tr2_sys.free(from_config[i]);
 		from_config[i] = NULL;
 	}
 	pthread_mutex_unlock(&cache_mutex);
 }
 
-const char *tr2_sysenv_env_name(enum tr2_sysenv id)
-{
-	return env_names[id];
-}
-
-const char *tr2_sysenv_get(enum tr2_sysenv id)
+const char *tr2_sysenv_get(int id)
 {
 	const char *v;
 
+	if (rows[id].live)
+		return tr2_sys.getenv(tr2_sysenv_env_name(id));
 	pthread_mutex_lock(&cache_mutex);
 	if (!looked_up[id]) {
-		v = tr2_sys.getenv(env_names[id]);
+		v = tr2_sys.getenv(tr2_sysenv_env_name(id));
 		cached[id] = v && *v ? tr2_strdup(v) : NULL;
 		looked_up[id] = 1;
 	}
@@ -104,12 +174,17 @@ const char *tr2_sysenv_get(enum tr2_sysenv id)
 	return v;
 }
 
+void tr2_sysenv_export(int id, const char *value)
+{
+	tr2_sys.setenv(tr2_sysenv_env_name(id), value, 1);
+}
+
 void tr2_sysenv_release(void)
 {
 	int i;
 
 	pthread_mutex_lock(&cache_mutex);
-	for (i = 0; i < TR2_SYSENV_COUNT; i++) {
+	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		tr2_sys.free(cached[i]);
 		cached[i] = NULL;
 		looked_up[i] = 0;
@@ -156,14 +231,14 @@ int tr2_parse_maybe_bool(const char *v)
 	return -1;
 }
 
-int tr2_sysenv_bool(enum tr2_sysenv id, int dflt)
+int tr2_sysenv_bool(int id, int dflt)
 {
 	int b = tr2_parse_maybe_bool(tr2_sysenv_get(id));
 
 	return b < 0 ? dflt : b;
 }
 
-int tr2_sysenv_int(enum tr2_sysenv id, int dflt)
+int tr2_sysenv_int(int id, int dflt)
 {
 	const char *v = tr2_sysenv_get(id);
 

@@ -1,4 +1,11 @@
-/* The GIT_TRACE2* settings: environment first, then the config files. */
+/*
+ * The settings table: every GIT_TRACE2* environment variable and trace2.*
+ * config key the library reads is a row {id, environment suffix, config
+ * key, parser}.  The environment name is "GIT_TRACE2" + suffix.  Built-in
+ * rows have fixed ids; a registered target's destination and brief
+ * settings are added as rows at registration.  The environment wins over
+ * the config files.
+ */
 #ifndef TR2_SYSENV_H
 #define TR2_SYSENV_H
 
@@ -17,31 +24,66 @@ enum tr2_sysenv {
 	TR2_SYSENV_DST_DEBUG,
 	TR2_SYSENV_MAX_FILES,
 	TR2_SYSENV_BUFFER,
-	TR2_SYSENV_COUNT
+	TR2_SYSENV_REDACT,      /* environment only */
+	TR2_SYSENV_PARENT_SID,  /* environment only, written by the library */
+	TR2_SYSENV_PARENT_NAME, /* environment only, written by the library */
+	TR2_SYSENV_BUILTIN_COUNT
 };
 
+/* Room for the built-in rows and two rows per registered target. */
+#define TR2_SYSENV_MAX (TR2_SYSENV_BUILTIN_COUNT + 2 * 32)
+
+/* How a row's value is read (config.md). */
+enum tr2_parser {
+	TR2_PARSE_DESTINATION, /* a target value */
+	TR2_PARSE_BOOL,        /* maybe-bool, invalid ignored */
+	TR2_PARSE_ENV_BOOL,    /* Git's environment boolean, invalid fatal */
+	TR2_PARSE_INT,         /* atoi() */
+	TR2_PARSE_SIZE,        /* bytes with an optional k/m/g */
+	TR2_PARSE_LIST,        /* a comma list */
+	TR2_PARSE_TEXT,        /* as it is */
+};
+
+/*
+ * Add the destination and brief rows of a target's setting: suffix
+ * "_<SETTING>" and "_<SETTING>_BRIEF", keys "<setting>target" and
+ * "<setting>brief".  A built-in target's setting ("normal", "perf",
+ * "event") names its fixed rows when builtin is set.  0 and the ids, or
+ * -1 when the setting is taken (or builtin names no built-in row) or the
+ * table is full.
+ */
+int tr2_sysenv_add_target(const char *setting, int builtin, int *dst_id,
+			  int *brief_id);
+/* 1 if an existing row has the environment name GIT_TRACE2_<upper>. */
+int tr2_sysenv_env_taken(const char *upper_suffix);
+
 /* The value: the environment variable when set and non-empty (read once
- * and cached), else the config files' value, else NULL. */
-const char *tr2_sysenv_get(enum tr2_sysenv id);
+ * and cached, but for the rows the library writes), else the config
+ * files' value, else NULL. */
+const char *tr2_sysenv_get(int id);
+/* Set the environment variable of a row (for children). */
+void tr2_sysenv_export(int id, const char *value);
 /* The environment variable's name, used in messages. */
-const char *tr2_sysenv_env_name(enum tr2_sysenv id);
-/* The setting named by trace2.<key> (lowercase), or -1. */
+const char *tr2_sysenv_env_name(int id);
+/* The row of trace2.<key> (lowercase), or -1. */
 int tr2_sysenv_id_of_config_key(const char *key);
+/* How many rows there are now (ids are 0 to count - 1). */
+int tr2_sysenv_count(void);
 /* Record the config files' value of a setting. */
-void tr2_sysenv_set_config(enum tr2_sysenv id, const char *value);
+void tr2_sysenv_set_config(int id, const char *value);
 void tr2_sysenv_clear_config(void);
 /* Re-initialise the lock in a forked child. */
 void tr2_sysenv_after_fork(void);
-/* Forget every cached value (atexit). */
+/* Forget every cached value (atexit); the rows stay. */
 void tr2_sysenv_release(void);
 
 /* Git's maybe-bool: 1 true, 0 false, -1 not a boolean (NULL: -1). */
 int tr2_parse_maybe_bool(const char *v);
 /* The setting as a maybe-bool, with dflt for unset or invalid values. */
-int tr2_sysenv_bool(enum tr2_sysenv id, int dflt);
+int tr2_sysenv_bool(int id, int dflt);
 /* A size in bytes with an optional k/m/g suffix; 0 on success. */
 int tr2_parse_size(const char *v, size_t *out);
 /* atoi() of the setting, or dflt when unset. */
-int tr2_sysenv_int(enum tr2_sysenv id, int dflt);
+int tr2_sysenv_int(int id, int dflt);
 
 #endif

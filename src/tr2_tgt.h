@@ -1,102 +1,70 @@
 /*
- * The target interface.  A target is one file in targets/ that fills one
- * struct tr2_tgt; the dispatcher (trace2.c) offers every event to every
- * target whose destination is on, in the order normal, perf, event.  A
- * NULL member means the target ignores that event.
+ * What the built-in targets share: their state (the ctx they are
+ * registered with), handing a record to the destination, and the
+ * vocabulary of JSON records.  Each target is one file in targets/ on the
+ * public interface of include/trace2/target.h.
  */
 #ifndef TR2_TGT_H
 #define TR2_TGT_H
 
 #include <stdint.h>
 
-#include "trace2.h"
+#include "trace2/target.h"
 #include "tr2_buf.h"
-#include "tr2_clock.h"
 #include "tr2_dst.h"
-#include "tr2_tls.h"
+#include "tr2_event.h"
+#include "tr2_json.h"
 
-/*
- * What every record of one API call shares: read once by the dispatcher
- * (one clock reading for all targets), and the formatted wall-clock
- * times, made by the first target that needs them.
- */
-struct tr2_ev {
-	const char *file;
-	int line;
-	uint64_t us_now;  /* wall clock, microseconds since the epoch */
-	uint64_t us_abs;  /* t_abs */
-	uint64_t us_rel;  /* t_rel, where the event has one */
-	struct tr2_tls *tls;
-	char local_time[TR2_LOCAL_TIME_LEN]; /* valid if has_local_time */
-	char utc_time[TR2_UTC_TIME_LEN];     /* valid if has_utc_time */
-	unsigned has_local_time : 1, has_utc_time : 1;
-};
-
-const char *tr2_ev_local_time(struct tr2_ev *ev);
-const char *tr2_ev_utc_time(struct tr2_ev *ev);
-
-/* Static description of a timer or counter id. */
-struct tr2_metric {
-	const char *category;
-	const char *name;
-	int per_thread; /* also reported per thread (th_timer/th_counter) */
-};
-
-struct tr2_tgt {
+/* A built-in target's ctx. */
+struct tr2_tgt_state {
 	struct tr2_dst *dst;
-	/* Read the target's own settings after its destination opened. */
-	void (*init)(void);
-
-	void (*version)(struct tr2_ev *ev, const char *version);
-	void (*too_many_files)(struct tr2_ev *ev);
-	void (*start)(struct tr2_ev *ev, const char **argv);
-	void (*exit)(struct tr2_ev *ev, int code);
-	void (*signal)(struct tr2_ev *ev, int signo);
-	void (*atexit)(struct tr2_ev *ev, int code);
-	/* msg and fmt are both NULL when fmt was NULL or empty. */
-	void (*error)(struct tr2_ev *ev, const char *msg, const char *fmt);
-	void (*cmd_path)(struct tr2_ev *ev, const char *path);
-	void (*cmd_ancestry)(struct tr2_ev *ev, const char **names);
-	void (*cmd_name)(struct tr2_ev *ev, const char *name, const char *hierarchy);
-	void (*cmd_mode)(struct tr2_ev *ev, const char *mode);
-	void (*alias)(struct tr2_ev *ev, const char *alias, const char **argv);
-	void (*child_start)(struct tr2_ev *ev, const struct child_process *cmd);
-	void (*child_exit)(struct tr2_ev *ev, const struct child_process *cmd, int code);
-	void (*child_ready)(struct tr2_ev *ev, const struct child_process *cmd,
-			    const char *ready);
-	void (*thread_start)(struct tr2_ev *ev);
-	void (*thread_exit)(struct tr2_ev *ev);
-	void (*exec)(struct tr2_ev *ev, int exec_id, const char *exe, const char **argv);
-	void (*exec_result)(struct tr2_ev *ev, int exec_id, int code);
-	void (*param)(struct tr2_ev *ev, const char *param, const char *value,
-		      const char *scope);
-	void (*repo)(struct tr2_ev *ev, const struct repository *repo);
-	/* msg is NULL when fmt was NULL or empty. */
-	void (*region_enter)(struct tr2_ev *ev, const char *category,
-			     const char *label, const struct repository *repo,
-			     const char *msg);
-	void (*region_leave)(struct tr2_ev *ev, const char *category,
-			     const char *label, const struct repository *repo,
-			     const char *msg);
-	void (*data)(struct tr2_ev *ev, const char *category,
-		     const struct repository *repo, const char *key, const char *value);
-	void (*data_json)(struct tr2_ev *ev, const char *category,
-			  const struct repository *repo, const char *key,
-			  const struct json_writer *jw);
-	/* msg is NULL when fmt was NULL or empty. */
-	void (*printf)(struct tr2_ev *ev, const char *msg);
-	void (*timer)(struct tr2_ev *ev, const struct tr2_metric *m,
-		      const struct tr2_timer *t, int per_thread);
-	void (*counter)(struct tr2_ev *ev, const struct tr2_metric *m,
-			uint64_t value, int per_thread);
+	int brief;
+	size_t max_nesting; /* the event target's nesting filter */
 };
 
-extern const struct tr2_tgt tr2_tgt_normal;
-extern const struct tr2_tgt tr2_tgt_perf;
-extern const struct tr2_tgt tr2_tgt_event;
+/* open() of the built-in targets: keep the destination and brief mode. */
+int tr2_tgt_open(void *ctx, const struct trace2_target_config *config);
+
+/* The write handle of a destination, and back. */
+static inline struct trace2_output *tr2_output_of(struct tr2_dst *dst)
+{
+	return (struct trace2_output *)(void *)dst;
+}
+static inline struct tr2_dst *tr2_dst_of(struct trace2_output *out)
+{
+	return (struct tr2_dst *)(void *)out;
+}
 
 /* Hand a finished record of the event at us_now to the destination
  * (appends the LF if missing) and release the buffer. */
 void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now);
+
+/* The repository column's value of a record (TRACE2_NO_REPO: none). */
+static inline int tr2_tgt_has_repo(int repo_id)
+{
+	return repo_id != TRACE2_NO_REPO;
+}
+
+/*
+ * JSON records: ,"<key>":<value> with the key a trusted literal, so
+ * "<,"key":>" is one literal of known length.
+ */
+#define TR2_JSON_KEY_LIT(k) ",\"" k "\":", sizeof(",\"" k "\":") - 1
+#define TR2_JSON_KEY(b, k) tr2_buf_add((b), TR2_JSON_KEY_LIT(k))
+void tr2_json_add_str(struct tr2_buf *b, const char *key, size_t key_len,
+		      const char *value);
+void tr2_json_add_int(struct tr2_buf *b, const char *key, size_t key_len, int64_t v);
+void tr2_json_add_seconds(struct tr2_buf *b, const char *key, size_t key_len,
+			  uint64_t us);
+/* A string member only when value is not NULL (raw writer form). */
+char *tr2_json_put_opt_str(char *p, const char *key, size_t key_len,
+			   const char *value, size_t len);
+#define TR2_JSON_STR(b, k, v) tr2_json_add_str((b), TR2_JSON_KEY_LIT(k), (v))
+#define TR2_JSON_INT(b, k, v) tr2_json_add_int((b), TR2_JSON_KEY_LIT(k), (v))
+#define TR2_JSON_SECS(b, k, us) tr2_json_add_seconds((b), TR2_JSON_KEY_LIT(k), (us))
+#define TR2_JSON_OPT_STR(p, k, v, len) \
+	tr2_json_put_opt_str((p), TR2_JSON_KEY_LIT(k), (v), (len))
+/* A JSON array of the strings of argv, "git" first when git_cmd. */
+void tr2_json_add_argv(struct tr2_buf *b, const char *const *argv, int git_cmd);
 
 #endif

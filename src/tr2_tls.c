@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t tr2_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t tls_key;
 static int key_made; /* atomic */
@@ -18,18 +17,7 @@ static _Thread_local struct tr2_tls *current;
 
 void tr2_tls_after_fork(void)
 {
-	pthread_mutex_init(&tr2_mutex, NULL);
 	pthread_mutex_init(&key_mutex, NULL);
-}
-
-void tr2_lock(void)
-{
-	pthread_mutex_lock(&tr2_mutex);
-}
-
-void tr2_unlock(void)
-{
-	pthread_mutex_unlock(&tr2_mutex);
 }
 
 static void free_ctx(struct tr2_tls *ctx)
@@ -46,18 +34,6 @@ static void on_thread_end(void *ctx)
 		free_ctx(ctx);
 }
 
-void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void))
-{
-	if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
-		return;
-	pthread_mutex_lock(lock);
-	if (!*done) {
-		fn();
-		__atomic_store_n(done, 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(lock);
-}
-
 static void make_key(void)
 {
 	pthread_key_create(&tls_key, on_thread_end);
@@ -69,17 +45,20 @@ static void set_name(struct tr2_tls *ctx, const char *base)
 
 	/* "th%02d:<base>" (just <base> for main), cut to the maximum; the
 	 * prefix is at most "th2147483647:", shorter than the maximum */
-	if (ctx->thread_id) {
+	if (ctx->pub.id) {
 		p = tr2_put_lit(p, "th");
-		if (ctx->thread_id < 10)
+		if (ctx->pub.id < 10)
 			*p++ = '0';
-		p = tr2_put_u64(p, (uint64_t)ctx->thread_id);
+		p = tr2_put_u64(p, (uint64_t)ctx->pub.id);
 		*p++ = ':';
 	}
 	p = tr2_put(p, base, tr2_strnlen(base, (size_t)(end - p)));
 	*p = '\0';
-	ctx->name_len = (size_t)(p - ctx->name);
-	ctx->json_name_len = tr2_json_escape(ctx->json_name, ctx->name, ctx->name_len);
+	ctx->pub.name = ctx->name;
+	ctx->pub.name_len = (size_t)(p - ctx->name);
+	ctx->pub.json_name = ctx->json_name;
+	ctx->pub.json_name_len = tr2_json_escape(ctx->json_name, ctx->name,
+						 ctx->pub.name_len);
 }
 
 struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
@@ -89,7 +68,7 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 	if (!ctx)
 		return NULL;
 	tr2_run_once(&key_made, &key_mutex, make_key);
-	ctx->thread_id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
+	ctx->pub.id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
 	set_name(ctx, base ? base : "(null)");
 	ctx->stack = ctx->inline_stack;
 	ctx->alloc = TR2_INLINE_STACK;

@@ -6,38 +6,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace2.h"
+#include "trace2/target.h"
 #include "tr2_clock.h"
 #include "tr2_json.h"
+#include "tr2_metrics.h"
 
 #define TR2_THREAD_NAME_MAX 24
 #define TR2_INLINE_STACK 32
 
-struct tr2_timer {
-	uint64_t total_ns;
-	uint64_t min_ns;
-	uint64_t max_ns;
-	uint64_t start_ns;
-	uint64_t intervals;
-	unsigned depth; /* nested starts; only the outermost pair counts */
-};
-
 struct tr2_tls {
-	int thread_id;
-	size_t name_len;
+	struct trace2_thread pub; /* what records show of the thread */
 	char name[TR2_THREAD_NAME_MAX + 1];
-	size_t json_name_len;
 	char json_name[TR2_JSON_ESCAPED_MAX(TR2_THREAD_NAME_MAX)];
 
 	uint64_t thread_start_us;
 	uint64_t *stack; /* region start times; stack[0] = thread start */
 	size_t nr;
 	size_t alloc;
+	size_t unpushed; /* regions entered when the stack could not grow:
+			  * neither they nor their leaves are traced */
+	int dispatching; /* inside a target's callback: calls are ignored */
 
-	struct tr2_timer timers[TRACE2_NUMBER_OF_TIMERS];
-	uint64_t counters[TRACE2_NUMBER_OF_COUNTERS];
-	unsigned used_timer : 1, used_thread_timer : 1;
-	unsigned used_counter : 1, used_thread_counter : 1;
+	struct tr2_thread_metrics metrics;
 
 	struct tr2_time_cache times;
 	uint64_t inline_stack[TR2_INLINE_STACK];
@@ -74,13 +64,5 @@ void tr2_tls_unwind(struct tr2_tls *ctx);
 /* In a forked child: the lock may have been held by a thread that is
  * not there any more. */
 void tr2_tls_after_fork(void);
-/* The process-wide lock for id counters and timer/counter totals. */
-void tr2_lock(void);
-void tr2_unlock(void);
-
-/* Run fn once per process, the first time *done is 0, under lock (reset
- * it in a forked child).  Not pthread_once(): glibc's makes a futex call
- * even when no thread waits, one system call more per traced process. */
-void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void));
 
 #endif

@@ -1,48 +1,366 @@
 /*
- * The dispatcher: the public trace2_*() entry points.  Each one checks the
- * enabled flag, takes one clock reading, updates the calling thread's
- * state and offers the event to the targets.
+ * The dispatcher: the public trace2_*() entry points and the target
+ * registry.  Each entry point checks the enabled flag, builds one event
+ * record, updates the calling thread's state and hands the record to
+ * every target that is on, in registration order (the built-in normal,
+ * perf and event targets first).
  */
 #include "tr2_dispatch.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
-#include "tr2_bug.h"
+#include "tr2_diag.h"
 #include "tr2_config.h"
+#include "tr2_event.h"
+#include "tr2_gitloc.h"
+#include "tr2_json_writer.h"
+#include "tr2_metrics.h"
+#include "tr2_params.h"
+#include "tr2_procinfo.h"
+#include "tr2_redact.h"
 #include "tr2_sid.h"
 #include "tr2_signal.h"
+#include "tr2_sysenv.h"
+#include "tr2_tls.h"
+#include "tr2_tgt_normal.h"
+#include "tr2_tgt_perf.h"
+#include "tr2_tgt_event.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Bit 0: the built-in targets.  Other listeners may use other bits. */
+/* Bit 0: the targets.  Other listeners may use other bits. */
 #define TR2_LISTENER_TARGETS 1u
 
 unsigned int trace2_listener_mask;
 const char *trace2_empty_strvec[] = { NULL };
 
-const struct tr2_tgt *const tr2_targets[TR2_NTARGETS] = {
-	&tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event,
-};
-
 static char *version_string;
 static trace2_bug_handler_fn *bug_handler;
-static int exit_code;
 static int fatal_exit_code;
+static int exit_code;
 static int atexit_registered;
 static int forked_since_initialize;
 static int next_child_id, next_exec_id, next_repo_id;
+static int config_listed, env_listed;
+/* What every record shows of the process (set while tracing is on). */
+static const struct trace2_process *process;
 
-/* Git-compat locations of events Git raises from inside its own code. */
-#define LOC_LIST_CONFIG "trace2.c", 439
-#define LOC_LIST_ENV "trace2.c", 440
-#define LOC_BUG "usage.c", 346
-#define LOC_DIE "usage.c", 73
-#define LOC_DIE_EXIT "usage.c", 87
-#define LOC_WARNING "usage.c", 99
-#define LOC_NO_REGION "trace2/tr2_tls.c", 120
+/* ---------------------------------------------------------------- */
+/* The target registry.                                               */
+
+struct slot {
+	/* what the per-event loop reads, first */
+	void (*event)(void *ctx, const struct trace2_event *ev);
+	void *ctx;
+	int on;      /* atomic: the target's own flag */
+	int guarded; /* a registered target: the calls its callback makes are
+		      * ignored (the built-in ones make none) */
+	const struct trace2_target *target;
+	int dst_setting, brief_setting; /* settings rows; -1 without a setting */
+	struct tr2_dst dst;
+};
+
+static struct slot slots[TRACE2_TARGETS_MAX];
+static int nslots;
+static int registry_closed; /* trace2_initialize() was called */
+
+static struct tr2_tgt_state builtin_state[3];
+static const struct trace2_target *const builtins[3] = {
+	&tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event,
+};
+
+static int add_target(const struct trace2_target *t, void *ctx, int builtin)
+{
+	struct slot *s = &slots[nslots];
+
+	if (nslots == TRACE2_TARGETS_MAX)
+		return ENOSPC;
+	s->dst_setting = s->brief_setting = -1;
+	if (t->setting) {
+		if (tr2_sysenv_add_target(t->setting, builtin, &s->dst_setting,
+					  &s->brief_setting))
+			return EINVAL;
+		tr2_dst_init(&s->dst, s->dst_setting);
+	}
+	s->target = t;
+	s->ctx = ctx;
+	s->event = t->event;
+	s->on = 0;
+	s->guarded = !builtin;
+	nslots++;
+	return 0;
+}
+
+static void register_builtins(void)
+{
+	size_t i;
+
+	if (nslots)
+		return;
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		add_target(builtins[i], &builtin_state[i], 1);
+}
+
+/* [a-z][a-z0-9]*, short enough for the settings' names. */
+static int valid_name(const char *s)
+{
+	size_t i;
+
+	if (!s || !(*s >= 'a' && *s <= 'z'))
+		return 0;
+	for (i = 1; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return i < 32;
+}
+
+/* A target's name or setting that some target or setting already has:
+ * GIT_TRACE2_<NAME> or trace2.<name>. */
+static int name_taken(const char *name)
+{
+	char upper[32];
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (!strcmp(slots[i].target->name, name) ||
+		    (slots[i].target->setting && !strcmp(slots[i].target->setting, name)))
+			return 1;
+	for (i = 0; name[i]; i++)
+		if (name[i] >= 'a' && name[i] <= 'z')
+			upper[i] = (char)(name[i] - 'a' + 'A');
+		else
+			upper[i] = name[i];
+	upper[i] = '\0';
+	return tr2_sysenv_env_taken(upper) || tr2_sysenv_id_of_config_key(name) >= 0;
+}
+
+static int check_target(const struct trace2_target *t)
+{
+	if (!t || t->abi_version != TRACE2_TARGET_ABI_VERSION || !t->event ||
+	    (t->setting && !t->open))
+		return EINVAL;
+	if (!valid_name(t->name) || name_taken(t->name))
+		return EINVAL;
+	if (t->setting && (!valid_name(t->setting) || name_taken(t->setting)))
+		return EINVAL;
+	return 0;
+}
+
+int trace2_register_target(const struct trace2_target *target, void *ctx)
+{
+	int err;
+
+	register_builtins();
+	if (registry_closed)
+		err = EBUSY;
+	else if (!(err = check_target(target)))
+		err = add_target(target, ctx, 0);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Open a target's destination and the target; 1 if it is on. */
+static int open_target(struct slot *s)
+{
+	struct trace2_target_config config = { NULL, 0, 1 };
+
+	if (s->dst_setting >= 0) {
+		if (!tr2_dst_open(&s->dst, !!(s->target->flags & TRACE2_TARGET_WANTS_CREATED)))
+			return 0;
+		config.output = tr2_output_of(&s->dst);
+		config.brief = tr2_sysenv_bool(s->brief_setting, 0);
+		config.created = s->dst.created;
+	}
+	if (s->target->open && s->target->open(s->ctx, &config)) {
+		if (s->dst_setting >= 0)
+			tr2_dst_close(&s->dst);
+		return 0;
+	}
+	__atomic_store_n(&s->on, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static int open_targets(void)
+{
+	int i, usable = 0;
+
+	for (i = 0; i < nslots; i++)
+		usable += open_target(&slots[i]);
+	return usable;
+}
+
+static void close_targets(void)
+{
+	int i;
+
+	for (i = 0; i < nslots; i++) {
+		__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
+		if (slots[i].dst_setting >= 0) {
+			tr2_dst_close(&slots[i].dst);
+			tr2_dst_forget(&slots[i].dst);
+		}
+	}
+}
+
+/* The target whose destination failed goes off with it. */
+static void switch_off(const void *dst)
+{
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (&slots[i].dst == dst)
+			__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
+}
+
+/* Buffered records out now, and what targets hold back. */
+static void flush_targets(void)
+{
+	int i;
+
+	tr2_dst_flush_all();
+	for (i = 0; i < nslots; i++)
+		if (slots[i].target->flush && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
+			slots[i].target->flush(slots[i].ctx);
+}
+
+static void shutdown_targets(void)
+{
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i].target->shutdown && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
+			slots[i].target->shutdown(slots[i].ctx);
+}
+
+/* ---------------------------------------------------------------- */
+/* Building and dispatching records.                                  */
+
+static TR2_HOT void ev_init(struct tr2_ev *ev, enum trace2_event_kind kind,
+			    struct tr2_tls *tls, const char *file, int line)
+{
+	/* before initialize set up thread storage, Git reports t_abs 0 */
+	uint64_t start = tr2_tls_main() ? tr2_start_us() : 0;
+	uint64_t now = tr2_now_us();
+
+	tr2_ev_start(ev, kind, file, line, now, start ? now - start : 0, &tls->times);
+	ev->pub.nesting = tls->nr;
+	ev->pub.thread = &tls->pub;
+	ev->pub.process = process;
+}
+
+/*
+ * Start a record of the calling thread: the calling thread's context, or
+ * NULL when tracing is off, the call comes from inside a target's
+ * callback (ignored, never recursed), or no context can be had (memory).
+ */
+static TR2_HOT struct tr2_tls *ev_begin(struct tr2_ev *ev, enum trace2_event_kind kind,
+					const char *file, int line)
+{
+	struct tr2_tls *tls;
+
+	if (!tr2_enabled() || !(tls = tr2_tls_get()) || tls->dispatching)
+		return NULL;
+	ev_init(ev, kind, tls, file, line);
+	return tls;
+}
+
+/* A registered target's callback, with the calls it makes ignored. */
+static void call_guarded(struct tr2_tls *tls, const struct slot *s,
+			 const struct trace2_event *ev)
+{
+	int outer = tls->dispatching;
+
+	tls->dispatching = 1;
+	s->event(s->ctx, ev);
+	tls->dispatching = outer;
+}
+
+/*
+ * Hand the record to every target that is on.  Only registered targets'
+ * callbacks are guarded: a host's signal handler that traces while a
+ * built-in target writes must still be traced.
+ */
+static TR2_HOT void dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	int i, n = nslots;
+
+	for (i = 0; i < n; i++) {
+		const struct slot *s = &slots[i];
+
+		if (!__atomic_load_n(&s->on, __ATOMIC_RELAXED))
+			continue;
+		if (s->guarded)
+			call_guarded(tls, s, &ev->pub);
+		else
+			s->event(s->ctx, &ev->pub);
+	}
+}
+
+/* Expand a caller's message once for all targets (NULL for no fmt). */
+static TR2_HOT const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
+{
+	tr2_buf_init(b);
+	if (!fmt || !*fmt)
+		return NULL;
+	tr2_buf_vaddf(b, fmt, ap);
+	return tr2_buf_cstr(b);
+}
+
+/* An "error" record of the thread's context, also from inside a target's
+ * callback: the library's own report of a BUG a target raised. */
+static void emit_error(struct tr2_tls *tls, const char *file, int line,
+		       const char *fmt, va_list ap)
+{
+	struct tr2_ev ev;
+	struct tr2_buf msg;
+
+	ev_init(&ev, TRACE2_EVENT_ERROR, tls, file, line);
+	ev.pub.error.msg = expand(&msg, fmt, ap);
+	ev.pub.error.fmt = ev.pub.error.msg ? fmt : NULL;
+	dispatch(tls, &ev);
+	tr2_buf_release(&msg);
+}
+
+/* An "error" record, if tracing is on and the thread has a context. */
+static void report_error(const char *file, int line, const char *fmt, va_list ap)
+{
+	struct tr2_tls *tls;
+
+	if (tr2_enabled() && (tls = tr2_tls_get()))
+		emit_error(tls, file, line, fmt, ap);
+}
+
+/* From a signal handler: nothing that allocates or takes a lock. */
+static void report_signal(int signo, int fatal)
+{
+	struct tr2_tls *tls = tr2_tls_current();
+	struct tr2_ev ev;
+
+	if (!tls)
+		tls = tr2_tls_main();
+	if (!tr2_enabled() || !tls)
+		return;
+	tr2_clock_signal_context(1);
+	tr2_dst_signal_context(1);
+	tr2_dst_finish_interrupted();
+	ev_init(&ev, TRACE2_EVENT_SIGNAL, tls, NULL, 0);
+	ev.pub.signal.signo = signo;
+	dispatch(tls, &ev);
+	if (fatal)
+		tr2_dst_flush_from_signal();
+	tr2_dst_signal_context(0);
+	tr2_clock_signal_context(0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Library settings and diagnostics.                                  */
 
 const char *trace2_version(void)
 {
@@ -57,9 +375,18 @@ void trace2_set_version_string(const char *version)
 	version_string = copy;
 }
 
+/* The diagnostics hook: installed by the first call that can need it. */
+static void on_diag(const struct tr2_diag *d, const char *fmt, va_list ap);
+
 void trace2_set_bug_handler(trace2_bug_handler_fn *fn)
 {
 	bug_handler = fn;
+	tr2_diag_set_hook(on_diag);
+}
+
+void trace2_set_fatal_exit_code(int code)
+{
+	fatal_exit_code = code;
 }
 
 int trace2_is_enabled(void)
@@ -75,206 +402,136 @@ static void set_enabled(int on)
 		__atomic_and_fetch(&trace2_listener_mask, ~TR2_LISTENER_TARGETS, __ATOMIC_RELEASE);
 }
 
-static TR2_HOT void ev_init(struct tr2_ev *ev, struct tr2_tls *tls, const char *file, int line)
+/* Print d as Git does and report it as an "error" record at loc. */
+static void print_and_report(const struct tr2_diag *d, const char *file, int line,
+			     const char *fmt, va_list ap)
 {
-	/* before initialize set up thread storage, Git reports t_abs 0 */
-	uint64_t start = tr2_tls_main() ? tr2_start_us() : 0;
-
-	ev->tls = tls;
-	ev->file = file;
-	ev->line = line;
-	ev->us_now = tr2_now_us();
-	ev->us_abs = start ? ev->us_now - start : 0;
-	ev->us_rel = 0;
-	ev->has_local_time = 0;
-	ev->has_utc_time = 0;
-}
-
-TR2_HOT int tr2_ev_begin(struct tr2_ev *ev, const char *file, int line)
-{
-	struct tr2_tls *tls = tr2_tls_get();
-
-	if (!tls)
-		return 0;
-	ev_init(ev, tls, file, line);
-	return 1;
-}
-
-/* From a signal handler: nothing that allocates or takes a lock. */
-void tr2_emit_signal(int signo, int fatal)
-{
-	struct tr2_tls *tls = tr2_tls_current();
-	struct tr2_ev ev;
-
-	if (!tls)
-		tls = tr2_tls_main();
-	if (!tr2_enabled() || !tls)
-		return;
-	tr2_clock_signal_context(1);
-	tr2_dst_signal_context(1);
-	tr2_dst_finish_interrupted();
-	ev_init(&ev, tls, NULL, 0);
-	tr2_dispatch(signal, &ev, signo);
-	if (fatal)
-		tr2_dst_flush_from_signal();
-	tr2_dst_signal_context(0);
-	tr2_clock_signal_context(0);
-}
-
-/* Expand a caller's message once for all targets (NULL for no fmt). */
-static TR2_HOT const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
-{
-	tr2_buf_init(b);
-	if (!fmt || !*fmt)
-		return NULL;
-	tr2_buf_vaddf(b, fmt, ap);
-	return tr2_buf_cstr(b);
-}
-
-/* ---------------------------------------------------------------- */
-/* BUG and warnings.                                                  */
-
-static void default_bug(const char *file, int line, const char *fmt, va_list ap)
-{
-	char prefix[4096];
 	va_list again;
 
 	va_copy(again, ap);
-	snprintf(prefix, sizeof(prefix), "BUG: %s:%d: ", file, line);
-	tr2_vreport(prefix, fmt, ap);
-	if (tr2_enabled())
-		trace2_cmd_error_va_fl(LOC_BUG, fmt, again);
+	tr2_diag_print(d, fmt, ap);
+	report_error(file, line, fmt, again);
 	va_end(again);
 }
 
-void tr2_bug_fl(const char *file, int line, const char *fmt, ...)
+/* What the modules below report. */
+static void on_diag(const struct tr2_diag *d, const char *fmt, va_list ap)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (bug_handler)
-		bug_handler(file, line, fmt, ap);
-	else
-		default_bug(file, line, fmt, ap);
-	va_end(ap);
-}
-
-void trace2_set_fatal_exit_code(int code)
-{
-	fatal_exit_code = code;
-}
-
-void tr2_fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tr2_vreport("fatal: ", fmt, ap);
-	va_end(ap);
-	va_start(ap, fmt);
-	if (tr2_enabled())
-		trace2_cmd_error_va_fl(LOC_DIE, fmt, ap);
-	va_end(ap);
-	if (fatal_exit_code) {
-		trace2_cmd_exit_fl(LOC_DIE_EXIT, fatal_exit_code);
-		exit(fatal_exit_code);
+	switch (d->kind) {
+	case TR2_DIAG_BUG:
+		if (bug_handler)
+			bug_handler(d->file, d->line, fmt, ap);
+		else
+			print_and_report(d, TR2_GITLOC_BUG, fmt, ap);
+		break;
+	case TR2_DIAG_FATAL:
+		print_and_report(d, TR2_GITLOC_DIE, fmt, ap);
+		if (fatal_exit_code) {
+			trace2_cmd_exit_fl(TR2_GITLOC_DIE_EXIT, fatal_exit_code);
+			exit(fatal_exit_code);
+		}
+		break;
+	case TR2_DIAG_DST_FAILED:
+		switch_off(d->source);
+		if (d->announce)
+			print_and_report(d, TR2_GITLOC_WARNING, fmt, ap);
+		break;
 	}
-}
-
-void tr2_dst_write_failed(const struct tr2_dst *dst, int err)
-{
-	if (!tr2_dst_debug())
-		return;
-	tr2_warning("unable to write trace to '%s': %s",
-		    tr2_sysenv_env_name(dst->sysenv), strerror(err));
-	trace2_cmd_error_fl(LOC_WARNING, "unable to write trace to '%s': %s",
-			    tr2_sysenv_env_name(dst->sysenv), strerror(err));
 }
 
 /* ---------------------------------------------------------------- */
 /* Initialize and the atexit handler.                                 */
 
-static int open_targets(void)
-{
-	size_t i;
-	int usable = 0;
-
-	for (i = 0; i < TR2_NTARGETS; i++) {
-		if (tr2_dst_open(tr2_targets[i]->dst)) {
-			tr2_targets[i]->init();
-			usable++;
-		}
-	}
-	return usable;
-}
-
-static void close_targets(void)
-{
-	size_t i;
-
-	for (i = 0; i < TR2_NTARGETS; i++)
-		tr2_dst_close(tr2_targets[i]->dst);
-}
-
 static void emit_version(const char *file, int line)
 {
 	struct tr2_ev ev;
-	const char *v = version_string ? version_string : TRACE2_VERSION_STRING;
-	size_t i;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_VERSION, file, line);
+	int i;
 
-	if (!tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
-	tr2_dispatch(version, &ev, v);
-	for (i = 0; i < TR2_NTARGETS; i++) {
-		const struct tr2_tgt *t = tr2_targets[i];
-
-		if (t->too_many_files && t->dst->too_many_files && tr2_dst_is_on(t->dst))
-			t->too_many_files(&ev);
-	}
+	ev.pub.version.exe = version_string ? version_string : TRACE2_VERSION_STRING;
+	dispatch(tls, &ev);
+	ev.pub.kind = TRACE2_EVENT_TOO_MANY_FILES;
+	for (i = 0; i < nslots; i++)
+		if (slots[i].dst_setting >= 0 && slots[i].dst.too_many_files &&
+		    __atomic_load_n(&slots[i].on, __ATOMIC_RELAXED))
+			call_guarded(tls, &slots[i], &ev.pub);
 }
 
 static void release_everything(void)
 {
-	size_t i;
-
 	close_targets();
-	for (i = 0; i < TR2_NTARGETS; i++)
-		tr2_dst_forget(tr2_targets[i]->dst);
 	tr2_metrics_release();
 	tr2_tls_release();
 	tr2_sid_release();
 	tr2_sysenv_release();
+	process = NULL;
 }
 
 /* A forked child has only the thread that forked: locks other threads
  * held at fork time would never be released there. */
 static void reset_locks_after_fork(void)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < TR2_NTARGETS; i++)
-		tr2_dst_after_fork(tr2_targets[i]->dst);
+	for (i = 0; i < nslots; i++)
+		if (slots[i].dst_setting >= 0)
+			tr2_dst_after_fork(&slots[i].dst);
 	tr2_tls_after_fork();
+	tr2_metrics_after_fork();
 	tr2_clock_after_fork();
 	tr2_sid_after_fork();
 	tr2_sysenv_after_fork();
 	forked_since_initialize = 1;
 }
 
+/* A thread's record whose time the timer and counter records share. */
+struct metric_report {
+	struct tr2_tls *tls;
+	struct tr2_ev *ev;
+};
+
+/* One timer or counter value of a thread or of the process. */
+static void dispatch_metric(void *ctx, enum trace2_event_kind kind,
+			    const struct trace2_ev_timer *timer,
+			    const struct trace2_ev_counter *counter)
+{
+	const struct metric_report *r = ctx;
+	struct tr2_ev *ev = r->ev;
+
+	ev->pub.kind = kind;
+	ev->pub.file = NULL;
+	ev->pub.line = 0;
+	ev->pub.t_rel_us = 0;
+	if (timer)
+		ev->pub.timer = *timer;
+	else
+		ev->pub.counter = *counter;
+	dispatch(r->tls, ev);
+}
+
 static void tr2_atexit(void)
 {
 	struct tr2_ev ev;
+	struct metric_report r = { NULL, &ev };
 
 	if (!tr2_enabled())
 		return;
-	if (tr2_ev_begin(&ev, NULL, 0)) {
-		tr2_tls_unwind(ev.tls);
-		tr2_metrics_report_thread(&ev);
-		tr2_metrics_merge_thread(ev.tls);
-		tr2_metrics_report_totals(&ev);
-		tr2_dispatch(atexit, &ev, exit_code);
+	if ((r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
+		tr2_tls_unwind(r.tls);
+		ev.pub.nesting = r.tls->nr;
+		tr2_metrics_report_thread(&r.tls->metrics, dispatch_metric, &r);
+		tr2_metrics_merge_thread(&r.tls->metrics);
+		tr2_metrics_report_totals(dispatch_metric, &r);
+		ev.pub.kind = TRACE2_EVENT_ATEXIT;
+		ev.pub.file = NULL;
+		ev.pub.line = 0;
+		ev.pub.exit.code = exit_code;
+		dispatch(r.tls, &ev);
 	}
-	tr2_dst_flush_all();
+	flush_targets();
+	shutdown_targets();
 	set_enabled(0);
 	release_everything();
 }
@@ -290,7 +547,7 @@ static void restart_in_forked_child(void)
 	release_everything();
 	exit_code = 0;
 	next_child_id = next_exec_id = next_repo_id = 0;
-	tr2_params_reset();
+	config_listed = env_listed = 0;
 }
 
 void trace2_initialize_fl(const char *file, int line)
@@ -300,20 +557,24 @@ void trace2_initialize_fl(const char *file, int line)
 			return;
 		restart_in_forked_child();
 	}
+	register_builtins();
+	registry_closed = 1;
+	tr2_diag_set_hook(on_diag);
 	tr2_config_load_settings();
 	if (!open_targets())
 		return;
+	tr2_sid_get();
+	process = tr2_sid_process();
 	set_enabled(1);
 	forked_since_initialize = 0;
 	tr2_redact_init();
-	tr2_sid_get();
 	if (!atexit_registered) {
 		atexit(tr2_atexit);
 		pthread_atfork(NULL, NULL, reset_locks_after_fork);
 		atexit_registered = 1;
 	}
 	tr2_dst_buffer_init();
-	tr2_signals_install();
+	tr2_signals_install(report_signal);
 	tr2_tls_init();
 	emit_version(file, line);
 }
@@ -325,38 +586,37 @@ void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 {
 	const char **redacted;
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_START, file, line);
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line) ||
-	    tr2_redact_argv(argv, &redacted))
+	if (!tls || tr2_redact_argv(argv, &redacted))
 		return;
-	tr2_dispatch(start, &ev, redacted ? redacted : argv);
+	ev.pub.start.argv = redacted ? redacted : argv;
+	dispatch(tls, &ev);
 	tr2_redact_free_argv(redacted, argv);
 }
 
 int trace2_cmd_exit_fl(const char *file, int line, int code)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls;
 
 	if (!tr2_enabled())
 		return code;
 	trace2_collect_process_info(TRACE2_PROCESS_INFO_EXIT);
+	if (!(tls = ev_begin(&ev, TRACE2_EVENT_EXIT, file, line)))
+		return code;
 	exit_code = code;
-	if (tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(exit, &ev, code);
+	ev.pub.exit.code = code;
+	dispatch(tls, &ev);
 	return code;
 }
 
 void trace2_cmd_error_va_fl(const char *file, int line, const char *fmt, va_list ap)
 {
-	struct tr2_ev ev;
-	struct tr2_buf msg;
-	const char *m;
+	struct tr2_tls *tls;
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
-		return;
-	m = expand(&msg, fmt, ap);
-	tr2_dispatch(error, &ev, m, m ? fmt : NULL);
-	tr2_buf_release(&msg);
+	if (tr2_enabled() && (tls = tr2_tls_get()) && !tls->dispatching)
+		emit_error(tls, file, line, fmt, ap);
 }
 
 void trace2_cmd_error_fl(const char *file, int line, const char *fmt, ...)
@@ -371,23 +631,29 @@ void trace2_cmd_error_fl(const char *file, int line, const char *fmt, ...)
 void trace2_cmd_path_fl(const char *file, int line, const char *pathname)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_PATH, file, line);
 
-	if (tr2_enabled() && tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(cmd_path, &ev, pathname);
+	if (tls) {
+		ev.pub.cmd_path.path = pathname;
+		dispatch(tls, &ev);
+	}
 }
 
 void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_names)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_ANCESTRY, file, line);
 
-	if (tr2_enabled() && tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(cmd_ancestry, &ev, parent_names);
+	if (tls) {
+		ev.pub.cmd_ancestry.names = parent_names;
+		dispatch(tls, &ev);
+	}
 }
 
 /* "<GIT_TRACE2_PARENT_NAME>/<name>", exported for children. */
 static char *update_hierarchy(const char *name)
 {
-	const char *parent = tr2_sys.getenv("GIT_TRACE2_PARENT_NAME");
+	const char *parent = tr2_sysenv_get(TR2_SYSENV_PARENT_NAME);
 	struct tr2_buf b;
 	char *h;
 
@@ -400,39 +666,49 @@ static char *update_hierarchy(const char *name)
 	h = b.failed ? NULL : tr2_strdup(tr2_buf_cstr(&b));
 	tr2_buf_release(&b);
 	if (h)
-		tr2_sys.setenv("GIT_TRACE2_PARENT_NAME", h, 1);
+		tr2_sysenv_export(TR2_SYSENV_PARENT_NAME, h);
 	return h;
 }
 
 void trace2_cmd_name_fl(const char *file, int line, const char *name)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_NAME, file, line);
 	char *hierarchy;
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
 	hierarchy = update_hierarchy(name);
-	tr2_dispatch(cmd_name, &ev, name, hierarchy);
+	ev.pub.cmd_name.name = name;
+	ev.pub.cmd_name.hierarchy = hierarchy;
+	dispatch(tls, &ev);
 	tr2_sys.free(hierarchy);
-	trace2_cmd_list_config_fl(LOC_LIST_CONFIG);
-	trace2_cmd_list_env_vars_fl(LOC_LIST_ENV);
+	trace2_cmd_list_config_fl(TR2_GITLOC_LIST_CONFIG);
+	trace2_cmd_list_env_vars_fl(TR2_GITLOC_LIST_ENV);
 }
 
 void trace2_cmd_mode_fl(const char *file, int line, const char *mode)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_MODE, file, line);
 
-	if (tr2_enabled() && tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(cmd_mode, &ev, mode);
+	if (tls) {
+		ev.pub.cmd_mode.name = mode;
+		dispatch(tls, &ev);
+	}
 }
 
 void trace2_cmd_alias_fl(const char *file, int line, const char *alias,
 			 const char **argv)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_ALIAS, file, line);
 
-	if (tr2_enabled() && tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(alias, &ev, alias, argv);
+	if (tls) {
+		ev.pub.alias.alias = alias;
+		ev.pub.alias.argv = argv;
+		dispatch(tls, &ev);
+	}
 }
 
 static const char *scope_name(const struct key_value_info *kvi)
@@ -455,24 +731,99 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 			 const char *value, const struct key_value_info *kvi)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_DEF_PARAM, file, line);
 	char *redacted;
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line) ||
-	    tr2_redact_url(value, &redacted))
+	if (!tls || tr2_redact_url(value, &redacted))
 		return;
-	tr2_dispatch(param, &ev, param, redacted ? redacted : value, scope_name(kvi));
+	ev.pub.def_param.param = param;
+	ev.pub.def_param.value = redacted ? redacted : value;
+	ev.pub.def_param.scope = scope_name(kvi);
+	dispatch(tls, &ev);
 	tr2_sys.free(redacted);
 }
 
 void trace2_def_repo_fl(const char *file, int line, struct repository *repo)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls;
 
 	if (!tr2_enabled() || !repo || repo->trace2_repo_id)
 		return;
+	if (!(tls = ev_begin(&ev, TRACE2_EVENT_DEF_REPO, file, line)))
+		return;
 	repo->trace2_repo_id = __atomic_add_fetch(&next_repo_id, 1, __ATOMIC_RELAXED);
-	if (tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(repo, &ev, repo);
+	ev.pub.def_repo.repo_id = repo->trace2_repo_id;
+	ev.pub.def_repo.worktree = repo->worktree;
+	dispatch(tls, &ev);
+}
+
+/* ---------------------------------------------------------------- */
+/* Listings of the config and the environment (def_param records).    */
+
+struct listing {
+	const char *file;
+	int line;
+};
+
+static void list_config_entry(const char *key, const char *value,
+			      enum config_scope scope, void *ctx)
+{
+	const struct listing *where = ctx;
+	struct key_value_info kvi = KVI_INIT;
+
+	if (!tr2_params_wants_config_key(key))
+		return;
+	kvi.scope = scope;
+	trace2_def_param_fl(where->file, where->line, key, value, &kvi);
+}
+
+void trace2_cmd_list_config_fl(const char *file, int line)
+{
+	struct listing where = { file, line };
+
+	if (!tr2_enabled() || __atomic_exchange_n(&config_listed, 1, __ATOMIC_RELAXED))
+		return;
+	if (tr2_params_config_wanted())
+		tr2_config_for_each(list_config_entry, &where);
+}
+
+static void list_env_var(const char *name, const char *value, void *ctx)
+{
+	static const struct key_value_info command = {
+		NULL, -1, CONFIG_ORIGIN_UNKNOWN, CONFIG_SCOPE_COMMAND
+	};
+	const struct listing *where = ctx;
+
+	trace2_def_param_fl(where->file, where->line, name, value, &command);
+}
+
+void trace2_cmd_list_env_vars_fl(const char *file, int line)
+{
+	struct listing where = { file, line };
+
+	if (!tr2_enabled() || __atomic_exchange_n(&env_listed, 1, __ATOMIC_RELAXED))
+		return;
+	tr2_params_for_each_env_var(list_env_var, &where);
+}
+
+void trace2_cmd_set_config_fl(const char *file, int line, const char *key,
+			      const char *value)
+{
+	if (tr2_enabled() && tr2_params_wants_config_key(key))
+		trace2_def_param_fl(file, line, key, value, NULL);
+}
+
+static void report_ancestry(const char **names, void *ctx)
+{
+	(void)ctx;
+	trace2_cmd_ancestry_fl(TR2_GITLOC_ANCESTRY, names);
+}
+
+void trace2_collect_process_info(enum trace2_process_info_reason reason)
+{
+	if (tr2_enabled() && reason == TRACE2_PROCESS_INFO_STARTUP)
+		tr2_procinfo_ancestry(report_ancestry, NULL);
 }
 
 /* ---------------------------------------------------------------- */
@@ -480,65 +831,86 @@ void trace2_def_repo_fl(const char *file, int line, struct repository *repo)
 
 void trace2_child_start_fl(const char *file, int line, struct child_process *cmd)
 {
-	const char **original, **redacted;
+	const char **redacted;
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CHILD_START, file, line);
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
 	cmd->trace2_child_id = __atomic_fetch_add(&next_child_id, 1, __ATOMIC_RELAXED);
-	cmd->trace2_child_us_start = ev.us_now;
-	original = cmd->args.v;
-	if (tr2_redact_argv(original, &redacted))
+	cmd->trace2_child_us_start = ev.pub.time_us;
+	if (tr2_redact_argv(cmd->args.v, &redacted))
 		return;
-	if (redacted)
-		cmd->args.v = redacted;
-	tr2_dispatch(child_start, &ev, cmd);
-	tr2_dst_flush_all();
-	cmd->args.v = original;
-	tr2_redact_free_argv(redacted, original);
+	ev.pub.child = (struct trace2_ev_child){
+		.id = cmd->trace2_child_id,
+		.child_class = cmd->trace2_child_class,
+		.hook_name = cmd->trace2_hook_name,
+		.cd = cmd->dir,
+		.argv = redacted ? redacted : cmd->args.v,
+		.git_cmd = cmd->git_cmd,
+		.use_shell = cmd->use_shell,
+	};
+	dispatch(tls, &ev);
+	flush_targets();
+	tr2_redact_free_argv(redacted, cmd->args.v);
 }
 
-static int child_ev_begin(struct tr2_ev *ev, const char *file, int line,
-			  const struct child_process *cmd)
+/* A child_exit or child_ready record, its time since child_start. */
+static struct tr2_tls *child_ev_begin(struct tr2_ev *ev, enum trace2_event_kind kind,
+				      const char *file, int line,
+				      const struct child_process *cmd)
 {
-	if (!tr2_enabled() || !tr2_ev_begin(ev, file, line))
-		return 0;
+	struct tr2_tls *tls = ev_begin(ev, kind, file, line);
+
+	if (!tls)
+		return NULL;
 	if (cmd->trace2_child_us_start)
-		ev->us_rel = ev->us_now - cmd->trace2_child_us_start;
-	return 1;
+		ev->pub.t_rel_us = ev->pub.time_us - cmd->trace2_child_us_start;
+	ev->pub.child = (struct trace2_ev_child){ .id = cmd->trace2_child_id, .pid = cmd->pid };
+	return tls;
 }
 
 void trace2_child_exit_fl(const char *file, int line, struct child_process *cmd,
 			  int child_exit_code)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = child_ev_begin(&ev, TRACE2_EVENT_CHILD_EXIT, file, line, cmd);
 
-	if (child_ev_begin(&ev, file, line, cmd))
-		tr2_dispatch(child_exit, &ev, cmd, child_exit_code);
+	if (tls) {
+		ev.pub.child.code = child_exit_code;
+		dispatch(tls, &ev);
+	}
 }
 
 void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd,
 			   const char *ready)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = child_ev_begin(&ev, TRACE2_EVENT_CHILD_READY, file, line, cmd);
 
-	if (child_ev_begin(&ev, file, line, cmd))
-		tr2_dispatch(child_ready, &ev, cmd, ready);
+	if (tls) {
+		ev.pub.child.ready = ready;
+		dispatch(tls, &ev);
+	}
 }
 
 int trace2_exec_fl(const char *file, int line, const char *exe, const char **argv)
 {
 	const char **redacted;
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_EXEC, file, line);
 	int id;
 
-	if (!tr2_enabled())
+	if (!tls)
 		return -1;
 	id = __atomic_fetch_add(&next_exec_id, 1, __ATOMIC_RELAXED);
-	if (!tr2_ev_begin(&ev, file, line) || tr2_redact_argv(argv, &redacted))
+	if (tr2_redact_argv(argv, &redacted))
 		return id;
-	tr2_dispatch(exec, &ev, id, exe, redacted ? redacted : argv);
-	tr2_dst_flush_all();
+	ev.pub.exec = (struct trace2_ev_exec){
+		.id = id, .exe = exe, .argv = redacted ? redacted : argv
+	};
+	dispatch(tls, &ev);
+	flush_targets();
 	tr2_redact_free_argv(redacted, argv);
 	return id;
 }
@@ -546,9 +918,12 @@ int trace2_exec_fl(const char *file, int line, const char *exe, const char **arg
 void trace2_exec_result_fl(const char *file, int line, int exec_id, int code)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_EXEC_RESULT, file, line);
 
-	if (tr2_enabled() && tr2_ev_begin(&ev, file, line))
-		tr2_dispatch(exec_result, &ev, exec_id, code);
+	if (tls) {
+		ev.pub.exec = (struct trace2_ev_exec){ .id = exec_id, .code = code };
+		dispatch(tls, &ev);
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -563,35 +938,44 @@ void trace2_thread_start_fl(const char *file, int line, const char *thread_base_
 	if (!tr2_enabled())
 		return;
 	tls = tr2_tls_current();
+	if (tls && tls->dispatching)
+		return;
 	if (tls && tr2_tls_is_main(tls)) {
 		trace2_region_enter_printf_fl(file, line, NULL, NULL, NULL,
 					      "thread-proc on main: %s", thread_base_name);
 		return;
 	}
 	now = tr2_now_us();
-	if (!tr2_tls_create(thread_base_name, now) || !tr2_ev_begin(&ev, file, line))
+	if (!(tls = tr2_tls_create(thread_base_name, now)))
 		return;
-	ev.us_now = now;
-	ev.us_abs = now - tr2_start_us();
-	tr2_dispatch(thread_start, &ev);
+	ev_init(&ev, TRACE2_EVENT_THREAD_START, tls, file, line);
+	ev.pub.time_us = now;
+	ev.pub.t_abs_us = now - tr2_start_us();
+	dispatch(tls, &ev);
 }
 
 void trace2_thread_exit_fl(const char *file, int line)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_THREAD_EXIT, file, line);
+	struct metric_report r = { tls, &ev };
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
-	if (tr2_tls_is_main(ev.tls)) {
+	if (tr2_tls_is_main(tls)) {
 		trace2_region_leave_printf_fl(file, line, NULL, NULL, NULL,
 					      "thread-proc on main");
 		return;
 	}
-	tr2_tls_unwind(ev.tls);
-	ev.us_rel = ev.us_now - ev.tls->thread_start_us;
-	tr2_metrics_report_thread(&ev);
-	tr2_metrics_merge_thread(ev.tls);
-	tr2_dispatch(thread_exit, &ev);
+	tr2_tls_unwind(tls);
+	ev.pub.nesting = tls->nr;
+	tr2_metrics_report_thread(&tls->metrics, dispatch_metric, &r);
+	tr2_metrics_merge_thread(&tls->metrics);
+	ev.pub.kind = TRACE2_EVENT_THREAD_EXIT;
+	ev.pub.file = file;
+	ev.pub.line = line;
+	ev.pub.t_rel_us = ev.pub.time_us - tls->thread_start_us;
+	dispatch(tls, &ev);
 	tr2_dst_release_thread();
 	tr2_tls_destroy();
 }
@@ -599,20 +983,32 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Regions.                                                            */
 
+static int repo_id(const struct repository *repo)
+{
+	return repo ? repo->trace2_repo_id : TRACE2_NO_REPO;
+}
+
 /*
  * The region events, the message expanded (or NULL): the entry points
- * without a message call these directly, with no va_list to set up.
+ * without a message call these directly, with no va_list to set up.  A
+ * region the stack cannot hold (memory ran out) is not traced, nor is any
+ * region inside it, nor their leaves: what is written stays balanced.
  */
 static TR2_HOT void enter_region(const char *file, int line, const char *category,
 				 const char *label, const struct repository *repo,
 				 const char *msg)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_REGION_ENTER, file, line);
 
-	if (!tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
-	tr2_dispatch(region_enter, &ev, category, label, repo, msg);
-	tr2_tls_push(ev.tls, ev.us_now);
+	if (tls->unpushed || tr2_tls_push(tls, ev.pub.time_us)) {
+		tls->unpushed++;
+		return;
+	}
+	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
+	dispatch(tls, &ev);
 }
 
 static TR2_HOT void leave_region(const char *file, int line, const char *category,
@@ -620,15 +1016,22 @@ static TR2_HOT void leave_region(const char *file, int line, const char *categor
 				 const char *msg)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_REGION_LEAVE, file, line);
 
-	if (!tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
-	if (!ev.tls->nr) {
-		tr2_bug_fl(LOC_NO_REGION, "no open regions in thread '%s'", ev.tls->name);
+	if (tls->unpushed) {
+		tls->unpushed--;
 		return;
 	}
-	ev.us_rel = tr2_tls_pop(ev.tls, ev.us_now);
-	tr2_dispatch(region_leave, &ev, category, label, repo, msg);
+	if (!tls->nr) {
+		tr2_bug_fl(TR2_GITLOC_NO_REGION, "no open regions in thread '%s'", tls->name);
+		return;
+	}
+	ev.pub.t_rel_us = tr2_tls_pop(tls, ev.pub.time_us);
+	ev.pub.nesting = tls->nr;
+	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
+	dispatch(tls, &ev);
 }
 
 /*
@@ -716,12 +1119,21 @@ TR2_HOT void trace2_region_leave_printf_fl(const char *file, int line, const cha
 /* ---------------------------------------------------------------- */
 /* Data and printf.                                                    */
 
-static int data_ev_begin(struct tr2_ev *ev, const char *file, int line)
+/* A data or data_json record, its time since the innermost region began. */
+static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_event_kind kind,
+					     const char *file, int line,
+					     const char *category,
+					     const struct repository *repo,
+					     const char *key)
 {
-	if (!tr2_enabled() || !tr2_ev_begin(ev, file, line))
-		return 0;
-	ev->us_rel = tr2_tls_region_elapsed(ev->tls, ev->us_now);
-	return 1;
+	struct tr2_tls *tls = ev_begin(ev, kind, file, line);
+
+	if (!tls)
+		return NULL;
+	ev->pub.t_rel_us = tr2_tls_region_elapsed(tls, ev->pub.time_us);
+	ev->pub.data = (struct trace2_ev_data){ .category = category,
+						.repo_id = repo_id(repo), .key = key };
+	return tls;
 }
 
 TR2_HOT void trace2_data_string_fl(const char *file, int line, const char *category,
@@ -729,9 +1141,13 @@ TR2_HOT void trace2_data_string_fl(const char *file, int line, const char *categ
 			   const char *value)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line,
+					    category, repo, key);
 
-	if (data_ev_begin(&ev, file, line))
-		tr2_dispatch(data, &ev, category, repo, key, value);
+	if (tls) {
+		ev.pub.data.value = value;
+		dispatch(tls, &ev);
+	}
 }
 
 TR2_HOT void trace2_data_intmax_fl(const char *file, int line, const char *category,
@@ -751,21 +1167,30 @@ void trace2_data_json_fl(const char *file, int line, const char *category,
 			 const struct json_writer *jw)
 {
 	struct tr2_ev ev;
+	struct tr2_tls *tls;
 
-	if (jw && !tr2_jw_failed(jw) && data_ev_begin(&ev, file, line))
-		tr2_dispatch(data_json, &ev, category, repo, key, jw);
+	if (!jw || tr2_jw_failed(jw))
+		return;
+	tls = data_ev_begin(&ev, TRACE2_EVENT_DATA_JSON, file, line, category, repo, key);
+	if (!tls)
+		return;
+	ev.pub.data.json = jw->json.buf;
+	ev.pub.data.json_len = jw->json.buf ? jw->json.len : 0;
+	ev.pub.data.json_pretty = jw->pretty;
+	ev.pub.data.json_open = jw->open_stack.len ? jw->open_stack.buf[0] : 0;
+	dispatch(tls, &ev);
 }
 
 TR2_HOT void trace2_printf_va_fl(const char *file, int line, const char *fmt, va_list ap)
 {
 	struct tr2_ev ev;
 	struct tr2_buf msg;
-	const char *m;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_PRINTF, file, line);
 
-	if (!tr2_enabled() || !tr2_ev_begin(&ev, file, line))
+	if (!tls)
 		return;
-	m = expand(&msg, fmt, ap);
-	tr2_dispatch(printf, &ev, m);
+	ev.pub.printf.msg = expand(&msg, fmt, ap);
+	dispatch(tls, &ev);
 	tr2_buf_release(&msg);
 }
 
@@ -776,4 +1201,41 @@ TR2_HOT void trace2_printf_fl(const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	trace2_printf_va_fl(file, line, fmt, ap);
 	va_end(ap);
+}
+
+/* ---------------------------------------------------------------- */
+/* Timers and counters.                                                */
+
+/* The calling thread's timers and counters, unless calls are ignored. */
+static struct tr2_thread_metrics *metrics_of_caller(void)
+{
+	struct tr2_tls *tls;
+
+	if (!tr2_enabled() || !(tls = tr2_tls_get()) || tls->dispatching)
+		return NULL;
+	return &tls->metrics;
+}
+
+void(trace2_timer_start)(enum trace2_timer_id tid)
+{
+	struct tr2_thread_metrics *m = metrics_of_caller();
+
+	if (m)
+		tr2_metrics_timer_start(m, (int)tid);
+}
+
+void(trace2_timer_stop)(enum trace2_timer_id tid)
+{
+	struct tr2_thread_metrics *m = metrics_of_caller();
+
+	if (m)
+		tr2_metrics_timer_stop(m, (int)tid);
+}
+
+void(trace2_counter_add)(enum trace2_counter_id cid, uint64_t value)
+{
+	struct tr2_thread_metrics *m = metrics_of_caller();
+
+	if (m)
+		tr2_metrics_counter_add(m, (int)cid, value);
 }

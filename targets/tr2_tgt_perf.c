@@ -3,9 +3,9 @@
  * "<time> <file:line> | d<depth> | <thread> | <event> | <repo> | <t_abs> |
  * <t_rel> | <category> | <dots><payload>".
  */
-#include "tr2_tgt.h"
+#include "tr2_tgt_perf.h"
 #include "tr2_hot.h"
-#include "tr2_sid.h"
+#include "tr2_gitloc.h"
 
 #include <stdio.h>
 
@@ -18,14 +18,11 @@
 #define CATEGORY_WIDTH 12
 #define TIME_WIDTH 9
 
-static struct tr2_dst dst = TR2_DST_INIT(TR2_SYSENV_PERF);
-static int brief;
-
-#define LOC_FILE "trace2/tr2_tgt_perf.c"
-#define LOC_SIGNAL 207
-#define LOC_ATEXIT 219
-#define LOC_TIMER 580
-#define LOC_COUNTER 596
+#define LOC_FILE TR2_GITLOC_PERF_FILE
+#define LOC_SIGNAL TR2_GITLOC_PERF_SIGNAL
+#define LOC_ATEXIT TR2_GITLOC_PERF_ATEXIT
+#define LOC_TIMER TR2_GITLOC_PERF_TIMER
+#define LOC_COUNTER TR2_GITLOC_PERF_COUNTER
 
 /* An event name and its length, for struct cols and the helpers. */
 #define EVENT(name) name, sizeof(name) - 1
@@ -36,15 +33,10 @@ enum { ABS = 1, REL = 2 };
 struct cols {
 	const char *event;
 	size_t event_len;
-	const struct repository *repo; /* NULL: blank repo column */
-	unsigned times;                /* ABS, REL */
-	const char *category;          /* NULL: blank */
+	int repo_id;           /* TRACE2_NO_REPO: blank repo column */
+	unsigned times;        /* ABS, REL */
+	const char *category;  /* NULL: blank */
 };
-
-static void init(void)
-{
-	brief = tr2_sysenv_bool(TR2_SYSENV_PERF_BRIEF, 0);
-}
 
 /* "<file>:<line>", or "..." and its last 25 bytes, padded to 28. */
 static HOT char *put_location(char *p, const char *file, size_t file_len, int line)
@@ -69,32 +61,38 @@ static HOT char *put_location(char *p, const char *file, size_t file_len, int li
 
 /*
  * "d<depth> | <thread name padded> | " is the same for every record of a
- * thread context: made once per context (thread ids are never reused).
+ * thread: made once per thread (thread ids are never reused within a
+ * process; the depth tells a restarted child from its parent).
  */
 struct ident {
+	const struct trace2_thread *thread;
 	int thread_id;
-	const struct tr2_tls *tls;
+	int depth;
 	size_t len;
 	char text[16 + THREAD_WIDTH + TR2_PAD_MAX];
 };
 
 static _Thread_local struct ident ident;
 
-static HOT const struct ident *thread_ident(const struct tr2_tls *tls)
+static HOT const struct ident *thread_ident(const struct trace2_event *ev)
 {
+	const struct trace2_thread *th = ev->thread;
+	int depth = ev->process->depth;
 	char *p;
 
-	if (ident.tls == tls && ident.thread_id == tls->thread_id && ident.len)
+	if (ident.thread == th && ident.thread_id == th->id && ident.depth == depth &&
+	    ident.len)
 		return &ident;
 	p = ident.text;
 	*p++ = 'd';
-	p = tr2_put_i64(p, tr2_sid_depth());
+	p = tr2_put_i64(p, depth);
 	p = tr2_put_lit(p, " | ");
-	p = tr2_put_padded(p, tls->name, tls->name_len, THREAD_WIDTH);
+	p = tr2_put_padded(p, th->name, th->name_len, THREAD_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	ident.len = (size_t)(p - ident.text);
-	ident.tls = tls;
-	ident.thread_id = tls->thread_id;
+	ident.thread = th;
+	ident.thread_id = th->id;
+	ident.depth = depth;
 	return &ident;
 }
 
@@ -110,11 +108,11 @@ static HOT char *put_time_column(char *p, int present, uint64_t us)
 }
 
 /* Everything up to the payload; the fixed-width part in one reservation. */
-static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
-		     int line, const struct cols *c)
+static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
+			 const struct trace2_event *ev, const char *file, int line,
+			 const struct cols *c)
 {
-	const struct tr2_tls *tls = ev->tls;
-	const struct ident *id = thread_ident(tls);
+	const struct ident *id = thread_ident(ev);
 	size_t file_len = file ? tr2_strlen(file) : 0;
 	char *p, *repo_end;
 
@@ -122,8 +120,8 @@ static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 	p = tr2_buf_reserve(b, file_len + id->len + 256);
 	if (!p)
 		return;
-	if (!brief) {
-		p = tr2_put(p, tr2_ev_local_time(ev), TR2_LOCAL_TIME_LEN);
+	if (!st->brief) {
+		p = tr2_put(p, trace2_event_local_time(ev), TR2_LOCAL_TIME_LEN);
 		*p++ = ' ';
 		p = put_location(p, file, file_len, line);
 		p = tr2_put_lit(p, " | ");
@@ -132,408 +130,386 @@ static HOT void begin_at(struct tr2_buf *b, struct tr2_ev *ev, const char *file,
 	p = tr2_put_padded(p, c->event, c->event_len, EVENT_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	repo_end = p + 3;
-	if (c->repo) {
+	if (tr2_tgt_has_repo(c->repo_id)) {
 		*p++ = 'r';
-		p = tr2_put_i64(p, c->repo->trace2_repo_id);
+		p = tr2_put_i64(p, c->repo_id);
 		*p++ = ' ';
 	}
 	if (p < repo_end)
 		p = tr2_put_padded(p, "", 0, (size_t)(repo_end - p));
 	p = tr2_put_lit(p, " | ");
-	p = put_time_column(p, c->times & ABS, ev->us_abs);
-	p = put_time_column(p, c->times & REL, ev->us_rel);
+	p = put_time_column(p, c->times & ABS, ev->t_abs_us);
+	p = put_time_column(p, c->times & REL, ev->t_rel_us);
 	p = tr2_put_padded(p, c->category,
 			   c->category ? tr2_strnlen(c->category, CATEGORY_WIDTH) : 0,
 			   CATEGORY_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	tr2_buf_commit(b, p);
-	if (tls->nr > 1)
-		tr2_buf_addn(b, '.', 2 * (tls->nr - 1));
+	if (ev->nesting > 1)
+		tr2_buf_addn(b, '.', 2 * (ev->nesting - 1));
 }
 
-static HOT void begin(struct tr2_buf *b, struct tr2_ev *ev, const struct cols *c)
+static HOT void begin(const struct tr2_tgt_state *st, struct tr2_buf *b,
+		      const struct trace2_event *ev, const struct cols *c)
 {
-	begin_at(b, ev, ev->file, ev->line, c);
+	begin_at(st, b, ev, ev->file, ev->line, c);
 }
 
-static HOT void finish(const struct tr2_ev *ev, struct tr2_buf *b)
+static HOT void finish(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+		       struct tr2_buf *b)
 {
-	tr2_tgt_emit(&dst, b, ev->us_now);
+	tr2_tgt_emit(st->dst, b, ev->time_us);
 }
 
 /* A record whose payload is one string. */
-static HOT void simple(struct tr2_ev *ev, const char *event, size_t event_len,
-		   unsigned times, const char *text)
+static HOT void simple(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+		       unsigned times, const char *text)
 {
-	struct cols c = { event, event_len, NULL, times, NULL };
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, times, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_add_str(&b, text);
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void version(struct tr2_ev *ev, const char *v)
+/* The event's name, and whether its payload is a bracketed argv. */
+static void named(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+		  unsigned times, const char *word, const char *const *argv, int brackets)
 {
-	simple(ev, EVENT("version"), 0, v);
-}
-
-static void start(struct tr2_ev *ev, const char **argv)
-{
-	struct cols c = { EVENT("start"), NULL, ABS, NULL };
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, times, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
+	tr2_buf_adds(&b, word);
 	tr2_buf_add_qargv(&b, argv);
-	finish(ev, &b);
+	if (brackets)
+		tr2_buf_addc(&b, ']');
+	finish(st, ev, &b);
 }
 
-static void abs_code(struct tr2_ev *ev, const char *file, int line,
-		     const char *event, size_t event_len, const char *word, int code)
+static void abs_code(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+		     const char *file, int line, const char *word, int code)
 {
-	struct cols c = { event, event_len, NULL, ABS, NULL };
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, ABS, NULL };
 	struct tr2_buf b;
 
-	begin_at(&b, ev, file, line, &c);
+	begin_at(st, &b, ev, file, line, &c);
 	tr2_buf_adds(&b, word);
 	tr2_buf_add_i64(&b, code);
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void exit_(struct tr2_ev *ev, int code)
+static void cmd_name(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	abs_code(ev, ev->file, ev->line, EVENT("exit"), "code:", code);
-}
-
-static void signal_(struct tr2_ev *ev, int signo)
-{
-	abs_code(ev, LOC_FILE, LOC_SIGNAL, EVENT("signal"), "signo:", signo);
-}
-
-static void atexit_(struct tr2_ev *ev, int code)
-{
-	abs_code(ev, LOC_FILE, LOC_ATEXIT, EVENT("atexit"), "code:", code);
-}
-
-static void error(struct tr2_ev *ev, const char *msg, const char *fmt)
-{
-	(void)fmt;
-	simple(ev, EVENT("error"), 0, msg ? msg : "");
-}
-
-static void cmd_path(struct tr2_ev *ev, const char *path)
-{
-	simple(ev, EVENT("cmd_path"), 0, path);
-}
-
-static void cmd_mode(struct tr2_ev *ev, const char *mode)
-{
-	simple(ev, EVENT("cmd_mode"), 0, mode);
-}
-
-static void cmd_ancestry(struct tr2_ev *ev, const char **names)
-{
-	struct cols c = { EVENT("cmd_ancestry"), NULL, 0, NULL };
+	struct cols c = { EVENT("cmd_name"), TRACE2_NO_REPO, 0, NULL };
+	const char *hierarchy = ev->cmd_name.hierarchy;
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
-	tr2_buf_addlit(&b, "ancestry:[");
-	tr2_buf_add_qargv(&b, names);
-	tr2_buf_addc(&b, ']');
-	finish(ev, &b);
-}
-
-static void cmd_name(struct tr2_ev *ev, const char *name, const char *hierarchy)
-{
-	struct cols c = { EVENT("cmd_name"), NULL, 0, NULL };
-	struct tr2_buf b;
-
-	begin(&b, ev, &c);
-	tr2_buf_add_str(&b, name);
+	begin(st, &b, ev, &c);
+	tr2_buf_add_str(&b, ev->cmd_name.name);
 	if (hierarchy && *hierarchy) {
 		tr2_buf_addlit(&b, " (");
 		tr2_buf_adds(&b, hierarchy);
 		tr2_buf_addc(&b, ')');
 	}
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void alias(struct tr2_ev *ev, const char *alias_name, const char **argv)
+static void alias(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("alias"), NULL, 0, NULL };
+	struct cols c = { EVENT("alias"), TRACE2_NO_REPO, 0, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "alias:");
-	tr2_buf_add_str(&b, alias_name);
+	tr2_buf_add_str(&b, ev->alias.alias);
 	tr2_buf_addlit(&b, " argv:[");
-	tr2_buf_add_qargv(&b, argv);
+	tr2_buf_add_qargv(&b, ev->alias.argv);
 	tr2_buf_addc(&b, ']');
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void child_start(struct tr2_ev *ev, const struct child_process *cmd)
+static void child_start(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("child_start"), NULL, ABS, NULL };
+	const struct trace2_ev_child *ch = &ev->child;
+	struct cols c = { EVENT("child_start"), TRACE2_NO_REPO, ABS, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "[ch");
-	tr2_buf_add_i64(&b, cmd->trace2_child_id);
+	tr2_buf_add_i64(&b, ch->id);
 	tr2_buf_addlit(&b, "] class:");
-	if (cmd->trace2_hook_name) {
+	if (ch->hook_name) {
 		tr2_buf_addlit(&b, "hook hook:");
-		tr2_buf_adds(&b, cmd->trace2_hook_name);
+		tr2_buf_adds(&b, ch->hook_name);
 	} else
-		tr2_buf_adds(&b, cmd->trace2_child_class ? cmd->trace2_child_class : "?");
-	if (cmd->dir) {
+		tr2_buf_adds(&b, ch->child_class ? ch->child_class : "?");
+	if (ch->cd) {
 		tr2_buf_addlit(&b, " cd:");
-		tr2_buf_add_qarg(&b, cmd->dir);
+		tr2_buf_add_qarg(&b, ch->cd);
 	}
 	tr2_buf_addlit(&b, " argv:[");
-	if (cmd->git_cmd) {
+	if (ch->git_cmd) {
 		tr2_buf_addlit(&b, "git");
-		if (cmd->args.nr)
+		if (ch->argv && ch->argv[0])
 			tr2_buf_addc(&b, ' ');
 	}
-	tr2_buf_add_qargv(&b, cmd->args.v);
+	tr2_buf_add_qargv(&b, ch->argv);
 	tr2_buf_addc(&b, ']');
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void child_end(struct tr2_ev *ev, const char *event, size_t event_len,
-		      const struct child_process *cmd, const char *what,
-		      const char *text, int code)
+static void child_end(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+		      const char *what, const char *text, int code)
 {
-	struct cols c = { event, event_len, NULL, ABS | REL, NULL };
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, ABS | REL, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "[ch");
-	tr2_buf_add_i64(&b, cmd->trace2_child_id);
+	tr2_buf_add_i64(&b, ev->child.id);
 	tr2_buf_addlit(&b, "] pid:");
-	tr2_buf_add_i64(&b, cmd->pid);
+	tr2_buf_add_i64(&b, ev->child.pid);
 	tr2_buf_adds(&b, what);
 	if (text)
 		tr2_buf_adds(&b, text);
 	else
 		tr2_buf_add_i64(&b, code);
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void child_exit(struct tr2_ev *ev, const struct child_process *cmd, int code)
+static void exec_(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	child_end(ev, EVENT("child_exit"), cmd, " code:", NULL, code);
-}
-
-static void child_ready(struct tr2_ev *ev, const struct child_process *cmd,
-			const char *ready)
-{
-	child_end(ev, EVENT("child_ready"), cmd, " ready:", ready ? ready : "(null)", 0);
-}
-
-static void thread_start(struct tr2_ev *ev)
-{
-	simple(ev, EVENT("thread_start"), ABS, "");
-}
-
-static void thread_exit(struct tr2_ev *ev)
-{
-	simple(ev, EVENT("thread_exit"), ABS | REL, "");
-}
-
-static void exec_(struct tr2_ev *ev, int exec_id, const char *exe, const char **argv)
-{
-	struct cols c = { EVENT("exec"), NULL, ABS, NULL };
+	struct cols c = { EVENT("exec"), TRACE2_NO_REPO, ABS, NULL };
+	const char *const *argv = ev->exec.argv;
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "id:");
-	tr2_buf_add_i64(&b, exec_id);
+	tr2_buf_add_i64(&b, ev->exec.id);
 	tr2_buf_addlit(&b, " argv:[");
-	if (exe) {
-		tr2_buf_adds(&b, exe);
+	if (ev->exec.exe) {
+		tr2_buf_adds(&b, ev->exec.exe);
 		if (argv && argv[0])
 			tr2_buf_addc(&b, ' ');
 	}
 	tr2_buf_add_qargv(&b, argv);
 	tr2_buf_addc(&b, ']');
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void exec_result(struct tr2_ev *ev, int exec_id, int code)
+static void exec_result(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("exec_result"), NULL, ABS, NULL };
+	struct cols c = { EVENT("exec_result"), TRACE2_NO_REPO, ABS, NULL };
+	int code = ev->exec.code;
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "id:");
-	tr2_buf_add_i64(&b, exec_id);
+	tr2_buf_add_i64(&b, ev->exec.id);
 	tr2_buf_addlit(&b, " code:");
 	tr2_buf_add_i64(&b, code);
 	if (code > 0) {
 		tr2_buf_addlit(&b, " err:");
 		tr2_buf_adds(&b, strerror(code));
 	}
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void param(struct tr2_ev *ev, const char *name, const char *value,
-		  const char *scope)
+static void param(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
 	char category[32];
-	struct cols c = { EVENT("def_param"), NULL, 0, category };
+	struct cols c = { EVENT("def_param"), TRACE2_NO_REPO, 0, category };
 	struct tr2_buf b;
 
-	snprintf(category, sizeof(category), "scope:%s", scope);
-	begin(&b, ev, &c);
-	tr2_buf_add_str(&b, name);
-	if (value) {
+	snprintf(category, sizeof(category), "scope:%s", ev->def_param.scope);
+	begin(st, &b, ev, &c);
+	tr2_buf_add_str(&b, ev->def_param.param);
+	if (ev->def_param.value) {
 		tr2_buf_addc(&b, ':');
-		tr2_buf_adds(&b, value);
+		tr2_buf_adds(&b, ev->def_param.value);
 	}
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void repo(struct tr2_ev *ev, const struct repository *r)
+static void repo(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("def_repo"), r, 0, NULL };
+	struct cols c = { EVENT("def_repo"), ev->def_repo.repo_id, 0, NULL };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
+	begin(st, &b, ev, &c);
 	tr2_buf_addlit(&b, "worktree:");
-	tr2_buf_add_qarg(&b, r->worktree);
-	finish(ev, &b);
+	tr2_buf_add_qarg(&b, ev->def_repo.worktree);
+	finish(st, ev, &b);
 }
 
-/* Six arguments, so that region_enter() and region_leave() can jump here
- * (tr2_dst.h: frames between the write() and the host cost time). */
-static HOT void region(struct tr2_ev *ev, int leave, const char *category,
-		       const char *label, const struct repository *r, const char *msg)
+static HOT void region(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("region_enter"), r, ABS, category };
+	const struct trace2_ev_region *r = &ev->region;
+	struct cols c = { EVENT("region_enter"), r->repo_id, ABS, r->category };
 	struct tr2_buf b;
 
-	if (leave) {
+	if (ev->kind == TRACE2_EVENT_REGION_LEAVE) {
 		c.event = "region_leave";
 		c.event_len = sizeof("region_leave") - 1;
 		c.times = ABS | REL;
 	}
-	begin(&b, ev, &c);
-	if (label) {
+	begin(st, &b, ev, &c);
+	if (r->label) {
 		tr2_buf_addlit(&b, "label:");
-		tr2_buf_adds(&b, label);
+		tr2_buf_adds(&b, r->label);
 	}
-	if (msg) {
+	if (r->msg) {
 		tr2_buf_addc(&b, ' ');
-		tr2_buf_adds(&b, msg);
+		tr2_buf_adds(&b, r->msg);
 	}
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static HOT void region_enter(struct tr2_ev *ev, const char *category, const char *label,
-			 const struct repository *r, const char *msg)
+static HOT void data(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	region(ev, 0, category, label, r, msg);
-}
-
-static HOT void region_leave(struct tr2_ev *ev, const char *category, const char *label,
-			 const struct repository *r, const char *msg)
-{
-	region(ev, 1, category, label, r, msg);
-}
-
-static HOT void data(struct tr2_ev *ev, const char *category, const struct repository *r,
-		 const char *key, const char *value)
-{
-	struct cols c = { EVENT("data"), r, ABS | REL, category };
+	const struct trace2_ev_data *d = &ev->data;
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), d->repo_id, ABS | REL, d->category };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
-	tr2_buf_add_str(&b, key);
+	begin(st, &b, ev, &c);
+	tr2_buf_add_str(&b, d->key);
 	tr2_buf_addc(&b, ':');
-	tr2_buf_add_str(&b, value);
-	finish(ev, &b);
+	if (ev->kind == TRACE2_EVENT_DATA)
+		tr2_buf_add_str(&b, d->value);
+	else if (d->json)
+		tr2_buf_add(&b, d->json, d->json_len);
+	finish(st, ev, &b);
 }
 
-static void data_json(struct tr2_ev *ev, const char *category,
-		      const struct repository *r, const char *key,
-		      const struct json_writer *jw)
+static void timer(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	struct cols c = { EVENT("data_json"), r, ABS | REL, category };
+	const struct trace2_ev_timer *t = &ev->timer;
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, t->category };
 	struct tr2_buf b;
 
-	begin(&b, ev, &c);
-	tr2_buf_add_str(&b, key);
-	tr2_buf_addc(&b, ':');
-	if (jw->json.buf)
-		tr2_buf_add(&b, jw->json.buf, jw->json.len);
-	finish(ev, &b);
-}
-
-static HOT void printf_(struct tr2_ev *ev, const char *msg)
-{
-	simple(ev, EVENT("printf"), ABS, msg ? msg : "");
-}
-
-static void timer(struct tr2_ev *ev, const struct tr2_metric *m,
-		  const struct tr2_timer *t, int per_thread)
-{
-	const char *event = per_thread ? "th_timer" : "timer";
-	struct cols c = { event, tr2_strlen(event), NULL, 0, m->category };
-	struct tr2_buf b;
-
-	begin_at(&b, ev, LOC_FILE, LOC_TIMER, &c);
+	begin_at(st, &b, ev, LOC_FILE, LOC_TIMER, &c);
 	tr2_buf_addf(&b, "name:%s intervals:%llu total:%8.6f min:%8.6f max:%8.6f",
-		     m->name, (unsigned long long)t->intervals,
+		     t->name, (unsigned long long)t->intervals,
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
 		     (double)t->max_ns / 1e9);
-	finish(ev, &b);
+	finish(st, ev, &b);
 }
 
-static void counter(struct tr2_ev *ev, const struct tr2_metric *m, uint64_t value,
-		    int per_thread)
+static void counter(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
-	const char *event = per_thread ? "th_counter" : "counter";
-	struct cols c = { event, tr2_strlen(event), NULL, 0, m->category };
+	const char *name = trace2_event_name(ev->kind);
+	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, ev->counter.category };
 	struct tr2_buf b;
 
-	begin_at(&b, ev, LOC_FILE, LOC_COUNTER, &c);
+	begin_at(st, &b, ev, LOC_FILE, LOC_COUNTER, &c);
 	tr2_buf_addlit(&b, "name:");
-	tr2_buf_adds(&b, m->name);
+	tr2_buf_adds(&b, ev->counter.name);
 	tr2_buf_addlit(&b, " value:");
-	tr2_buf_add_u64(&b, value);
-	finish(ev, &b);
+	tr2_buf_add_u64(&b, ev->counter.value);
+	finish(st, ev, &b);
 }
 
-const struct tr2_tgt tr2_tgt_perf = {
-	.dst = &dst,
-	.init = init,
-	.version = version,
-	.start = start,
-	.exit = exit_,
-	.signal = signal_,
-	.atexit = atexit_,
-	.error = error,
-	.cmd_path = cmd_path,
-	.cmd_ancestry = cmd_ancestry,
-	.cmd_name = cmd_name,
-	.cmd_mode = cmd_mode,
-	.alias = alias,
-	.child_start = child_start,
-	.child_exit = child_exit,
-	.child_ready = child_ready,
-	.thread_start = thread_start,
-	.thread_exit = thread_exit,
-	.exec = exec_,
-	.exec_result = exec_result,
-	.param = param,
-	.repo = repo,
-	.region_enter = region_enter,
-	.region_leave = region_leave,
-	.data = data,
-	.data_json = data_json,
-	.printf = printf_,
-	.timer = timer,
-	.counter = counter,
+static HOT void event(void *ctx, const struct trace2_event *ev)
+{
+	const struct tr2_tgt_state *st = ctx;
+
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+	case TRACE2_EVENT_REGION_LEAVE:
+		region(st, ev);
+		break;
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		data(st, ev);
+		break;
+	case TRACE2_EVENT_PRINTF:
+		simple(st, ev, ABS, ev->printf.msg ? ev->printf.msg : "");
+		break;
+	case TRACE2_EVENT_VERSION:
+		simple(st, ev, 0, ev->version.exe);
+		break;
+	case TRACE2_EVENT_START:
+		named(st, ev, ABS, "", ev->start.argv, 0);
+		break;
+	case TRACE2_EVENT_EXIT:
+		abs_code(st, ev, ev->file, ev->line, "code:", ev->exit.code);
+		break;
+	case TRACE2_EVENT_SIGNAL:
+		abs_code(st, ev, LOC_FILE, LOC_SIGNAL, "signo:", ev->signal.signo);
+		break;
+	case TRACE2_EVENT_ATEXIT:
+		abs_code(st, ev, LOC_FILE, LOC_ATEXIT, "code:", ev->exit.code);
+		break;
+	case TRACE2_EVENT_ERROR:
+		simple(st, ev, 0, ev->error.msg ? ev->error.msg : "");
+		break;
+	case TRACE2_EVENT_CMD_PATH:
+		simple(st, ev, 0, ev->cmd_path.path);
+		break;
+	case TRACE2_EVENT_CMD_ANCESTRY:
+		named(st, ev, 0, "ancestry:[", ev->cmd_ancestry.names, 1);
+		break;
+	case TRACE2_EVENT_CMD_NAME:
+		cmd_name(st, ev);
+		break;
+	case TRACE2_EVENT_CMD_MODE:
+		simple(st, ev, 0, ev->cmd_mode.name);
+		break;
+	case TRACE2_EVENT_ALIAS:
+		alias(st, ev);
+		break;
+	case TRACE2_EVENT_CHILD_START:
+		child_start(st, ev);
+		break;
+	case TRACE2_EVENT_CHILD_EXIT:
+		child_end(st, ev, " code:", NULL, ev->child.code);
+		break;
+	case TRACE2_EVENT_CHILD_READY:
+		child_end(st, ev, " ready:", ev->child.ready ? ev->child.ready : "(null)", 0);
+		break;
+	case TRACE2_EVENT_THREAD_START:
+		simple(st, ev, ABS, "");
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+		simple(st, ev, ABS | REL, "");
+		break;
+	case TRACE2_EVENT_EXEC:
+		exec_(st, ev);
+		break;
+	case TRACE2_EVENT_EXEC_RESULT:
+		exec_result(st, ev);
+		break;
+	case TRACE2_EVENT_DEF_PARAM:
+		param(st, ev);
+		break;
+	case TRACE2_EVENT_DEF_REPO:
+		repo(st, ev);
+		break;
+	case TRACE2_EVENT_TIMER:
+	case TRACE2_EVENT_TH_TIMER:
+		timer(st, ev);
+		break;
+	case TRACE2_EVENT_COUNTER:
+	case TRACE2_EVENT_TH_COUNTER:
+		counter(st, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+const struct trace2_target tr2_tgt_perf = {
+	.abi_version = TRACE2_TARGET_ABI_VERSION,
+	.name = "perf",
+	.setting = "perf",
+	.open = tr2_tgt_open,
+	.event = event,
 };

@@ -15,7 +15,7 @@
 
 #include "t2test.h"
 #include "trace2.h"
-#include "tr2_dispatch.h"
+#include "tr2_json_writer.h"
 
 
 _Static_assert(INTMAX_MAX == 9223372036854775807, "tests expect a 64-bit intmax_t");

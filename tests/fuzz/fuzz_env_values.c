@@ -138,7 +138,7 @@ static void check_names(const char *v)
 	int id = tr2_sysenv_id_of_config_key(v);
 	enum tr2_dst_form form = tr2_dst_classify(v);
 
-	FZ_CHECK(id >= -1 && id < TR2_SYSENV_COUNT);
+	FZ_CHECK(id >= -1 && id < tr2_sysenv_count());
 	FZ_CHECK(form >= TR2_DST_OFF && form <= TR2_DST_UNKNOWN);
 }
 

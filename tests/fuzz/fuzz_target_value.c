@@ -72,11 +72,12 @@ static enum tr2_dst_form expected_form(const char *v)
 /* Resolve value as the NORMAL target would, then close it again. */
 static void open_value(const char *value)
 {
-	struct tr2_dst dst = TR2_DST_INIT(TR2_SYSENV_NORMAL);
+	struct tr2_dst dst;
 
+	tr2_dst_init(&dst, TR2_SYSENV_NORMAL);
 	git_trace2 = value;
 	tr2_sysenv_release();
-	tr2_dst_open(&dst);
+	tr2_dst_open(&dst, 0);
 	FZ_CHECK(dst.initialized);
 	tr2_dst_close(&dst);
 	FZ_CHECK(!tr2_dst_is_on(&dst));

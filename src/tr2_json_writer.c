@@ -6,9 +6,9 @@
  * container that cannot be opened or closed leaves the writer failed:
  * later calls do nothing, silently, and the value is never traced.
  */
-#include "trace2.h"
+#include "tr2_json_writer.h"
 #include "tr2_sys.h"
-#include "tr2_bug.h"
+#include "tr2_diag.h"
 #include "tr2_json.h"
 
 #include <stdarg.h>

@@ -1,0 +1,323 @@
+/*
+ * libtrace2 targets: the public interface every target is written on,
+ * the built-in normal, perf and event targets included.
+ *
+ * A target is a struct trace2_target registered with
+ * trace2_register_target() before trace2_initialize().  For every traced
+ * call the library builds one struct trace2_event and hands it to the
+ * event callback of every target that is on.
+ *
+ * The contract:
+ *
+ * - Threads.  There is no tracing thread: event() runs on the thread
+ *   that made the trace2_*() call, so it runs concurrently on several
+ *   threads and must be thread-safe.  Within one thread, events come in
+ *   the order of the calls.  open() runs on the thread that calls
+ *   trace2_initialize(), before any event; shutdown() runs once at process
+ *   exit (the atexit handler), after the last event.  flush() may come
+ *   from any thread.
+ * - Signals.  A TRACE2_EVENT_SIGNAL record is delivered from inside a
+ *   signal handler: for it, event() may do only async-signal-safe work
+ *   (format into a stack buffer, trace2_output_write()).  A target that
+ *   cannot must ignore that kind.
+ * - Re-entry.  A trace2_*() call made from inside a callback is ignored:
+ *   it emits nothing and changes no state (regions, timers).  Callbacks
+ *   are never recursed into by their own calls.
+ * - Lifetime.  The record and every string and array it points to live
+ *   for the duration of the event() call only: copy what you keep.
+ * - Output.  A target with a setting gets a write handle in open(): the
+ *   library opens the destination named by GIT_TRACE2_<SETTING> or
+ *   trace2.<setting>Target exactly as for the built-in targets (stderr,
+ *   an fd, a file, a directory, an af_unix socket, buffered mode) and
+ *   trace2_output_write() writes whole records to it, never interleaved
+ *   with another thread's.  A failing destination is switched off with
+ *   one warning (GIT_TRACE2_DST_DEBUG), and with it the target.
+ */
+#ifndef TRACE2_TARGET_H
+#define TRACE2_TARGET_H
+
+#include "../trace2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default)
+#endif
+
+/* The version of this interface; a target states the one it was built for. */
+#define TRACE2_TARGET_ABI_VERSION 1
+
+/* How many targets can be registered, the built-in ones included. */
+#define TRACE2_TARGETS_MAX 32
+
+/* ------------------------------------------------------------------ */
+/* The event record.                                                    */
+/* ------------------------------------------------------------------ */
+
+/* One kind per event name of the event target (trace2_event_name()). */
+enum trace2_event_kind {
+	TRACE2_EVENT_VERSION = 1,
+	TRACE2_EVENT_TOO_MANY_FILES, /* only to a target whose directory is full */
+	TRACE2_EVENT_START,
+	TRACE2_EVENT_EXIT,
+	TRACE2_EVENT_SIGNAL,         /* from a signal handler: see above */
+	TRACE2_EVENT_ATEXIT,
+	TRACE2_EVENT_ERROR,
+	TRACE2_EVENT_CMD_PATH,
+	TRACE2_EVENT_CMD_ANCESTRY,
+	TRACE2_EVENT_CMD_NAME,
+	TRACE2_EVENT_CMD_MODE,
+	TRACE2_EVENT_ALIAS,
+	TRACE2_EVENT_CHILD_START,
+	TRACE2_EVENT_CHILD_EXIT,
+	TRACE2_EVENT_CHILD_READY,
+	TRACE2_EVENT_THREAD_START,
+	TRACE2_EVENT_THREAD_EXIT,
+	TRACE2_EVENT_EXEC,
+	TRACE2_EVENT_EXEC_RESULT,
+	TRACE2_EVENT_DEF_PARAM,
+	TRACE2_EVENT_DEF_REPO,
+	TRACE2_EVENT_REGION_ENTER,
+	TRACE2_EVENT_REGION_LEAVE,
+	TRACE2_EVENT_DATA,
+	TRACE2_EVENT_DATA_JSON,
+	TRACE2_EVENT_PRINTF,
+	TRACE2_EVENT_TIMER,          /* process totals, at exit */
+	TRACE2_EVENT_TH_TIMER,       /* one thread's, at its exit */
+	TRACE2_EVENT_COUNTER,
+	TRACE2_EVENT_TH_COUNTER,
+	TRACE2_EVENT_KIND_MAX
+};
+
+/* The repository id of a record whose call named no repository. */
+#define TRACE2_NO_REPO (-1)
+
+/* The traced process. */
+struct trace2_process {
+	const char *sid;        /* "<parent sid>/<own>", or the own part */
+	size_t sid_len;
+	const char *sid_json;   /* the SID escaped as the inside of a JSON string */
+	size_t sid_json_len;
+	int depth;              /* traced ancestors: the '/' count of sid */
+};
+
+/* The thread that made the call. */
+struct trace2_thread {
+	const char *name;       /* "main", or "th<NN>:<base name>" */
+	size_t name_len;
+	const char *json_name;  /* name escaped as the inside of a JSON string */
+	size_t json_name_len;
+	int id;                 /* 0 for main, then in order of creation; not
+				 * reused within a process */
+};
+
+/* Argument vectors are NULL-terminated; a NULL vector means none. */
+struct trace2_ev_version { const char *exe; };       /* the version text */
+struct trace2_ev_start { const char *const *argv; }; /* passwords redacted */
+struct trace2_ev_exit { int code; };                 /* exit, atexit */
+struct trace2_ev_signal { int signo; };
+struct trace2_ev_error {
+	const char *msg; /* the expanded message; NULL when fmt was NULL or "" */
+	const char *fmt; /* the format; NULL exactly when msg is */
+};
+struct trace2_ev_cmd_path { const char *path; };
+struct trace2_ev_cmd_ancestry { const char *const *names; }; /* nearest first */
+struct trace2_ev_cmd_name {
+	const char *name;
+	const char *hierarchy; /* "<GIT_TRACE2_PARENT_NAME>/<name>" */
+};
+struct trace2_ev_cmd_mode { const char *name; };
+struct trace2_ev_alias { const char *alias; const char *const *argv; };
+struct trace2_ev_child {      /* child_start, child_exit, child_ready */
+	int id;
+	long pid;                 /* exit, ready */
+	const char *child_class;  /* NULL: unknown; start */
+	const char *hook_name;    /* NULL unless a hook; start */
+	const char *cd;           /* NULL: the current directory; start */
+	const char *const *argv;  /* start; git_cmd: "git" is implied first */
+	int git_cmd;              /* start */
+	int use_shell;            /* start */
+	int code;                 /* exit */
+	const char *ready;        /* ready */
+};
+struct trace2_ev_exec {       /* exec, exec_result */
+	int id;
+	const char *exe;          /* exec; NULL: argv[0] is the program */
+	const char *const *argv;  /* exec */
+	int code;                 /* exec_result */
+};
+struct trace2_ev_def_param {
+	const char *param;
+	const char *value;        /* NULL for a valueless entry */
+	const char *scope;        /* "system", "global", ... "unknown" */
+};
+struct trace2_ev_def_repo { int repo_id; const char *worktree; };
+struct trace2_ev_region {     /* region_enter, region_leave */
+	const char *category;     /* may be NULL */
+	const char *label;        /* may be NULL */
+	int repo_id;              /* or TRACE2_NO_REPO */
+	const char *msg;          /* the expanded message, NULL for none */
+};
+struct trace2_ev_data {       /* data, data_json */
+	const char *category;
+	int repo_id;              /* or TRACE2_NO_REPO */
+	const char *key;
+	const char *value;        /* data (NULL is possible) */
+	const char *json;         /* data_json: the writer's text, NULL if none */
+	size_t json_len;
+	int json_pretty;          /* the text is pretty-printed (has newlines) */
+	int json_open;            /* '{' or '[': the writer was not terminated
+				   * (the event target reports a BUG), else 0 */
+};
+struct trace2_ev_printf { const char *msg; }; /* NULL for an empty format */
+struct trace2_ev_timer {      /* timer, th_timer */
+	const char *category;
+	const char *name;
+	uint64_t intervals;
+	uint64_t total_ns, min_ns, max_ns;
+};
+struct trace2_ev_counter {    /* counter, th_counter */
+	const char *category;
+	const char *name;
+	uint64_t value;
+};
+
+struct trace2_event {
+	enum trace2_event_kind kind;
+	const char *file;         /* the caller's source location; NULL for */
+	int line;                 /* records without one (signal, atexit,
+				   * timers and counters) */
+	uint64_t time_us;         /* wall clock, microseconds since the epoch */
+	uint64_t t_abs_us;        /* since the process started */
+	uint64_t t_rel_us;        /* region_leave: the region's time; data,
+				   * data_json: since the innermost region
+				   * began; child_exit/ready: since
+				   * child_start; thread_exit: the thread's
+				   * time; else 0 */
+	size_t nesting;           /* 1 + the regions open around the record
+				   * (a region's enter and leave: its own
+				   * level) */
+	const struct trace2_thread *thread;
+	const struct trace2_process *process;
+	union {                   /* the member named after the kind */
+		struct trace2_ev_version version;
+		struct trace2_ev_start start;
+		struct trace2_ev_exit exit;
+		struct trace2_ev_signal signal;
+		struct trace2_ev_error error;
+		struct trace2_ev_cmd_path cmd_path;
+		struct trace2_ev_cmd_ancestry cmd_ancestry;
+		struct trace2_ev_cmd_name cmd_name;
+		struct trace2_ev_cmd_mode cmd_mode;
+		struct trace2_ev_alias alias;
+		struct trace2_ev_child child;
+		struct trace2_ev_exec exec;
+		struct trace2_ev_def_param def_param;
+		struct trace2_ev_def_repo def_repo;
+		struct trace2_ev_region region;
+		struct trace2_ev_data data;
+		struct trace2_ev_printf printf;
+		struct trace2_ev_timer timer;
+		struct trace2_ev_counter counter;
+	};
+};
+
+/* The event target's name of a kind ("region_enter"); "" for no kind. */
+const char *trace2_event_name(enum trace2_event_kind kind);
+
+/*
+ * The record's time as the normal and perf targets print it,
+ * "HH:MM:SS.uuuuuu" (local time), and as the event target does,
+ * "YYYY-MM-DDTHH:MM:SS.uuuuuuZ".  Formatted once per record for all
+ * targets; valid during the event() call.  Only for records the library
+ * passed to a callback.
+ */
+const char *trace2_event_local_time(const struct trace2_event *ev);
+const char *trace2_event_utc_time(const struct trace2_event *ev);
+
+/* ------------------------------------------------------------------ */
+/* Output.                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A destination the library opened for a target (see open()). */
+struct trace2_output;
+
+/*
+ * Write one whole record (the bytes as given: add your own newline) of
+ * the event ev (NULL: of no event) in one piece, never interleaved with
+ * another record.  In buffered mode it may wait in the calling thread's
+ * buffer.  Returns 0, or -1 when the destination is off (it failed).
+ */
+int trace2_output_write(struct trace2_output *out, const void *record,
+			size_t len, const struct trace2_event *ev);
+
+/* ------------------------------------------------------------------ */
+/* Targets.                                                             */
+/* ------------------------------------------------------------------ */
+
+/* What open() learns. */
+struct trace2_target_config {
+	struct trace2_output *output; /* NULL for a target without a setting */
+	int brief;    /* GIT_TRACE2_<SETTING>_BRIEF / trace2.<setting>Brief */
+	/*
+	 * This process starts the destination's stream: it created the file
+	 * (with TRACE2_TARGET_WANTS_CREATED), got its own file in a
+	 * directory, or, writing to stderr, an fd or a socket, has no traced
+	 * parent (no GIT_TRACE2_PARENT_SID).  A target may write a header
+	 * then.  Always 1 for a target without a setting.
+	 */
+	int created;
+};
+
+/* flags: tell `created` reliably for a file that may already exist (an
+ * exclusive create first: one more open() when it does). */
+#define TRACE2_TARGET_WANTS_CREATED 0x1
+
+struct trace2_target {
+	int abi_version;      /* TRACE2_TARGET_ABI_VERSION */
+	const char *name;     /* [a-z][a-z0-9]*, at most 31 characters */
+	/*
+	 * NULL: the target is on from trace2_initialize() on, without a
+	 * destination, and turns tracing on by itself (an in-memory
+	 * statistics target, say).  Else the setting's name, same rules as
+	 * name: GIT_TRACE2_<SETTING> (upper case), GIT_TRACE2_<SETTING>_BRIEF,
+	 * trace2.<setting>Target and trace2.<setting>Brief are read for it,
+	 * and the target is on only while its destination is.
+	 */
+	const char *setting;
+	unsigned flags;       /* TRACE2_TARGET_* */
+	/* Once, at trace2_initialize(); 0 turns the target on, anything else
+	 * leaves it off.  NULL: always on (only without a setting). */
+	int (*open)(void *ctx, const struct trace2_target_config *config);
+	/* Every record, while on.  Required. */
+	void (*event)(void *ctx, const struct trace2_event *ev);
+	/* Write out what the target holds back: before a child is started or
+	 * an exec, and at exit.  May be NULL. */
+	void (*flush)(void *ctx);
+	/* At process exit, after the last record.  May be NULL. */
+	void (*shutdown)(void *ctx);
+};
+
+/*
+ * Add a target; ctx is passed to its callbacks.  Before
+ * trace2_initialize() only, from one thread.  Returns 0, or -1 with errno:
+ * EBUSY after trace2_initialize(); EINVAL for a NULL target, another ABI
+ * version, a NULL event callback (or open, with a setting), a name or
+ * setting that breaks the rules above or is taken (by a built-in target,
+ * a registered one, or a GIT_TRACE2_* setting); ENOSPC past
+ * TRACE2_TARGETS_MAX.  The target struct must stay valid for the life of
+ * the process.
+ */
+int trace2_register_target(const struct trace2_target *target, void *ctx);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACE2_TARGET_H */

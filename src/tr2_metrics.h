@@ -1,0 +1,53 @@
+/*
+ * Stopwatch timers and counters: accumulated per thread without locks,
+ * reported when a thread exits (th_timer, th_counter) and at process exit
+ * (the totals of every thread that exited through trace2_thread_exit()).
+ */
+#ifndef TR2_METRICS_H
+#define TR2_METRICS_H
+
+#include <stdint.h>
+
+#include "trace2/target.h"
+
+struct tr2_timer {
+	uint64_t total_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	uint64_t start_ns;
+	uint64_t intervals;
+	unsigned depth; /* nested starts; only the outermost pair counts */
+};
+
+/* One thread's timers and counters. */
+struct tr2_thread_metrics {
+	struct tr2_timer timers[TRACE2_NUMBER_OF_TIMERS];
+	uint64_t counters[TRACE2_NUMBER_OF_COUNTERS];
+	unsigned used_timer : 1, used_thread_timer : 1;
+	unsigned used_counter : 1, used_thread_counter : 1;
+};
+
+/* Start, stop and add; an invalid id (or a stop of a timer that is not
+ * running) is a BUG and changes nothing. */
+void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id);
+void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id);
+void tr2_metrics_counter_add(struct tr2_thread_metrics *m, int id, uint64_t value);
+
+/* Each value to report, as the payload of a record of the given kind
+ * (TRACE2_EVENT_TIMER and the others); the strings are static. */
+typedef void tr2_metrics_report_fn(void *ctx, enum trace2_event_kind kind,
+				   const struct trace2_ev_timer *timer,
+				   const struct trace2_ev_counter *counter);
+/* The per-thread timers and counters of m that are used. */
+void tr2_metrics_report_thread(const struct tr2_thread_metrics *m,
+			       tr2_metrics_report_fn *fn, void *ctx);
+/* Add a thread's values to the process totals. */
+void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m);
+/* The process totals that are used. */
+void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx);
+/* Zero the totals (atexit). */
+void tr2_metrics_release(void);
+/* In a forked child: the totals' lock may be held by a thread left behind. */
+void tr2_metrics_after_fork(void);
+
+#endif

@@ -1,0 +1,9 @@
+/* The NORMAL target (GIT_TRACE2); ctx: a struct tr2_tgt_state. */
+#ifndef TR2_TGT_NORMAL_H
+#define TR2_TGT_NORMAL_H
+
+#include "tr2_tgt.h"
+
+extern const struct trace2_target tr2_tgt_normal;
+
+#endif

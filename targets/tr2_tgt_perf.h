@@ -1,0 +1,9 @@
+/* The PERF target (GIT_TRACE2_PERF); ctx: a struct tr2_tgt_state. */
+#ifndef TR2_TGT_PERF_H
+#define TR2_TGT_PERF_H
+
+#include "tr2_tgt.h"
+
+extern const struct trace2_target tr2_tgt_perf;
+
+#endif
