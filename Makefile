@@ -94,6 +94,7 @@ check-plain:
 	$(MAKE) test
 	$(MAKE) fuzz-replay
 	tests/check-exports.sh $(SHARED)
+	tests/check-layers.sh $(BUILD)
 	tests/check-valgrind.sh $(BUILD)
 check-asan:
 	$(MAKE) BUILD=build/asan CC=clang \
@@ -128,8 +129,9 @@ bench-startup: all
 	$(MAKE) -C tests/bench startup BUILD=$(abspath $(BUILD))
 
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/include/trace2 $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/trace2.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/trace2/*.h $(DESTDIR)$(PREFIX)/include/trace2/
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libtrace2.so.0
 	ln -sf libtrace2.so.0 $(DESTDIR)$(PREFIX)/lib/libtrace2.so

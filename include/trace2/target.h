@@ -22,7 +22,8 @@
  *   cannot must ignore that kind.
  * - Re-entry.  A trace2_*() call made from inside a callback is ignored:
  *   it emits nothing and changes no state (regions, timers).  Callbacks
- *   are never recursed into by their own calls.
+ *   are never recursed into by their own calls.  (So is a call from a
+ *   host's signal handler that interrupts a registered target's callback.)
  * - Lifetime.  The record and every string and array it points to live
  *   for the duration of the event() call only: copy what you keep.
  * - Output.  A target with a setting gets a write handle in open(): the
