@@ -29,6 +29,7 @@
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
+#include "tr2_sys.h"
 
 /* ------------------------------------------------------------------ */
 /* Expected framing: version first, atexit last.                        */
@@ -2316,10 +2317,67 @@ static void redaction(void **state)
 	}
 }
 
+/* Memory runs out when the region stack must grow: no region beyond it
+ * is traced, nor its leave, so what is written stays balanced. */
+static void *no_memory(size_t n)
+{
+	(void)n;
+	return NULL;
+}
+
+static void sc_stack_cannot_grow(void *arg)
+{
+	int i;
+
+	(void)arg;
+	tr2_sys.malloc = no_memory;
+	for (i = 0; i < 40; i++)
+		trace2_region_enter("deep", "r", NULL);
+	for (i = 0; i < 40; i++)
+		trace2_region_leave("deep", "r", NULL);
+	trace2_printf("after");
+	tr2_sys_reset();
+}
+
+static size_t count_lines_with(const char *text, const char *word)
+{
+	size_t n = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, word))) {
+		n++;
+		p += strlen(word);
+	}
+	return n;
+}
+
+static void region_stack_cannot_grow(void **state)
+{
+	static const char *const env[] = {
+		"GIT_TRACE2_PERF_BRIEF=1", "GIT_TRACE2_EVENT_NESTING=100", NULL
+	};
+	struct t2_out out;
+
+	(void)state;
+	t2_run_all(sc_stack_cannot_grow, NULL, env, &out);
+	assert_int_equal(out.status, 0);
+	/* the stack holds the thread's start and 31 regions inline */
+	assert_int_equal(count_lines_with(out.perf, "| region_enter |"), 31);
+	assert_int_equal(count_lines_with(out.perf, "| region_leave |"), 31);
+	assert_int_equal(count_lines_with(out.event, "\"region_enter\""), 31);
+	assert_int_equal(count_lines_with(out.event, "\"region_leave\""), 31);
+	assert_non_null(strstr(out.perf, "| printf       |     |  0.000000 |           |              | after\n"));
+	assert_null(strstr(out.perf, "BUG"));
+	assert_non_null(strstr(out.event, "\"nesting\":31,\"category\":\"deep\""));
+	assert_null(strstr(out.event, "\"nesting\":32"));
+	t2_out_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(start_quotes_arguments),
+		cmocka_unit_test(region_stack_cannot_grow),
 		cmocka_unit_test(cmd_events),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(cmd_name_hierarchy),
