@@ -66,6 +66,10 @@ struct slot {
 
 static struct slot slots[TRACE2_TARGETS_MAX];
 static int nslots;
+/* The targets that opened, so that an event passes over no other: set at
+ * initialize, before tracing is on. */
+static struct slot *active[TRACE2_TARGETS_MAX];
+static int nactive;
 static int registry_closed; /* trace2_initialize() was called */
 
 static struct tr2_tgt_state builtin_state[3];
@@ -189,17 +193,20 @@ static int open_target(struct slot *s)
 
 static int open_targets(void)
 {
-	int i, usable = 0;
+	int i;
 
+	nactive = 0;
 	for (i = 0; i < nslots; i++)
-		usable += open_target(&slots[i]);
-	return usable;
+		if (open_target(&slots[i]))
+			active[nactive++] = &slots[i];
+	return nactive;
 }
 
 static void close_targets(void)
 {
 	int i;
 
+	nactive = 0;
 	for (i = 0; i < nslots; i++) {
 		__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
 		if (slots[i].dst_setting >= 0) {
@@ -287,12 +294,13 @@ static void call_guarded(struct tr2_tls *tls, const struct slot *s,
  * callbacks are guarded: a host's signal handler that traces while a
  * built-in target writes must still be traced.
  */
-static TR2_HOT void dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
+static TR2_HOT inline __attribute__((always_inline)) void
+dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
-	int i, n = nslots;
+	int i, n = nactive;
 
 	for (i = 0; i < n; i++) {
-		const struct slot *s = &slots[i];
+		const struct slot *s = active[i];
 
 		if (!__atomic_load_n(&s->on, __ATOMIC_RELAXED))
 			continue;
