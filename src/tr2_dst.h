@@ -109,12 +109,7 @@ static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_
 		tr2_dst_write_rest(dst, buf, len, w);
 }
 
-/* Buffered mode is on (GIT_TRACE2_BUFFER, set at initialize). */
-extern int tr2_dst_buffered;
-
-/* tr2_dst_write() in buffered mode. */
-void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t len,
-			    uint64_t us_now);
+#include "tr2_dst_buffer.h"
 
 /*
  * Write one whole record of an event at us_now.  In buffered mode the
@@ -136,15 +131,6 @@ void tr2_dst_signal_context(int on);
  * thread was writing, so the handler's own record does not land inside. */
 void tr2_dst_finish_interrupted(void);
 
-/* Buffered mode (GIT_TRACE2_BUFFER): read the size once at initialize. */
-void tr2_dst_buffer_init(void);
-/* Write out every thread's buffered records (atexit). */
-void tr2_dst_flush_all(void);
-/* Flush and free the calling thread's buffers (thread exit). */
-void tr2_dst_release_thread(void);
-/* From the handler of a fatal signal: write out every buffered record,
- * without locks (the process is about to die). */
-void tr2_dst_flush_from_signal(void);
 /* Close what trace2 opened; the destination is off afterwards. */
 void tr2_dst_close(struct tr2_dst *dst);
 /* In a forked child: the lock may be held by a thread that is gone. */

@@ -7,6 +7,7 @@
  * write never splits a record.  Only _exit() and SIGKILL can lose records:
  * at most one buffer per thread and destination.
  */
+#include "tr2_dst_buffer.h"
 #include "tr2_dst.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
