@@ -163,10 +163,10 @@ static HOT void finish(const struct tr2_tgt_state *st, const struct trace2_event
 
 /* A record whose payload is one string. */
 static HOT void simple(const struct tr2_tgt_state *st, const struct trace2_event *ev,
-		       unsigned times, const char *text)
+		       const char *name, size_t name_len, unsigned times,
+		       const char *text)
 {
-	const char *name = trace2_event_name(ev->kind);
-	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, times, NULL };
+	struct cols c = { name, name_len, TRACE2_NO_REPO, times, NULL };
 	struct tr2_buf b;
 
 	begin(st, &b, ev, &c);
@@ -431,10 +431,10 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 		data(st, ev);
 		break;
 	case TRACE2_EVENT_PRINTF:
-		simple(st, ev, ABS, ev->printf.msg ? ev->printf.msg : "");
+		simple(st, ev, EVENT("printf"), ABS, ev->printf.msg ? ev->printf.msg : "");
 		break;
 	case TRACE2_EVENT_VERSION:
-		simple(st, ev, 0, ev->version.exe);
+		simple(st, ev, EVENT("version"), 0, ev->version.exe);
 		break;
 	case TRACE2_EVENT_START:
 		named(st, ev, ABS, "", ev->start.argv, 0);
@@ -449,10 +449,10 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 		abs_code(st, ev, LOC_FILE, LOC_ATEXIT, "code:", ev->exit.code);
 		break;
 	case TRACE2_EVENT_ERROR:
-		simple(st, ev, 0, ev->error.msg ? ev->error.msg : "");
+		simple(st, ev, EVENT("error"), 0, ev->error.msg ? ev->error.msg : "");
 		break;
 	case TRACE2_EVENT_CMD_PATH:
-		simple(st, ev, 0, ev->cmd_path.path);
+		simple(st, ev, EVENT("cmd_path"), 0, ev->cmd_path.path);
 		break;
 	case TRACE2_EVENT_CMD_ANCESTRY:
 		named(st, ev, 0, "ancestry:[", ev->cmd_ancestry.names, 1);
@@ -461,7 +461,7 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 		cmd_name(st, ev);
 		break;
 	case TRACE2_EVENT_CMD_MODE:
-		simple(st, ev, 0, ev->cmd_mode.name);
+		simple(st, ev, EVENT("cmd_mode"), 0, ev->cmd_mode.name);
 		break;
 	case TRACE2_EVENT_ALIAS:
 		alias(st, ev);
@@ -476,10 +476,10 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 		child_end(st, ev, " ready:", ev->child.ready ? ev->child.ready : "(null)", 0);
 		break;
 	case TRACE2_EVENT_THREAD_START:
-		simple(st, ev, ABS, "");
+		simple(st, ev, EVENT("thread_start"), ABS, "");
 		break;
 	case TRACE2_EVENT_THREAD_EXIT:
-		simple(st, ev, ABS | REL, "");
+		simple(st, ev, EVENT("thread_exit"), ABS | REL, "");
 		break;
 	case TRACE2_EVENT_EXEC:
 		exec_(st, ev);

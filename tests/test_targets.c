@@ -1241,6 +1241,40 @@ static void region_underflow_default_bug(void **state)
 	free(o.captured);
 }
 
+static void sc_unterminated_json(void *arg)
+{
+	struct json_writer jw = JSON_WRITER_INIT;
+
+	(void)arg;
+	jw_object_begin(&jw, 0);
+	jw_object_intmax(&jw, "x", 1);
+	trace2_data_json("c", NULL, "k", &jw);
+	trace2_printf("after");
+	jw_release(&jw);
+}
+
+/* A writer without jw_end(): the event target raises the BUG (stderr, an
+ * error record to every target) and writes no data_json; the perf target,
+ * before it, prints the text the writer holds (api.md §4.5). */
+static void data_json_unterminated(void **state)
+{
+	struct opts o = BRIEF_RUN;
+
+	(void)state;
+	o.capture_fd = 2;
+	expect_run(&o, sc_unterminated_json, NULL,
+		   "error json-writer: object: missing jw_end(): '{\"x\":1'\n"
+		   "after\n",
+		   PERF_PREFIX "data_json    |     |  0.000000 |  0.000000 | c            | k:{\"x\":1\n"
+		   PERF_PREFIX "error        |     |           |           |              | json-writer: object: missing jw_end(): '{\"x\":1'\n"
+		   PERF_PREFIX "printf       |     |  0.000000 |           |              | after\n",
+		   "{\"event\":\"error\",\"sid\":\"SID\",\"thread\":\"main\",\"msg\":\"json-writer: object: missing jw_end(): '{\\\"x\\\":1'\",\"fmt\":\"json-writer: %s: missing jw_end(): '%s'\"}\n"
+		   "{\"event\":\"printf\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"msg\":\"after\"}\n");
+	assert_non_null(strstr(o.captured, "BUG: targets/tr2_tgt_event.c:"));
+	assert_non_null(strstr(o.captured, ": json-writer: object: missing jw_end(): '{\"x\":1'\n"));
+	free(o.captured);
+}
+
 static int bug_count;
 static char bug_file[256], bug_msg[256];
 static int bug_line;
@@ -2378,6 +2412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(start_quotes_arguments),
 		cmocka_unit_test(region_stack_cannot_grow),
+		cmocka_unit_test(data_json_unterminated),
 		cmocka_unit_test(cmd_events),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(cmd_name_hierarchy),
