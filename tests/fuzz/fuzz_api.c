@@ -17,11 +17,11 @@
  * reports per thread, and every step is checked to report exactly as many
  * as the spec says.  After the program the main thread's regions and
  * timers are closed again (the process state carries over to the next
- * input), every new line of the three files is checked (trace_lines.h)
- * and the files are emptied.
+ * input), every new line of the three files is checked (t2_check_text()
+ * of tests/support/t2rec.h) and the files are emptied.
  */
 #include "fuzz.h"
-#include "trace_lines.h"
+#include "t2rec.h"
 #include "trace2.h"
 
 #include <fcntl.h>
@@ -435,19 +435,22 @@ static void take_new_text(const char *path, struct fz_buf *out)
 /* T2FUZZ_SHOW=1 in the environment prints what was checked. */
 static void check_files(void)
 {
-	static void (*const check[3])(const char *, size_t) = {
-		check_normal_text, check_perf_text, check_event_text,
+	static const enum t2_rec_kind kinds[3] = {
+		T2_REC_NORMAL, T2_REC_PERF, T2_REC_EVENT,
 	};
 	const char *show = getenv("T2FUZZ_SHOW");
 	int i;
 
 	for (i = 0; i < 3; i++) {
 		struct fz_buf text = FZ_BUF_INIT;
+		struct t2_text_error err;
 
 		take_new_text(files[i], &text);
 		if (show && *show == '1')
 			fprintf(stderr, "---- %s\n%s", files[i], text.p);
-		check[i](text.p, text.len);
+		if (t2_check_text(kinds[i], text.p, text.len, &err))
+			fz_fail(__FILE__, __LINE__, "%s line %u (%s): %.*s", files[i],
+				err.nr, err.why, (int)err.len, err.line);
 		fz_buf_free(&text);
 	}
 }

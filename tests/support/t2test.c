@@ -844,3 +844,105 @@ char *t2_event_names(const char *text)
 	t2_strv_free(lines);
 	return out;
 }
+
+/* ------------------------------------------------------------------ */
+
+static int file_contains(const char *path, const char *needle)
+{
+	size_t len;
+	char *text = t2_read_file(path, &len);
+	int found = text && memmem(text, len, needle, strlen(needle)) != NULL;
+
+	free(text);
+	return found;
+}
+
+int t2_tree_contains(const char *dir, const char *needle, char **which)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	while (!found && d && (e = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = t2_path(dir, e->d_name);
+		if (lstat(p, &st))
+			st.st_mode = 0;
+		if (S_ISDIR(st.st_mode))
+			found = t2_tree_contains(p, needle, which);
+		else if (S_ISREG(st.st_mode) && file_contains(p, needle)) {
+			found = 1;
+			if (which)
+				*which = strdup(p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+double t2_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define MAX_SCRATCH 64
+static char *scratch[MAX_SCRATCH];
+static int nscratch;
+
+const char *t2_scratch_dir(void)
+{
+	char *dir = t2_tmpdir();
+
+	if (!dir || nscratch == MAX_SCRATCH)
+		abort();
+	scratch[nscratch++] = dir;
+	return dir;
+}
+
+int t2_scratch_cleanup(void **state)
+{
+	int keep = getenv("T2_KEEP") != NULL;
+
+	(void)state;
+	while (nscratch > 0) {
+		char *dir = scratch[--nscratch];
+
+		if (keep)
+			printf("[kept] %s\n", dir);
+		else
+			t2_rmtree(dir);
+		free(dir);
+	}
+	return 0;
+}
+
+static pid_t leak_runner;
+static int leak_children_off, leak_children_on;
+
+void t2_leak_check_runner_only(void)
+{
+	leak_runner = getpid();
+	leak_children_off = 1;
+}
+
+void t2_leak_check_children(int on)
+{
+	leak_children_on = on;
+}
+
+/* LeakSanitizer's opt-out hook (sanitizer/lsan_interface.h), consulted at
+ * exit; without a sanitizer nobody calls it. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+	return leak_children_off && !leak_children_on && getpid() != leak_runner;
+}

@@ -210,4 +210,38 @@ char *t2_first_words(const char *text);
  * caller frees. */
 char *t2_event_names(const char *text);
 
+/* ------------------------------------------------------------------ */
+/* Scratch directories, time, leak checks (stress, fork, hostile, ...). */
+/* ------------------------------------------------------------------ */
+
+/* Whether any regular file below dir (recursively) contains needle; the
+ * first such path in *which (caller frees) if which is non-NULL. */
+int t2_tree_contains(const char *dir, const char *needle, char **which);
+
+/* Monotonic clock in seconds. */
+double t2_now(void);
+
+/*
+ * A new t2_tmpdir() that t2_scratch_cleanup() removes with everything in
+ * it.  Use the cleanup as the cmocka teardown of the test
+ * (cmocka_unit_test_teardown): it also runs after a failed assertion, so
+ * a failing test does not leave hundreds of MB behind.  The path belongs
+ * to the registry (do not free it).  With T2_KEEP set in the environment
+ * the directories are kept and their paths printed.
+ */
+const char *t2_scratch_dir(void);
+int t2_scratch_cleanup(void **state);
+
+/*
+ * LeakSanitizer in forked scenario children.  A test that fails leaves its
+ * allocations behind in the runner, and every child forked later would
+ * report them as its own leaks, so one failure would fail every later
+ * scenario.  After t2_leak_check_runner_only() (from main()), only the
+ * runner process checks for leaks at exit, plus the children forked while
+ * t2_leak_check_children(1) is in force.  Without the call nothing
+ * changes.  (Exec'd programs are not affected either way.)
+ */
+void t2_leak_check_runner_only(void);
+void t2_leak_check_children(int on);
+
 #endif
