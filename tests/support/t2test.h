@@ -157,6 +157,9 @@ void t2_tool(const char *const *env, struct t2_proc *p, ...)
 /* In a child: exec the driver with the NULL-terminated args (args[0] is
  * its first argument); _exit(127) if that fails. */
 void t2_exec_tool(const char *const *args) __attribute__((noreturn));
+/* The same with the driver of another directory (t2_unprivileged_dir()). */
+void t2_exec_tool_in(const char *bin_dir, const char *const *args)
+	__attribute__((noreturn));
 void t2_proc_free(struct t2_proc *p);
 
 /* Wait for pid at most timeout_ms, then SIGKILL it; returns the status. */
@@ -243,5 +246,27 @@ int t2_scratch_cleanup(void **state);
  */
 void t2_leak_check_runner_only(void);
 void t2_leak_check_children(int on);
+
+/* ------------------------------------------------------------------ */
+/* Children without root's rights.                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A test run as root that needs an ordinary user's rights in a child
+ * (root ignores file modes) drops them to user and group 65534 (nobody).
+ * That child cannot count on reaching the build tree, the current
+ * directory or $TMPDIR: a clone in root's home (mode 0700) is closed to
+ * it.  t2_unprivileged_dir() makes a fresh directory under /tmp, mode
+ * 0755, holding a copy of the driver (trace2-tool, mode 0755), and as
+ * root checks in a child that user nobody can enter it and execute the
+ * copy.  Returns the directory (t2_rmtree() it, then free it), or NULL
+ * with the reason in *why (static text): the test must then skip, saying
+ * why.  Not root: the same directory, without the check.
+ */
+char *t2_unprivileged_dir(const char **why);
+/* In a child: as root, give up root's rights for user and group 65534;
+ * then chdir(dir) (a t2_unprivileged_dir()).  _exit(125) if either
+ * fails. */
+void t2_drop_privileges(const char *dir);
 
 #endif
