@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,17 +218,6 @@ static void assert_stderr_words(const struct t2_proc *p, const char *expected)
 
 	assert_string_equal(words, expected);
 	free(words);
-}
-
-static int matches(const char *text, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
-	ok = !regexec(&rx, text, 0, NULL, 0);
-	regfree(&rx);
-	return ok;
 }
 
 /* A file "<dir>/<name>" with the given text. */
@@ -436,7 +424,7 @@ static void check_directory_value(const char *dir, const char *value)
 	run_tool(&e, &p);
 	assert_exit_code(p.status, 0);
 	name = only_entry(dir);
-	assert_true(matches(name, SID_RE));
+	assert_true(t2_matches(name, SID_RE));
 	path = t2_path(dir, name);
 	text = t2_read_file(path, NULL);
 	v = tjson_parse(text, strcspn(text, "\n"), NULL);
@@ -764,7 +752,7 @@ static void directory_three_targets(void **state)
 	assert_string_equal(p.err, "");
 	list = t2_listdir(dir);
 	sid = strndup(list, strcspn(list, " "));
-	assert_true(matches(sid, SID_RE));
+	assert_true(t2_matches(sid, SID_RE));
 	t2_append(&want, "%s %s.1 %s.2", sid, sid, sid);
 	assert_string_equal(list, want);
 	path = t2_path(dir, sid);
@@ -844,7 +832,7 @@ static void check_collisions(int taken)
 	t2_env_add(&e, "GIT_TRACE2_DST_DEBUG=1");
 	t2_capture(sc_collide, &c, t2_env_list(&e), 20, &p);
 	assert_exit_code(p.status, 0);
-	assert_true(matches(p.out, SID_RE));
+	assert_true(t2_matches(p.out, SID_RE));
 	for (k = 0; k < taken && k < 10; k++) {
 		path = attempt_path(dir, p.out, k);
 		assert_file_words(path, "");
@@ -893,7 +881,7 @@ static void directory_through_symlink(void **state)
 	assert_exit_code(p.status, 0);
 	assert_string_equal(p.err, "");
 	name = only_entry(real);
-	assert_true(matches(name, SID_RE));
+	assert_true(t2_matches(name, SID_RE));
 	path = t2_path(real, name);
 	assert_file_words(path, RUN_WORDS);
 	assert_listing(dir, "link real");
@@ -987,7 +975,7 @@ static void max_files_counts_dot_entries(void **state)
 	assert_string_equal(p.err, "");
 	t2_proc_free(&p);
 	name = t2_listdir(dir);
-	assert_true(!strncmp(name, "1 2 ", 4) && matches(name + 4, SID_RE));
+	assert_true(!strncmp(name, "1 2 ", 4) && t2_matches(name + 4, SID_RE));
 	free(name);
 	/* now 3 files: 5 entries with "." and ".." */
 	run_in_dir(dir, 1, "5", 1, &p);

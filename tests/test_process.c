@@ -573,17 +573,6 @@ static int sid_depth(const char *sid)
 	return d;
 }
 
-static int matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
-	ok = !regexec(&rx, s, 0, NULL, 0);
-	regfree(&rx);
-	return ok;
-}
-
 /* The pid in the last SID component ("-P%08x"). */
 static long sid_pid(const char *sid)
 {
@@ -618,7 +607,7 @@ static void collect_sids(const struct evs *e, int levels, const char **sid)
 			assert_memory_equal(sid[d], sid[d - 1], strlen(sid[d - 1]));
 			assert_int_equal(sid[d][strlen(sid[d - 1])], '/');
 		}
-		if (!matches(own, SID_COMPONENT_RE))
+		if (!t2_matches(own, SID_COMPONENT_RE))
 			fail_msg("bad SID component '%s'", own);
 	}
 }
@@ -659,7 +648,7 @@ static void check_ancestry(const struct evs *e)
 static void check_nonbrief_keys(const struct evs *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
-		if (!matches(ev_str(e->v[i], "time"), UTC_RE))
+		if (!t2_matches(ev_str(e->v[i], "time"), UTC_RE))
 			fail_msg("bad time in record %zu", i);
 		assert_true(*ev_str(e->v[i], "file"));
 		assert_true(ev_int(e->v[i], "line") > 0);
@@ -720,19 +709,29 @@ static void expect_chain(struct expect *x, int d, int levels, int code)
 	host_end(x, d, code);
 }
 
+/* Run the chain of three processes, each exiting code, with env added;
+ * it must exit code and print nothing; x gets its records. */
+static void run_chain(struct run *r, const char *const *env, int code, struct expect *x)
+{
+	const char *argv[MAX_ARGS];
+	char code_s[16];
+
+	snprintf(code_s, sizeof(code_s), "%d", code);
+	chain_argv(argv, 0, 3, code_s);
+	run_argv(r, env, NULL, argv);
+	assert_int_equal(r->code, code);
+	assert_string_equal(r->err, "");
+	expect_chain(x, 0, 3, code);
+}
+
 /* Three processes append to one file per target (destinations.md §2). */
 static void chain_shares_one_file_per_target(void **state)
 {
-	const char *argv[MAX_ARGS];
 	struct expect x = { .n = 0 };
 	struct run r;
 
 	(void)state;
-	chain_argv(argv, 0, 3, "0");
-	run_argv(&r, NULL, NULL, argv);
-	assert_int_equal(r.code, 0);
-	assert_string_equal(r.err, "");
-	expect_chain(&x, 0, 3, 0);
+	run_chain(&r, NULL, 0, &x);
 	assert_nonbrief_outputs(&x, &r);
 	check_chain_json(r.event, 3, 1);
 	expect_free(&x);
@@ -836,16 +835,11 @@ static void chain_in_one_directory(void **state)
 	char *dir = t2_tmpdir(), *vn = t2_xfmt("GIT_TRACE2=%s", dir),
 	     *vp = t2_xfmt("GIT_TRACE2_PERF=%s", dir), *ve = t2_xfmt("GIT_TRACE2_EVENT=%s", dir);
 	const char *env[] = { vn, vp, ve, BRIEF[0], BRIEF[1], BRIEF[2], NULL };
-	const char *argv[MAX_ARGS];
 	struct expect x = { .n = 0 };
 	struct run r;
 
 	(void)state;
-	chain_argv(argv, 0, 3, "5");
-	run_argv(&r, env, NULL, argv);
-	assert_int_equal(r.code, 5);
-	assert_string_equal(r.err, "");
-	expect_chain(&x, 0, 3, 5);
+	run_chain(&r, env, 5, &x);
 	check_process_files(dir, &x, 3);
 	expect_free(&x);
 	run_free(&r);

@@ -776,6 +776,18 @@ char *t2_regsub(const char *text, const char *re, const char *with)
 	return replace_all(text, re, with);
 }
 
+int t2_matches(const char *text, const char *re)
+{
+	regex_t rx;
+	int ok;
+
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		abort();
+	ok = !regexec(&rx, text, 0, NULL, 0);
+	regfree(&rx);
+	return ok;
+}
+
 char *t2_drop_lines(const char *text, const char *needle)
 {
 	char *out = strdup("");

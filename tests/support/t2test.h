@@ -190,6 +190,9 @@ int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
  * semantics) replaced by with (no back-references); caller frees.  re
  * must not match the empty string (abort()s). */
 char *t2_regsub(const char *text, const char *re, const char *with);
+/* Whether text contains a match of the extended regular expression re
+ * (abort()s if re does not compile). */
+int t2_matches(const char *text, const char *re);
 /* text without its lines that contain needle (a last line without LF
  * counts as a line); caller frees. */
 char *t2_drop_lines(const char *text, const char *needle);
