@@ -48,6 +48,17 @@ static void assert_bad(enum t2_rec_kind kind, const char *text, unsigned nr,
 	assert_string_equal(err.why, why);
 }
 
+/* One PERF line (no repo, no category) that must fail for the reason why. */
+static void assert_bad_perf_line(const char *event, const char *abs, const char *rel,
+				 const char *payload, const char *why)
+{
+	char *text = NULL;
+
+	perf(&text, event, "", abs, rel, "", payload);
+	assert_bad(T2_REC_PERF, text, 1, why);
+	free(text);
+}
+
 static void assert_good(enum t2_rec_kind kind, const char *text)
 {
 	struct t2_text_error err;
@@ -154,26 +165,17 @@ static void test_check_perf(void **state)
 	assert_bad(T2_REC_PERF, text = t2_xfmt("%.*s", (int)strlen(good) - 1, good), 14,
 		   "text does not end with LF");
 	free(text);
-	text = NULL;
-	perf(&text, "start", "", "", "", "", "git status"); /* start has t_abs */
-	assert_bad(T2_REC_PERF, text, 1, "t_abs");
-	free(text);
-	text = NULL;
-	perf(&text, "version", "", "0.000100", "", "", "0.1.0"); /* version has none */
-	assert_bad(T2_REC_PERF, text, 1, "t_abs");
-	free(text);
+	assert_bad_perf_line("start", "", "", "git status", "t_abs"); /* start has t_abs */
+	assert_bad_perf_line("version", "0.000100", "", "0.1.0", "t_abs"); /* version none */
+	assert_bad_perf_line("region_enter", "0.000300", "0.000001", "label:x", "t_rel");
+	assert_bad_perf_line("bogus", "", "", "x", "event");
+	assert_bad_perf_line("data_json", "0.000640", "0.000640", "json:{\"a\":1}}",
+			     "data_json value is no JSON");
+	assert_bad_perf_line("data_json", "0.000640", "0.000640", "stats:{}", "data_json key");
 	text = NULL;
 	perf(&text, "version", "", "", "", "", "0.1.0");
 	perf(&text, "child_exit", "", "0.000262", "", "", "[ch0] pid:1234 code:0");
 	assert_bad(T2_REC_PERF, text, 2, "t_rel");
-	free(text);
-	text = NULL;
-	perf(&text, "region_enter", "", "0.000300", "0.000001", "", "label:x");
-	assert_bad(T2_REC_PERF, text, 1, "t_rel");
-	free(text);
-	text = NULL;
-	perf(&text, "bogus", "", "", "", "", "x");
-	assert_bad(T2_REC_PERF, text, 1, "event");
 	free(text);
 
 	/* a brief line, a NORMAL line, a continuation line out of place */
@@ -197,14 +199,6 @@ static void test_check_perf(void **state)
 	t2_append(&text, "  \"k\": [\n    \"open\"\n  ]\n");
 	perf(&text, "atexit", "", "0.000700", "", "", "code:0");
 	assert_bad(T2_REC_PERF, text, 2, "data_json value is no JSON");
-	free(text);
-	text = NULL;
-	perf(&text, "data_json", "", "0.000640", "0.000640", "cat", "json:{\"a\":1}}");
-	assert_bad(T2_REC_PERF, text, 1, "data_json value is no JSON");
-	free(text);
-	text = NULL;
-	perf(&text, "data_json", "", "0.000640", "0.000640", "cat", "stats:{}");
-	assert_bad(T2_REC_PERF, text, 1, "data_json key");
 	free(text);
 	free(good);
 }

@@ -835,6 +835,16 @@ void t2_env_free(struct t2_env *e)
 	e->v[0] = NULL;
 }
 
+void t2_jw_api_example(struct json_writer *jw)
+{
+	jw_object_begin(jw, 1);
+	jw_object_string(jw, "a", "b");
+	jw_object_inline_begin_object(jw, "o");
+	jw_object_intmax(jw, "n", 1);
+	jw_end(jw);
+	jw_end(jw);
+}
+
 char *t2_first_words(const char *text)
 {
 	char **lines = t2_lines(text, NULL), *out = strdup("");

@@ -208,6 +208,11 @@ void t2_env_add(struct t2_env *e, const char *fmt, ...)
 const char *const *t2_env_list(const struct t2_env *e);
 void t2_env_free(struct t2_env *e);
 
+struct json_writer;
+/* The pretty writer of api.md 4.5's example, {"a": "b", "o": {"n": 1}},
+ * terminated. */
+void t2_jw_api_example(struct json_writer *jw);
+
 /* The first word of every line of text, joined by single spaces; caller
  * frees. */
 char *t2_first_words(const char *text);
