@@ -104,17 +104,28 @@ static void append_qarg(char **buf, const char *s)
 	t2_append(buf, "'");
 }
 
-/* argv pretty-quoted and joined by spaces ("" for an empty list). */
-static char *qargv(const char *const *argv)
+typedef void append_fn(char **buf, const char *s);
+
+/* open, then every argv[i] appended by fn with sep between them, then
+ * close; caller frees. */
+static char *join_argv(const char *const *argv, const char *open, const char *sep,
+		       const char *close, append_fn *fn)
 {
-	char *s = strdup("");
+	char *s = strdup(open);
 
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
-			t2_append(&s, " ");
-		append_qarg(&s, argv[i]);
+			t2_append(&s, "%s", sep);
+		fn(&s, argv[i]);
 	}
+	t2_append(&s, "%s", close);
 	return s;
+}
+
+/* argv pretty-quoted and joined by spaces ("" for an empty list). */
+static char *qargv(const char *const *argv)
+{
+	return join_argv(argv, "", " ", "", append_qarg);
 }
 
 /* A JSON string for s; the tests only use printable ASCII. */
@@ -136,17 +147,10 @@ static char *jstr(const char *s)
 	return out;
 }
 
+/* argv as a JSON array of strings. */
 static char *jargv(const char *const *argv)
 {
-	char *s = strdup("[");
-
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			t2_append(&s, ",");
-		append_jstr(&s, argv[i]);
-	}
-	t2_append(&s, "]");
-	return s;
+	return join_argv(argv, "[", ",", "]", append_jstr);
 }
 
 /* "trace2" repeated depth + 1 times, joined by '/'. */

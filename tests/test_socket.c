@@ -792,15 +792,14 @@ static void check_warning(const char *value, struct sink *s, const char *want)
 	free(err);
 }
 
-/* The exact warning for "stream:" against a datagram socket. */
-static void stream_against_dgram_fails(void **state)
+/* prefix + the path of a listener of the other type: the exact warning. */
+static void check_wrong_type(const char *prefix, int listener_type)
 {
 	struct sink s;
 	char *value, *want;
 
-	(void)state;
-	sink_open(&s, SOCK_DGRAM);
-	value = t2_xfmt("af_unix:stream:%s", s.path);
+	sink_open(&s, listener_type);
+	value = t2_xfmt("%s%s", prefix, s.path);
 	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
 	check_warning(value, &s, want);
 	free(value);
@@ -808,20 +807,18 @@ static void stream_against_dgram_fails(void **state)
 	sink_close(&s);
 }
 
+/* The exact warning for "stream:" against a datagram socket. */
+static void stream_against_dgram_fails(void **state)
+{
+	(void)state;
+	check_wrong_type("af_unix:stream:", SOCK_DGRAM);
+}
+
 /* "dgram:" against a stream socket, like the reverse. */
 static void dgram_against_stream_fails(void **state)
 {
-	struct sink s;
-	char *value, *want;
-
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
-	value = t2_xfmt("af_unix:dgram:%s", s.path);
-	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
-	check_warning(value, &s, want);
-	free(value);
-	free(want);
-	sink_close(&s);
+	check_wrong_type("af_unix:dgram:", SOCK_STREAM);
 }
 
 /* "<dir>/" followed by 'x's up to len bytes in all; caller frees. */
