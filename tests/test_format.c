@@ -18,6 +18,7 @@
 #include "tr2_buf.h"
 #include "tr2_clock.h"
 #include "tr2_json.h"
+#include "tutf8.h"
 
 static uint64_t next_random(uint64_t *s)
 {
@@ -155,21 +156,10 @@ static size_t reference_escape(char *out, const unsigned char *s, size_t len)
 			*p++ = (char)c;
 			i++;
 		} else {
-			size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-				 : c >= 0xF0 && c <= 0xF4 ? 4 : 0, k;
-			int ok = n && i + n <= len;
-			unsigned cp = 0;
+			/* valid UTF-8 as it is, any other byte as U+FFFD */
+			size_t n = tutf8_seq(s + i, len - i);
 
-			for (k = 1; ok && k < n; k++)
-				ok = (s[i + k] & 0xC0) == 0x80;
-			if (ok) {
-				cp = c & (0xFF >> (n + 1));
-				for (k = 1; k < n; k++)
-					cp = cp << 6 | (s[i + k] & 0x3F);
-				ok = !(n == 3 && cp < 0x800) && !(n == 4 && cp < 0x10000) &&
-				     !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF;
-			}
-			if (ok) {
+			if (n) {
 				memcpy(p, s + i, n);
 				p += n;
 				i += n;

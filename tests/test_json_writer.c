@@ -116,17 +116,7 @@ static void build_compact_object(struct json_writer *jw)
 	jw_end(jw);
 }
 
-/* The api.md 4.5 example. */
-static void build_pretty_example(struct json_writer *jw)
-{
-	jw_object_begin(jw, 1);
-	jw_object_string(jw, "a", "b");
-	jw_object_inline_begin_object(jw, "o");
-	jw_object_intmax(jw, "n", 1);
-	jw_end(jw);
-	jw_end(jw);
-}
-
+/* The text of t2_jw_api_example() (api.md 4.5). */
 static const char pretty_example[] =
 	"{\n"
 	"  \"a\": \"b\",\n"
@@ -134,6 +124,47 @@ static const char pretty_example[] =
 	"    \"n\": 1\n"
 	"  }\n"
 	"}";
+
+/* A writer (pretty or not) of one member key with the string value must
+ * give want; then released. */
+static void expect_string_member(int pretty, const char *key, const char *value,
+				 const char *want)
+{
+	struct json_writer jw = JSON_WRITER_INIT;
+
+	jw_object_begin(&jw, pretty);
+	jw_object_string(&jw, key, value);
+	jw_end(&jw);
+	assert_int_equal(jw.pretty, pretty != 0);
+	expect_json(&jw, want);
+	jw_release(&jw);
+}
+
+/* {member: sub, array: [sub, ... (copies times)]} into jw. */
+static void embed_sub(struct json_writer *jw, int pretty, const struct json_writer *sub,
+		      const char *member, const char *array, int copies)
+{
+	jw_object_begin(jw, pretty);
+	jw_object_sub_jw(jw, member, sub);
+	jw_object_inline_begin_array(jw, array);
+	while (copies-- > 0)
+		jw_array_sub_jw(jw, sub);
+	jw_end(jw);
+	jw_end(jw);
+}
+
+/* The state JSON_WRITER_INIT gives: no buffers, compact, nothing due. */
+static void expect_initial(const struct json_writer *jw)
+{
+	assert_null(jw->json.buf);
+	assert_int_equal(jw->json.len, 0);
+	assert_int_equal(jw->json.alloc, 0);
+	assert_null(jw->open_stack.buf);
+	assert_int_equal(jw->open_stack.len, 0);
+	assert_int_equal(jw->open_stack.alloc, 0);
+	assert_int_equal(jw->need_comma, 0);
+	assert_int_equal(jw->pretty, 0);
+}
 
 /* ------------------------------------------------------------------ */
 /* Compact output.                                                      */
@@ -332,7 +363,6 @@ static void test_long_double_text(void **state)
 
 static void test_escape_control_chars(void **state)
 {
-	struct json_writer jw = JSON_WRITER_INIT;
 	static const char ctl[] =
 		"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
 		"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
@@ -345,11 +375,7 @@ static void test_escape_control_chars(void **state)
 
 	(void)state;
 	snprintf(want, sizeof(want), "{\"%s\":\"%s\"}", escaped, escaped);
-	jw_object_begin(&jw, 0);
-	jw_object_string(&jw, ctl, ctl);
-	jw_end(&jw);
-	expect_json(&jw, want);
-	jw_release(&jw);
+	expect_string_member(0, ctl, ctl, want);
 }
 
 /* 0x00 cannot travel through a C string: it ends the value. */
@@ -367,29 +393,20 @@ static void test_nul_ends_string(void **state)
 
 static void test_escape_quote_backslash_del_slash(void **state)
 {
-	struct json_writer jw = JSON_WRITER_INIT;
-
 	(void)state;
-	jw_object_begin(&jw, 0);
-	jw_object_string(&jw, "k\"\\", "a\"b\\c\x7f/d");
-	jw_end(&jw);
-	expect_json(&jw, "{\"k\\\"\\\\\":\"a\\\"b\\\\c\x7f/d\"}");
-	jw_release(&jw);
+	expect_string_member(0, "k\"\\", "a\"b\\c\x7f/d",
+			     "{\"k\\\"\\\\\":\"a\\\"b\\\\c\x7f/d\"}");
 }
 
 static void test_valid_utf8_unchanged(void **state)
 {
-	struct json_writer jw = JSON_WRITER_INIT;
 	/* 2-, 3- and 4-byte sequences, and the largest code point. */
 	static const char utf8[] = "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf";
 
 	(void)state;
-	jw_object_begin(&jw, 0);
-	jw_object_string(&jw, utf8, utf8);
-	jw_end(&jw);
-	expect_json(&jw, "{\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\":"
-			 "\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"}");
-	jw_release(&jw);
+	expect_string_member(0, utf8, utf8,
+			     "{\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\":"
+			     "\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"}");
 }
 
 #define FFFD "\xef\xbf\xbd"
@@ -434,7 +451,7 @@ static void test_pretty_api_example(void **state)
 	struct json_writer jw = JSON_WRITER_INIT;
 
 	(void)state;
-	build_pretty_example(&jw);
+	t2_jw_api_example(&jw);
 	assert_int_equal(jw.pretty, 1);
 	expect_json(&jw, pretty_example);
 	jw_release(&jw);
@@ -478,15 +495,9 @@ static void test_pretty_arrays_and_empties(void **state)
 /* Only the writer's layout is pretty: strings keep their own spaces. */
 static void test_pretty_keeps_string_spaces(void **state)
 {
-	struct json_writer jw = JSON_WRITER_INIT;
-
 	(void)state;
-	jw_object_begin(&jw, 7);
-	jw_object_string(&jw, " k ", "a\n  b");
-	jw_end(&jw);
-	assert_int_equal(jw.pretty, 1);
-	expect_json(&jw, "{\n  \" k \": \"a\\n  b\"\n}");
-	jw_release(&jw);
+	/* any non-zero pretty argument makes a pretty writer */
+	expect_string_member(7, " k ", "a\n  b", "{\n  \" k \": \"a\\n  b\"\n}");
 }
 
 /* ------------------------------------------------------------------ */
@@ -500,13 +511,7 @@ static void test_sub_compact_into_compact(void **state)
 
 	(void)state;
 	build_compact_object(&sub);
-	jw_object_begin(&jw, 0);
-	jw_object_sub_jw(&jw, "x", &sub);
-	jw_object_inline_begin_array(&jw, "y");
-	jw_array_sub_jw(&jw, &sub);
-	jw_array_sub_jw(&jw, &sub);
-	jw_end(&jw);
-	jw_end(&jw);
+	embed_sub(&jw, 0, &sub, "x", "y", 2);
 	expect_json(&jw, "{\"x\":{\"n\":1,\"a\":[true]},"
 			 "\"y\":[{\"n\":1,\"a\":[true]},{\"n\":1,\"a\":[true]}]}");
 	expect_json(&sub, "{\"n\":1,\"a\":[true]}");
@@ -520,13 +525,8 @@ static void test_sub_pretty_into_compact(void **state)
 	struct json_writer sub = JSON_WRITER_INIT;
 
 	(void)state;
-	build_pretty_example(&sub);
-	jw_object_begin(&jw, 0);
-	jw_object_sub_jw(&jw, "k", &sub);
-	jw_object_inline_begin_array(&jw, "v");
-	jw_array_sub_jw(&jw, &sub);
-	jw_end(&jw);
-	jw_end(&jw);
+	t2_jw_api_example(&sub);
+	embed_sub(&jw, 0, &sub, "k", "v", 1);
 	expect_json(&jw, "{\"k\":{\"a\": \"b\",\"o\": {\"n\": 1}},"
 			 "\"v\":[{\"a\": \"b\",\"o\": {\"n\": 1}}]}");
 	expect_json(&sub, pretty_example);
@@ -559,12 +559,7 @@ static void test_sub_compact_into_pretty(void **state)
 
 	(void)state;
 	build_compact_object(&sub);
-	jw_object_begin(&jw, 1);
-	jw_object_sub_jw(&jw, "x", &sub);
-	jw_object_inline_begin_array(&jw, "y");
-	jw_array_sub_jw(&jw, &sub);
-	jw_end(&jw);
-	jw_end(&jw);
+	embed_sub(&jw, 1, &sub, "x", "y", 1);
 	expect_json(&jw, "{\n"
 			 "  \"x\": {\"n\":1,\"a\":[true]},\n"
 			 "  \"y\": [\n"
@@ -581,13 +576,8 @@ static void test_sub_pretty_into_pretty(void **state)
 	struct json_writer sub = JSON_WRITER_INIT;
 
 	(void)state;
-	build_pretty_example(&sub);
-	jw_object_begin(&jw, 1);
-	jw_object_sub_jw(&jw, "k", &sub);
-	jw_object_inline_begin_array(&jw, "v");
-	jw_array_sub_jw(&jw, &sub);
-	jw_end(&jw);
-	jw_end(&jw);
+	t2_jw_api_example(&sub);
+	embed_sub(&jw, 1, &sub, "k", "v", 1);
 	expect_json(&jw, "{\n"
 			 "  \"k\": {\n"
 			 "    \"a\": \"b\",\n"
@@ -616,7 +606,7 @@ static void test_sub_pretty_matches_inline(void **state)
 	struct json_writer sub = JSON_WRITER_INIT;
 
 	(void)state;
-	build_pretty_example(&sub);
+	t2_jw_api_example(&sub);
 	jw_array_begin(&embedded, 1);
 	jw_array_inline_begin_array(&embedded);
 	jw_array_sub_jw(&embedded, &sub);
@@ -670,14 +660,7 @@ static void test_init_matches_initializer(void **state)
 	(void)state;
 	memset(&jw, 0xa5, sizeof(jw));
 	jw_init(&jw);
-	assert_null(jw.json.buf);
-	assert_int_equal(jw.json.len, 0);
-	assert_int_equal(jw.json.alloc, 0);
-	assert_null(jw.open_stack.buf);
-	assert_int_equal(jw.open_stack.len, 0);
-	assert_int_equal(jw.open_stack.alloc, 0);
-	assert_int_equal(jw.need_comma, 0);
-	assert_int_equal(jw.pretty, 0);
+	expect_initial(&jw);
 }
 
 static void test_release_reinitialises(void **state)
@@ -689,14 +672,7 @@ static void test_release_reinitialises(void **state)
 	jw_array_begin(&jw, 1);
 	jw_array_inline_begin_object(&jw);
 	jw_release(&jw);
-	assert_null(jw.json.buf);
-	assert_int_equal(jw.json.len, 0);
-	assert_int_equal(jw.json.alloc, 0);
-	assert_null(jw.open_stack.buf);
-	assert_int_equal(jw.open_stack.len, 0);
-	assert_int_equal(jw.open_stack.alloc, 0);
-	assert_int_equal(jw.need_comma, 0);
-	assert_int_equal(jw.pretty, 0);
+	expect_initial(&jw);
 
 	/* Usable again, as a fresh compact writer. */
 	jw_object_begin(&jw, 0);

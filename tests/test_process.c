@@ -104,17 +104,28 @@ static void append_qarg(char **buf, const char *s)
 	t2_append(buf, "'");
 }
 
-/* argv pretty-quoted and joined by spaces ("" for an empty list). */
-static char *qargv(const char *const *argv)
+typedef void append_fn(char **buf, const char *s);
+
+/* open, then every argv[i] appended by fn with sep between them, then
+ * close; caller frees. */
+static char *join_argv(const char *const *argv, const char *open, const char *sep,
+		       const char *close, append_fn *fn)
 {
-	char *s = strdup("");
+	char *s = strdup(open);
 
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
-			t2_append(&s, " ");
-		append_qarg(&s, argv[i]);
+			t2_append(&s, "%s", sep);
+		fn(&s, argv[i]);
 	}
+	t2_append(&s, "%s", close);
 	return s;
+}
+
+/* argv pretty-quoted and joined by spaces ("" for an empty list). */
+static char *qargv(const char *const *argv)
+{
+	return join_argv(argv, "", " ", "", append_qarg);
 }
 
 /* A JSON string for s; the tests only use printable ASCII. */
@@ -136,17 +147,10 @@ static char *jstr(const char *s)
 	return out;
 }
 
+/* argv as a JSON array of strings. */
 static char *jargv(const char *const *argv)
 {
-	char *s = strdup("[");
-
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			t2_append(&s, ",");
-		append_jstr(&s, argv[i]);
-	}
-	t2_append(&s, "]");
-	return s;
+	return join_argv(argv, "[", ",", "]", append_jstr);
 }
 
 /* "trace2" repeated depth + 1 times, joined by '/'. */
@@ -573,17 +577,6 @@ static int sid_depth(const char *sid)
 	return d;
 }
 
-static int matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
-	ok = !regexec(&rx, s, 0, NULL, 0);
-	regfree(&rx);
-	return ok;
-}
-
 /* The pid in the last SID component ("-P%08x"). */
 static long sid_pid(const char *sid)
 {
@@ -618,7 +611,7 @@ static void collect_sids(const struct evs *e, int levels, const char **sid)
 			assert_memory_equal(sid[d], sid[d - 1], strlen(sid[d - 1]));
 			assert_int_equal(sid[d][strlen(sid[d - 1])], '/');
 		}
-		if (!matches(own, SID_COMPONENT_RE))
+		if (!t2_matches(own, SID_COMPONENT_RE))
 			fail_msg("bad SID component '%s'", own);
 	}
 }
@@ -659,7 +652,7 @@ static void check_ancestry(const struct evs *e)
 static void check_nonbrief_keys(const struct evs *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
-		if (!matches(ev_str(e->v[i], "time"), UTC_RE))
+		if (!t2_matches(ev_str(e->v[i], "time"), UTC_RE))
 			fail_msg("bad time in record %zu", i);
 		assert_true(*ev_str(e->v[i], "file"));
 		assert_true(ev_int(e->v[i], "line") > 0);
@@ -720,19 +713,29 @@ static void expect_chain(struct expect *x, int d, int levels, int code)
 	host_end(x, d, code);
 }
 
+/* Run the chain of three processes, each exiting code, with env added;
+ * it must exit code and print nothing; x gets its records. */
+static void run_chain(struct run *r, const char *const *env, int code, struct expect *x)
+{
+	const char *argv[MAX_ARGS];
+	char code_s[16];
+
+	snprintf(code_s, sizeof(code_s), "%d", code);
+	chain_argv(argv, 0, 3, code_s);
+	run_argv(r, env, NULL, argv);
+	assert_int_equal(r->code, code);
+	assert_string_equal(r->err, "");
+	expect_chain(x, 0, 3, code);
+}
+
 /* Three processes append to one file per target (destinations.md §2). */
 static void chain_shares_one_file_per_target(void **state)
 {
-	const char *argv[MAX_ARGS];
 	struct expect x = { .n = 0 };
 	struct run r;
 
 	(void)state;
-	chain_argv(argv, 0, 3, "0");
-	run_argv(&r, NULL, NULL, argv);
-	assert_int_equal(r.code, 0);
-	assert_string_equal(r.err, "");
-	expect_chain(&x, 0, 3, 0);
+	run_chain(&r, NULL, 0, &x);
 	assert_nonbrief_outputs(&x, &r);
 	check_chain_json(r.event, 3, 1);
 	expect_free(&x);
@@ -836,16 +839,11 @@ static void chain_in_one_directory(void **state)
 	char *dir = t2_tmpdir(), *vn = t2_xfmt("GIT_TRACE2=%s", dir),
 	     *vp = t2_xfmt("GIT_TRACE2_PERF=%s", dir), *ve = t2_xfmt("GIT_TRACE2_EVENT=%s", dir);
 	const char *env[] = { vn, vp, ve, BRIEF[0], BRIEF[1], BRIEF[2], NULL };
-	const char *argv[MAX_ARGS];
 	struct expect x = { .n = 0 };
 	struct run r;
 
 	(void)state;
-	chain_argv(argv, 0, 3, "5");
-	run_argv(&r, env, NULL, argv);
-	assert_int_equal(r.code, 5);
-	assert_string_equal(r.err, "");
-	expect_chain(&x, 0, 3, 5);
+	run_chain(&r, env, 5, &x);
 	check_process_files(dir, &x, 3);
 	expect_free(&x);
 	run_free(&r);

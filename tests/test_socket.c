@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,18 +43,6 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static int matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
-		abort();
-	ok = !regexec(&rx, s, 0, NULL, 0);
-	regfree(&rx);
-	return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -418,7 +405,7 @@ static int check_event(struct rcv *r, const struct tjson *ev)
 
 	if (check_keys(r, ev, COMMON_KEYS))
 		return -1;
-	if (!matches(tjson_get_str(ev, "time"), UTC_RE))
+	if (!t2_matches(tjson_get_str(ev, "time"), UTC_RE))
 		return reject(r, "bad time \"%s\"", tjson_get_str(ev, "time"));
 	event = tjson_get_str(ev, "event");
 	thread = tjson_get_str(ev, "thread");
@@ -669,17 +656,29 @@ static void check_stream_chain(const struct sink *s)
 		free(sid[d]);
 }
 
-static void stream_chain(const char *prefix)
+static void check_dgram_chain(const struct sink *s);
+
+/*
+ * The chain with EVENT at prefix + the path of a listener of the given
+ * type.  Datagram: more records than Linux queues unread (max_dgram_qlen
+ * 10), so the listener must be served while the chain runs.
+ */
+static void socket_chain(int type, const char *prefix)
 {
 	const char *args[MAX_ARGS];
 	struct sink s;
 	char *value;
 
-	sink_open(&s, SOCK_STREAM);
+	sink_open(&s, type);
 	value = t2_xfmt("%s%s", prefix, s.path);
 	chain_args(args);
 	assert_int_equal(serve_driver(&s, value, args), 0);
-	check_stream_chain(&s);
+	if (type == SOCK_DGRAM) {
+		assert_true(s.ndgram > 10);
+		check_dgram_chain(&s);
+	} else {
+		check_stream_chain(&s);
+	}
 	free(value);
 	sink_close(&s);
 }
@@ -687,14 +686,14 @@ static void stream_chain(const char *prefix)
 static void stream_socket_chain(void **state)
 {
 	(void)state;
-	stream_chain("af_unix:stream:");
+	socket_chain(SOCK_STREAM, "af_unix:stream:");
 }
 
 /* af_unix:<path> tries stream first. */
 static void plain_prefix_prefers_stream(void **state)
 {
 	(void)state;
-	stream_chain("af_unix:");
+	socket_chain(SOCK_STREAM, "af_unix:");
 }
 
 /* "d<depth>:<event>" of every record of the chain, in order. */
@@ -736,35 +735,17 @@ static void check_dgram_chain(const struct sink *s)
 	free(got);
 }
 
-/* More records than Linux queues unread (max_dgram_qlen 10): the
- * listener must be served while the chain runs. */
-static void dgram_chain(const char *prefix)
-{
-	const char *args[MAX_ARGS];
-	struct sink s;
-	char *value;
-
-	sink_open(&s, SOCK_DGRAM);
-	value = t2_xfmt("%s%s", prefix, s.path);
-	chain_args(args);
-	assert_int_equal(serve_driver(&s, value, args), 0);
-	assert_true(s.ndgram > 10);
-	check_dgram_chain(&s);
-	free(value);
-	sink_close(&s);
-}
-
 static void dgram_socket_one_datagram_per_record(void **state)
 {
 	(void)state;
-	dgram_chain("af_unix:dgram:");
+	socket_chain(SOCK_DGRAM, "af_unix:dgram:");
 }
 
 /* af_unix:<path> falls back to datagram (destinations.md §5). */
 static void plain_prefix_falls_back_to_dgram(void **state)
 {
 	(void)state;
-	dgram_chain("af_unix:");
+	socket_chain(SOCK_DGRAM, "af_unix:");
 }
 
 /* ------------------------------------------------------------------ */
@@ -811,15 +792,14 @@ static void check_warning(const char *value, struct sink *s, const char *want)
 	free(err);
 }
 
-/* The exact warning for "stream:" against a datagram socket. */
-static void stream_against_dgram_fails(void **state)
+/* prefix + the path of a listener of the other type: the exact warning. */
+static void check_wrong_type(const char *prefix, int listener_type)
 {
 	struct sink s;
 	char *value, *want;
 
-	(void)state;
-	sink_open(&s, SOCK_DGRAM);
-	value = t2_xfmt("af_unix:stream:%s", s.path);
+	sink_open(&s, listener_type);
+	value = t2_xfmt("%s%s", prefix, s.path);
 	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
 	check_warning(value, &s, want);
 	free(value);
@@ -827,20 +807,18 @@ static void stream_against_dgram_fails(void **state)
 	sink_close(&s);
 }
 
+/* The exact warning for "stream:" against a datagram socket. */
+static void stream_against_dgram_fails(void **state)
+{
+	(void)state;
+	check_wrong_type("af_unix:stream:", SOCK_DGRAM);
+}
+
 /* "dgram:" against a stream socket, like the reverse. */
 static void dgram_against_stream_fails(void **state)
 {
-	struct sink s;
-	char *value, *want;
-
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
-	value = t2_xfmt("af_unix:dgram:%s", s.path);
-	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
-	check_warning(value, &s, want);
-	free(value);
-	free(want);
-	sink_close(&s);
+	check_wrong_type("af_unix:dgram:", SOCK_STREAM);
 }
 
 /* "<dir>/" followed by 'x's up to len bytes in all; caller frees. */

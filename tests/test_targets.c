@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "t2test.h"
+#include "t2va.h"
 #include "tjson.h"
 #include "trace2.h"
 #include "tr2_sys.h"
@@ -390,55 +391,6 @@ static void expect_full(t2_scenario_fn *fn, const char *normal, const char *perf
 	expect_run(&o, fn, NULL, normal, perf, event);
 }
 
-/* Variadic wrappers around the _va entry points (also used where a format
- * attribute would reject NULL or "" as a format). */
-static void error_va(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_cmd_error_va(fmt, ap);
-	va_end(ap);
-}
-
-static void printf_va(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_printf_va(fmt, ap);
-	va_end(ap);
-}
-
-static void printf_va_fl(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_printf_va_fl(file, line, fmt, ap);
-	va_end(ap);
-}
-
-static void enter_va(const char *category, const char *label,
-		     const struct repository *repo, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_region_enter_printf_va(category, label, repo, fmt, ap);
-	va_end(ap);
-}
-
-static void leave_va(const char *category, const char *label,
-		     const struct repository *repo, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_region_leave_printf_va(category, label, repo, fmt, ap);
-	va_end(ap);
-}
-
 /* ------------------------------------------------------------------ */
 /* Command events.                                                      */
 /* ------------------------------------------------------------------ */
@@ -512,12 +464,12 @@ static void cmd_events(void **state)
 static void sc_errors(void *arg)
 {
 	(void)arg;
-	error_va(NULL);
-	error_va("");
+	t2_error_va(NULL);
+	t2_error_va("");
 	trace2_cmd_error("hello %s", "world");
 	trace2_cmd_error("%s", "");
 	trace2_cmd_error("%s", "tab\tquote\" back\\ nl\nx");
-	error_va("%d%%", 5);
+	t2_error_va("%d%%", 5);
 }
 
 /* fmt NULL and "" leave the message out; a message expanding to "" is
@@ -951,8 +903,8 @@ static void sc_region_forms(void *arg)
 	trace2_region_enter("c1", "l1", &r1);
 	trace2_region_enter_printf("c2", NULL, &r0, "%s", "");
 	trace2_region_leave_printf("c2", NULL, &r0, "%s", "");
-	enter_va(NULL, "l3", NULL, "n=%d", 3);
-	leave_va(NULL, "l3", NULL, "n=%d", 4);
+	t2_enter_va(NULL, "l3", NULL, "n=%d", 3);
+	t2_leave_va(NULL, "l3", NULL, "n=%d", 4);
 	trace2_region_leave("c1", "l1", &r1);
 	trace2_region_enter(NULL, NULL, NULL);
 	trace2_region_leave(NULL, NULL, NULL);
@@ -1010,16 +962,6 @@ static void build_compact(struct json_writer *jw)
 	jw_end(jw);
 }
 
-static void build_pretty(struct json_writer *jw)
-{
-	jw_object_begin(jw, 1);
-	jw_object_string(jw, "a", "b");
-	jw_object_inline_begin_object(jw, "o");
-	jw_object_intmax(jw, "n", 1);
-	jw_end(jw);
-	jw_end(jw);
-}
-
 static void sc_data(void *arg)
 {
 	struct repository r0 = { "/w", 0 };
@@ -1027,7 +969,7 @@ static void sc_data(void *arg)
 
 	(void)arg;
 	build_compact(&compact);
-	build_pretty(&pretty);
+	t2_jw_api_example(&pretty);
 	trace2_data_string("cat", NULL, "s", "v a l");
 	trace2_data_intmax("category-too-long", &r0, "min", INTMAX_MIN);
 	trace2_data_json("jcat", &r0, "compact", &compact);
@@ -1071,9 +1013,9 @@ static void sc_printf(void *arg)
 {
 	(void)arg;
 	trace2_printf("hello %d", 42);
-	printf_va("va %s", "x");
-	printf_va(NULL);
-	printf_va("");
+	t2_printf_va("va %s", "x");
+	t2_printf_va(NULL);
+	t2_printf_va("");
 	trace2_printf("%s", "");
 	trace2_printf("%s", "two\nlines");
 	trace2_printf("%s", "ends with LF\n");
@@ -1480,7 +1422,7 @@ static void sc_full(void *arg)
 	trace2_region_leave_printf_fl(F(29), "c", "l", &repo, "m%d", 2);
 	trace2_thread_exit_fl(F(30));
 	trace2_printf_fl(F(31), "p %d", 1);
-	printf_va_fl(F(32), "%s", "");
+	t2_printf_va_fl(F(32), "%s", "");
 	trace2_timer_start(TRACE2_TIMER_ID_TEST1);
 	trace2_timer_stop(TRACE2_TIMER_ID_TEST1);
 	trace2_counter_add(TRACE2_COUNTER_ID_TEST1, 1);
@@ -1938,7 +1880,7 @@ static void call_everything(void)
 	CHECK(trace2_cmd_exit_fl(F(1), 5) == 5);
 	trace2_cmd_error("e %d", ++n);
 	trace2_cmd_error_fl(F(1), "e");
-	error_va("e");
+	t2_error_va("e");
 	trace2_cmd_path("/p");
 	trace2_cmd_path_fl(F(1), "/p");
 	trace2_cmd_ancestry(argv);
@@ -1980,13 +1922,13 @@ static void call_everything(void)
 	trace2_region_enter_fl(F(1), "c", "l", &repo);
 	trace2_region_enter_printf("c", "l", &repo, "%d", ++n);
 	trace2_region_enter_printf_fl(F(1), "c", "l", &repo, "x");
-	enter_va("c", "l", NULL, "x");
+	t2_enter_va("c", "l", NULL, "x");
 	region_va(0, "x");
 	trace2_region_leave("c", "l", &repo);
 	trace2_region_leave_fl(F(1), "c", "l", &repo);
 	trace2_region_leave_printf("c", "l", &repo, "%d", ++n);
 	trace2_region_leave_printf_fl(F(1), "c", "l", &repo, "x");
-	leave_va("c", "l", NULL, "x");
+	t2_leave_va("c", "l", NULL, "x");
 	region_va(1, "x");
 	trace2_data_string("c", &repo, "k", "v");
 	trace2_data_string_fl(F(1), "c", &repo, "k", "v");
@@ -1996,8 +1938,8 @@ static void call_everything(void)
 	trace2_data_json_fl(F(1), "c", &repo, "k", &jw);
 	trace2_printf("%d", ++n);
 	trace2_printf_fl(F(1), "x");
-	printf_va("x");
-	printf_va_fl(F(1), "x");
+	t2_printf_va("x");
+	t2_printf_va_fl(F(1), "x");
 	trace2_timer_start(TRACE2_TIMER_ID_TEST1);
 	(trace2_timer_start)(TRACE2_TIMER_ID_TEST1);
 	trace2_timer_stop(TRACE2_TIMER_ID_TEST1);

@@ -176,6 +176,166 @@ static void test_raw_utf8(void **state)
 	tjson_free(v);
 }
 
+/* Whether the string literal made of the n bytes b parses (as one string). */
+static int string_ok(const unsigned char *b, size_t n)
+{
+	char doc[16];
+	struct tjson *v;
+	int ok;
+
+	assert_true(n + 2 <= sizeof(doc));
+	doc[0] = '"';
+	memcpy(doc + 1, b, n);
+	doc[n + 1] = '"';
+	v = tjson_parse(doc, n + 2, NULL);
+	ok = v != NULL;
+	if (v) {
+		assert_int_equal(v->type, TJSON_STRING);
+		assert_int_equal(v->len, n);
+		assert_memory_equal(v->text, b, n);
+	}
+	tjson_free(v);
+	return ok;
+}
+
+/* The edges of RFC 3629's ranges, one by one. */
+static void test_utf8_boundaries(void **state)
+{
+	static const struct {
+		const char *bytes;
+		int valid;
+	} cases[] = {
+		/* C0 and C1 only start overlong forms; C2 starts U+0080 */
+		{ "\xC0\x80", 0 }, { "\xC0\xBF", 0 }, { "\xC1\x80", 0 },
+		{ "\xC1\xBF", 0 }, { "\xC2\x80", 1 }, { "\xDF\xBF", 1 },
+		{ "\xC2\x7F", 0 }, { "\xC2\xC0", 0 },
+		/* E0 80..9F would be overlong: E0 A0 80 is U+0800 */
+		{ "\xE0\x80\x80", 0 }, { "\xE0\x9F\xBF", 0 }, { "\xE0\xA0\x80", 1 },
+		{ "\xE0\xBF\xBF", 1 }, { "\xE1\x80\x80", 1 }, { "\xEC\xBF\xBF", 1 },
+		/* ED A0..BF are the surrogates U+D800..U+DFFF */
+		{ "\xED\x80\x80", 1 }, { "\xED\x9F\xBF", 1 }, { "\xED\xA0\x80", 0 },
+		{ "\xED\xAF\xBF", 0 }, { "\xED\xB0\x80", 0 }, { "\xED\xBF\xBF", 0 },
+		{ "\xEE\x80\x80", 1 }, { "\xEF\xBF\xBF", 1 },
+		{ "\xE1\x7F\x80", 0 }, { "\xE1\x80\x7F", 0 }, { "\xE1\x80\xC0", 0 },
+		/* F0 80..8F would be overlong: F0 90 80 80 is U+10000 */
+		{ "\xF0\x80\x80\x80", 0 }, { "\xF0\x8F\xBF\xBF", 0 },
+		{ "\xF0\x90\x80\x80", 1 }, { "\xF3\xBF\xBF\xBF", 1 },
+		/* F4 90 and up is above U+10FFFF */
+		{ "\xF4\x80\x80\x80", 1 }, { "\xF4\x8F\xBF\xBF", 1 },
+		{ "\xF4\x90\x80\x80", 0 }, { "\xF4\xBF\xBF\xBF", 0 },
+		{ "\xF1\x80\x80\x7F", 0 }, { "\xF1\x80\x80\xC0", 0 },
+		/* F5..FF start nothing (F5..F7 would be above U+10FFFF) */
+		{ "\xF5\x80\x80\x80", 0 }, { "\xF7\xBF\xBF\xBF", 0 },
+		{ "\xF8\x88\x80\x80\x80", 0 }, { "\xFC\x84\x80\x80\x80\x80", 0 },
+		{ "\xFE", 0 }, { "\xFF", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const unsigned char *b = (const unsigned char *)cases[i].bytes;
+		size_t n = strlen(cases[i].bytes);
+
+		if (string_ok(b, n) != cases[i].valid)
+			print_error("case #%zu: want %s\n", i,
+				    cases[i].valid ? "valid" : "invalid");
+		assert_int_equal(string_ok(b, n), cases[i].valid);
+		/* cut short, no sequence is valid */
+		for (size_t cut = 1; cut < n; cut++)
+			assert_false(string_ok(b, cut));
+	}
+}
+
+/*
+ * Every lead byte from 0x80 with every second byte, the rest of the
+ * sequence continuation bytes 0x80 or 0xBF: valid exactly when the rows of
+ * RFC 3629 §4's syntax (UTF8-2, UTF8-3, UTF8-4) allow the first two bytes.
+ */
+static void test_utf8_lead_and_second_byte(void **state)
+{
+	static const struct {
+		unsigned char lead_lo, lead_hi, second_lo, second_hi;
+		size_t len;
+	} rfc3629[] = {
+		{ 0xC2, 0xDF, 0x80, 0xBF, 2 },
+		{ 0xE0, 0xE0, 0xA0, 0xBF, 3 }, { 0xE1, 0xEC, 0x80, 0xBF, 3 },
+		{ 0xED, 0xED, 0x80, 0x9F, 3 }, { 0xEE, 0xEF, 0x80, 0xBF, 3 },
+		{ 0xF0, 0xF0, 0x90, 0xBF, 4 }, { 0xF1, 0xF3, 0x80, 0xBF, 4 },
+		{ 0xF4, 0xF4, 0x80, 0x8F, 4 },
+	};
+	size_t accepted = 0;
+
+	(void)state;
+	for (unsigned lead = 0x80; lead <= 0xFF; lead++) {
+		size_t len = 2, row;
+		int lead_ok = 0;
+
+		for (row = 0; row < sizeof(rfc3629) / sizeof(rfc3629[0]); row++)
+			if (lead >= rfc3629[row].lead_lo && lead <= rfc3629[row].lead_hi) {
+				len = rfc3629[row].len;
+				lead_ok = 1;
+				break;
+			}
+		for (unsigned second = 0; second <= 0xFF; second++) {
+			int want = lead_ok && second >= rfc3629[row].second_lo &&
+				   second <= rfc3629[row].second_hi;
+
+			for (unsigned tail = 0x80; tail <= 0xBF; tail += 0x3F) {
+				unsigned char b[4] = { (unsigned char)lead, (unsigned char)second,
+						       (unsigned char)tail, (unsigned char)tail };
+
+				if (second == '"' || second == '\\')
+					continue; /* would end the string, or escape */
+				if (string_ok(b, len) != want)
+					print_error("%02X %02X (%zu bytes): want %s\n", lead,
+						    second, len, want ? "valid" : "invalid");
+				assert_int_equal(string_ok(b, len), want);
+				accepted += (size_t)want;
+			}
+		}
+	}
+	/* per tail byte, the (lead, second) pairs the rows allow */
+	assert_int_equal(accepted, 2 * (30 * 64 + 32 + 12 * 64 + 32 + 2 * 64 + 48 + 3 * 64 + 16));
+}
+
+/* The shortest encoding of cp in out; returns its length. */
+static size_t encode(unsigned cp, size_t len, unsigned char *out)
+{
+	static const unsigned char lead_mark[5] = { 0, 0, 0xC0, 0xE0, 0xF0 };
+
+	if (len == 1) {
+		out[0] = (unsigned char)cp;
+		return 1;
+	}
+	for (size_t i = len - 1; i > 0; i--, cp >>= 6)
+		out[i] = (unsigned char)(0x80 | (cp & 0x3F));
+	out[0] = (unsigned char)(lead_mark[len] | cp);
+	return len;
+}
+
+/* Every code point in its shortest form is valid except the surrogates;
+ * the first code points in a longer form (overlong) never are. */
+static void test_utf8_every_code_point(void **state)
+{
+	unsigned char b[4];
+
+	(void)state;
+	for (unsigned cp = 0x20; cp <= 0x10FFFF; cp++) {
+		size_t len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		int surrogate = cp >= 0xD800 && cp <= 0xDFFF;
+
+		if (cp == '"' || cp == '\\')
+			continue;
+		encode(cp, len, b);
+		if (string_ok(b, len) == surrogate)
+			print_error("U+%04X\n", cp);
+		assert_int_equal(string_ok(b, len), !surrogate);
+		for (size_t longer = len + 1; longer <= 4 && cp < 0x800; longer++) {
+			encode(cp, longer, b);
+			assert_false(string_ok(b, longer));
+		}
+	}
+}
+
 static void test_numbers(void **state)
 {
 	static const struct {
@@ -496,6 +656,9 @@ int main(void)
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_nul_in_strings),
 		cmocka_unit_test(test_raw_utf8),
+		cmocka_unit_test(test_utf8_boundaries),
+		cmocka_unit_test(test_utf8_lead_and_second_byte),
+		cmocka_unit_test(test_utf8_every_code_point),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_length_bounded),

@@ -548,15 +548,25 @@ static void time_intervals(enum trace2_timer_id tid, const struct timer_work *w)
 	}
 }
 
+/* Exactly n integers into v (dies with usage otherwise), of which the
+ * first two are <count> <ms_delay>. */
+static struct timer_work get_timer_work(int argc, const char **argv, int n, int *v,
+					const char *usage)
+{
+	struct timer_work w;
+
+	if (get_n_ints(argc, argv, n, v))
+		die("%s", usage);
+	w.count = v[0];
+	w.ms_delay = v[1];
+	return w;
+}
+
 static int ut_100timer(int argc, const char **argv)
 {
 	int v[2];
-	struct timer_work w;
+	struct timer_work w = get_timer_work(argc, argv, 2, v, "expect <count> <ms_delay>");
 
-	if (get_n_ints(argc, argv, 2, v))
-		die("expect <count> <ms_delay>");
-	w.count = v[0];
-	w.ms_delay = v[1];
 	time_intervals(TRACE2_TIMER_ID_TEST1, &w);
 	return 0;
 }
@@ -572,12 +582,9 @@ static void *ut_101timer_thread(void *data)
 static int ut_101timer(int argc, const char **argv)
 {
 	int v[3];
-	struct timer_work w;
+	struct timer_work w = get_timer_work(argc, argv, 3, v,
+					     "expect <count> <ms_delay> <threads>");
 
-	if (get_n_ints(argc, argv, 3, v))
-		die("expect <count> <ms_delay> <threads>");
-	w.count = v[0];
-	w.ms_delay = v[1];
 	run_threads(v[2], ut_101timer_thread, &w);
 	return 0;
 }

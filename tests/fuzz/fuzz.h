@@ -89,9 +89,4 @@ const char *fz_tempdir(const char *tag);
 /* "<dir>/<name>", malloc'ed (caller frees). */
 char *fz_path(const char *dir, const char *name);
 
-/* 1 if s[0..len) is valid UTF-8 (RFC 3629), else 0. */
-int fz_utf8_valid(const unsigned char *s, size_t len);
-/* Length of the valid UTF-8 sequence at s, or 0 if s[0] starts none. */
-size_t fz_utf8_seq(const unsigned char *s, size_t avail);
-
 #endif

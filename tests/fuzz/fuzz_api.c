@@ -17,11 +17,12 @@
  * reports per thread, and every step is checked to report exactly as many
  * as the spec says.  After the program the main thread's regions and
  * timers are closed again (the process state carries over to the next
- * input), every new line of the three files is checked (trace_lines.h)
- * and the files are emptied.
+ * input), every new line of the three files is checked (t2_check_text()
+ * of tests/support/t2rec.h) and the files are emptied.
  */
 #include "fuzz.h"
-#include "trace_lines.h"
+#include "t2rec.h"
+#include "t2va.h"
 #include "trace2.h"
 
 #include <fcntl.h>
@@ -131,26 +132,6 @@ static const char **argv_of(struct prog *p)
 	return v;
 }
 
-/* Wrappers that pass a format that may be NULL (which the printf
- * attribute of the API would reject at compile time). */
-static void printf_any(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_printf_va(fmt, ap);
-	va_end(ap);
-}
-
-static void error_any(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	trace2_cmd_error_va(fmt, ap);
-	va_end(ap);
-}
-
 /* A small writer; *key says whether it was terminated. */
 static void build_json(struct prog *p, struct json_writer *jw, const char **key)
 {
@@ -223,6 +204,35 @@ enum op {
 	OP_COUNT
 };
 
+/* A region enter or leave, with or without a message; returns the number
+ * of BUG reports it must cause. */
+static int region(struct prog *p, enum op op)
+{
+	const char *cat, *label, *msg;
+	const struct repository *r;
+
+	cat = str_or_null(p);
+	label = str_or_null(p);
+	r = repo(p);
+	msg = str(p);
+	switch (op) {
+	case OP_REGION_ENTER:
+		trace2_region_enter(cat, label, r);
+		break;
+	case OP_REGION_ENTER_PRINTF:
+		trace2_region_enter_printf(cat, label, r, "%s", msg);
+		break;
+	case OP_REGION_LEAVE:
+		trace2_region_leave(cat, label, r);
+		return leave(p);
+	default:
+		trace2_region_leave_printf(cat, label, r, "%s", msg);
+		return leave(p);
+	}
+	p->regions++;
+	return 0;
+}
+
 /* One call; returns the number of BUG reports it must cause (-1: any). */
 static int step(struct prog *p)
 {
@@ -230,34 +240,16 @@ static int step(struct prog *p)
 	struct key_value_info kvi = KVI_INIT;
 	struct json_writer jw;
 	const struct repository *r;
-	const char *cat, *label, *key, *msg;
+	const char *cat, *key, *msg;
 	unsigned id;
 	int rc;
 
 	switch (op) {
 	case OP_REGION_ENTER:
 	case OP_REGION_ENTER_PRINTF:
-		cat = str_or_null(p);
-		label = str_or_null(p);
-		r = repo(p);
-		msg = str(p);
-		if (op == OP_REGION_ENTER)
-			trace2_region_enter(cat, label, r);
-		else
-			trace2_region_enter_printf(cat, label, r, "%s", msg);
-		p->regions++;
-		return 0;
 	case OP_REGION_LEAVE:
 	case OP_REGION_LEAVE_PRINTF:
-		cat = str_or_null(p);
-		label = str_or_null(p);
-		r = repo(p);
-		msg = str(p);
-		if (op == OP_REGION_LEAVE)
-			trace2_region_leave(cat, label, r);
-		else
-			trace2_region_leave_printf(cat, label, r, "%s", msg);
-		return leave(p);
+		return region(p, op);
 	case OP_DATA_STRING:
 		cat = str_or_null(p);
 		key = str_or_null(p);
@@ -283,13 +275,13 @@ static int step(struct prog *p)
 			msg = str(p);
 			trace2_printf("%s %d", msg, (int)fz_u32(&p->in));
 		} else
-			printf_any(NULL);
+			t2_printf_va(NULL);
 		return 0;
 	case OP_ERROR:
 		if (fz_pick(&p->in, 8))
 			trace2_cmd_error("%s", str(p));
 		else
-			error_any(NULL);
+			t2_error_va(NULL);
 		return 0;
 	case OP_TIMER_START:
 	case OP_TIMER_STOP:
@@ -435,19 +427,22 @@ static void take_new_text(const char *path, struct fz_buf *out)
 /* T2FUZZ_SHOW=1 in the environment prints what was checked. */
 static void check_files(void)
 {
-	static void (*const check[3])(const char *, size_t) = {
-		check_normal_text, check_perf_text, check_event_text,
+	static const enum t2_rec_kind kinds[3] = {
+		T2_REC_NORMAL, T2_REC_PERF, T2_REC_EVENT,
 	};
 	const char *show = getenv("T2FUZZ_SHOW");
 	int i;
 
 	for (i = 0; i < 3; i++) {
 		struct fz_buf text = FZ_BUF_INIT;
+		struct t2_text_error err;
 
 		take_new_text(files[i], &text);
 		if (show && *show == '1')
 			fprintf(stderr, "---- %s\n%s", files[i], text.p);
-		check[i](text.p, text.len);
+		if (t2_check_text(kinds[i], text.p, text.len, &err))
+			fz_fail(__FILE__, __LINE__, "%s line %u (%s): %.*s", files[i],
+				err.nr, err.why, (int)err.len, err.line);
 		fz_buf_free(&text);
 	}
 }

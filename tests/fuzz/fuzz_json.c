@@ -19,6 +19,7 @@
  */
 #include "fuzz.h"
 #include "tjson.h"
+#include "tutf8.h"
 #include "trace2.h"
 #include "tr2_json.h"
 
@@ -61,7 +62,7 @@ static void check_escape(const char *s, size_t len)
 	fz_buf_addc(&got, '"');
 
 	fz_utf8_repair(&repaired, s, len);
-	if (fz_utf8_valid((const unsigned char *)s, len))
+	if (tutf8_valid((const unsigned char *)s, len))
 		FZ_CHECK(repaired.len == len && !memcmp(repaired.p, s, len));
 	fz_json_quote(&want, repaired.p, repaired.len);
 	FZ_CHECK(got.len == want.len && !memcmp(got.p, want.p, got.len));

@@ -2,16 +2,26 @@
  * Fuzzer: target values (GIT_TRACE2=<value>, destinations.md §1 and §5).
  *
  * The input, up to its first NUL, is a value.  tr2_dst_classify() must
- * give the form the table of §1 names.  Then the value is opened with
- * tr2_dst_open() as "af_unix:<value>", "af_unix:stream:<value>" and
- * "af_unix:dgram:<value>" (an absolute path is moved under a directory
- * that does not exist, so nothing is ever connected to), and the value
- * itself when it is one of the forms that open nothing (off, stderr, an
- * fd number, unknown).  The debug switch is on so every warning is
- * formatted; stderr writes of the library are swallowed.  The library
- * reads the settings through tr2_sys.getenv, which answers here from
- * memory (setenv() would keep every value ever set: glibc never frees
- * them).
+ * give the form destinations.md §1 names.  The expectation is the
+ * fuzzer's own: spec_form() reads §1 as properties of the value (its
+ * ASCII-lowercased text is one of the words of rows 1 and 2, it is one
+ * digit, it starts with '/', it starts with "af_unix:"), and a table of
+ * values with the form §1 gives them (the examples of the spec and their
+ * near misses) is checked on its own at start-up.
+ *
+ * Then the value is opened with tr2_dst_open() as "af_unix:<value>",
+ * "af_unix:stream:<value>" and "af_unix:dgram:<value>" (an absolute path
+ * is moved under a directory that does not exist, so nothing is ever
+ * connected to), and the value itself when it is one of the forms that
+ * open nothing (off, stderr, an fd number, unknown).  What the opens do
+ * is checked too: an off or unknown value leaves the target off, stderr
+ * and an fd number switch it on, an unknown value always prints its
+ * warning (§1 row 7, §10) and the others print nothing, and every
+ * af_unix value here fails with a debug warning.  The debug switch is
+ * on so every warning is formatted; stderr writes of the library are
+ * collected instead of written.  The library reads the settings through
+ * tr2_sys.getenv, which answers here from memory (setenv() would keep
+ * every value ever set: glibc never frees them).
  */
 #include "fuzz.h"
 #include "tr2_dst.h"
@@ -20,17 +30,20 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define NOWHERE "/t2fuzz-nonexistent"
 
 static ssize_t (*real_write)(int fd, const void *buf, size_t n);
 static char *(*real_getenv)(const char *name);
 static const char *git_trace2; /* the value GIT_TRACE2 has now */
+static struct fz_buf stderr_text; /* what the library wrote to fd 2 */
 
-static ssize_t quiet_write(int fd, const void *buf, size_t n)
+static ssize_t collect_write(int fd, const void *buf, size_t n)
 {
-	return fd == 2 ? (ssize_t)n : real_write(fd, buf, n);
+	if (fd != 2)
+		return real_write(fd, buf, n);
+	fz_buf_add(&stderr_text, buf, n);
+	return (ssize_t)n;
 }
 
 static char *fake_getenv(const char *name)
@@ -42,46 +55,164 @@ static char *fake_getenv(const char *name)
 	return real_getenv(name);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	real_write = tr2_sys.write;
-	tr2_sys.write = quiet_write;
-	real_getenv = tr2_sys.getenv;
-	tr2_sys.getenv = fake_getenv;
-	return 0;
-}
+/* ------------------------------------------------------------------ */
+/* The expected form.                                                   */
+/* ------------------------------------------------------------------ */
 
-/* destinations.md §1, rule by rule. */
-static enum tr2_dst_form expected_form(const char *v)
+/*
+ * destinations.md §1 read as properties of the value.  Rows 1 and 2 are
+ * words compared without letter case: the value lowered (ASCII letters
+ * only, as strcasecmp() does in the C locale) must be one of them.
+ */
+static enum tr2_dst_form spec_form(const char *v)
 {
-	if (!*v || !strcmp(v, "0") || !strcasecmp(v, "false"))
-		return TR2_DST_OFF;
-	if (!strcmp(v, "1") || !strcasecmp(v, "true"))
-		return TR2_DST_STDERR;
-	if (v[0] >= '0' && v[0] <= '9' && !v[1])
-		return TR2_DST_FD;
-	if (v[0] == '/')
-		return TR2_DST_PATH;
-	if (!strncmp(v, "af_unix:", 8))
+	static const struct {
+		const char *word;
+		enum tr2_dst_form form;
+	} words[] = {
+		{ "", TR2_DST_OFF }, { "0", TR2_DST_OFF }, { "false", TR2_DST_OFF },
+		{ "1", TR2_DST_STDERR }, { "true", TR2_DST_STDERR },
+	};
+	static const char af_unix[] = "af_unix:";
+	size_t len = strlen(v), i;
+	char lowered[sizeof("false")];
+
+	if (len < sizeof(lowered)) {
+		for (i = 0; i <= len; i++)
+			lowered[i] = v[i] >= 'A' && v[i] <= 'Z' ? (char)(v[i] - 'A' + 'a') : v[i];
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strcmp(lowered, words[i].word))
+				return words[i].form;
+	}
+	if (len == 1 && memchr("0123456789", v[0], 10))
+		return TR2_DST_FD; /* rows 1-2 took "0" and "1" */
+	if (len && v[0] == '/')
+		return TR2_DST_PATH; /* rows 4 and 5: a directory or a file */
+	if (len >= sizeof(af_unix) - 1 && !memcmp(v, af_unix, sizeof(af_unix) - 1))
 		return TR2_DST_AF_UNIX;
 	return TR2_DST_UNKNOWN;
 }
 
-/* Resolve value as the NORMAL target would, then close it again. */
-static void open_value(const char *value)
+/* Values whose form destinations.md §1 (and §5) states, and near misses. */
+static const struct known_value {
+	const char *value;
+	enum tr2_dst_form form;
+} known_values[] = {
+	{ "", TR2_DST_OFF }, { "0", TR2_DST_OFF }, { "false", TR2_DST_OFF },
+	{ "FALSE", TR2_DST_OFF }, { "False", TR2_DST_OFF }, { "fAlSe", TR2_DST_OFF },
+	{ "1", TR2_DST_STDERR }, { "true", TR2_DST_STDERR }, { "TRUE", TR2_DST_STDERR },
+	{ "True", TR2_DST_STDERR }, { "tRuE", TR2_DST_STDERR },
+	{ "2", TR2_DST_FD }, { "3", TR2_DST_FD }, { "4", TR2_DST_FD },
+	{ "5", TR2_DST_FD }, { "6", TR2_DST_FD }, { "7", TR2_DST_FD },
+	{ "8", TR2_DST_FD }, { "9", TR2_DST_FD },
+	{ "/", TR2_DST_PATH }, { "/tmp", TR2_DST_PATH },
+	{ "/nonexist/dir/file", TR2_DST_PATH }, { "/path/to/dir", TR2_DST_PATH },
+	{ "//x", TR2_DST_PATH }, { "/af_unix:/x", TR2_DST_PATH }, { "/1", TR2_DST_PATH },
+	{ "af_unix:", TR2_DST_AF_UNIX }, { "af_unix:/path/sock", TR2_DST_AF_UNIX },
+	{ "af_unix:stream:", TR2_DST_AF_UNIX }, { "af_unix:stream:/x", TR2_DST_AF_UNIX },
+	{ "af_unix:dgram:", TR2_DST_AF_UNIX }, { "af_unix:dgram:/x", TR2_DST_AF_UNIX },
+	{ "af_unix:rel/path", TR2_DST_AF_UNIX }, { "af_unix:af_unix:", TR2_DST_AF_UNIX },
+	/* the examples of row 7 */
+	{ "yes", TR2_DST_UNKNOWN }, { "on", TR2_DST_UNKNOWN }, { "10", TR2_DST_UNKNOWN },
+	{ " 1", TR2_DST_UNKNOWN }, { "~/log", TR2_DST_UNKNOWN },
+	{ "relative/path", TR2_DST_UNKNOWN },
+	/* near misses of rows 1-3 and 6 */
+	{ "00", TR2_DST_UNKNOWN }, { "01", TR2_DST_UNKNOWN }, { "1 ", TR2_DST_UNKNOWN },
+	{ "0 ", TR2_DST_UNKNOWN }, { "\t0", TR2_DST_UNKNOWN }, { "-1", TR2_DST_UNKNOWN },
+	{ "+1", TR2_DST_UNKNOWN }, { "22", TR2_DST_UNKNOWN }, { "a", TR2_DST_UNKNOWN },
+	{ "fals", TR2_DST_UNKNOWN }, { "falsey", TR2_DST_UNKNOWN },
+	{ "false ", TR2_DST_UNKNOWN }, { "tru", TR2_DST_UNKNOWN },
+	{ "truee", TR2_DST_UNKNOWN }, { "no", TR2_DST_UNKNOWN }, { "off", TR2_DST_UNKNOWN },
+	{ "\xEF\xBC\x91", TR2_DST_UNKNOWN } /* fullwidth 1 */,
+	{ "\xC4\xB1", TR2_DST_UNKNOWN } /* dotless i: no "true" */,
+	{ "af_unix", TR2_DST_UNKNOWN }, { "AF_UNIX:/x", TR2_DST_UNKNOWN },
+	{ "Af_unix:/x", TR2_DST_UNKNOWN }, { "af-unix:/x", TR2_DST_UNKNOWN },
+	{ " /x", TR2_DST_UNKNOWN }, { " af_unix:/x", TR2_DST_UNKNOWN },
+	{ "./x", TR2_DST_UNKNOWN }, { "file:///x", TR2_DST_UNKNOWN },
+};
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	real_write = tr2_sys.write;
+	tr2_sys.write = collect_write;
+	real_getenv = tr2_sys.getenv;
+	tr2_sys.getenv = fake_getenv;
+	for (i = 0; i < sizeof(known_values) / sizeof(known_values[0]); i++) {
+		const struct known_value *k = &known_values[i];
+
+		if (tr2_dst_classify(k->value) != k->form || spec_form(k->value) != k->form)
+			fz_fail(__FILE__, __LINE__, "'%s': library %d, spec_form %d, want %d",
+				k->value, (int)tr2_dst_classify(k->value),
+				(int)spec_form(k->value), (int)k->form);
+	}
+	FZ_CHECK(tr2_dst_classify(NULL) == TR2_DST_OFF);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening.                                                             */
+/* ------------------------------------------------------------------ */
+
+static int starts_with(const struct fz_buf *b, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return b->len >= n && !memcmp(b->p, prefix, n);
+}
+
+/*
+ * Resolve value as the NORMAL target would, then close it again; returns
+ * whether it was on.  What the library wrote to stderr meanwhile is left
+ * in stderr_text.
+ */
+static int open_value(const char *value)
 {
 	struct tr2_dst dst;
+	int on;
 
 	tr2_dst_init(&dst, TR2_SYSENV_NORMAL);
 	git_trace2 = value;
+	stderr_text.len = 0;
 	tr2_sysenv_release();
 	tr2_dst_open(&dst, 0);
 	FZ_CHECK(dst.initialized);
+	on = tr2_dst_is_on(&dst);
 	tr2_dst_close(&dst);
 	FZ_CHECK(!tr2_dst_is_on(&dst));
 	git_trace2 = NULL;
+	return on;
+}
+
+/* A value that opens nothing: check what the open did (§1, §10). */
+static void open_plain(const char *v, enum tr2_dst_form form)
+{
+	static const char unknown[] = "warning: trace2: unknown value for 'GIT_TRACE2': '";
+	int on = open_value(v);
+	size_t want_len = sizeof(unknown) - 1 + strlen(v) + 2;
+
+	switch (form) {
+	case TR2_DST_OFF:
+		FZ_CHECK(!on && !stderr_text.len);
+		break;
+	case TR2_DST_STDERR:
+	case TR2_DST_FD:
+		FZ_CHECK(on && !stderr_text.len);
+		break;
+	case TR2_DST_UNKNOWN:
+		FZ_CHECK(!on);
+		/* always, one line; control characters may become '?' (§8) */
+		FZ_CHECK(starts_with(&stderr_text, unknown));
+		FZ_CHECK(stderr_text.len >= 3 &&
+			 !memcmp(stderr_text.p + stderr_text.len - 2, "'\n", 2));
+		FZ_CHECK(strlen(v) > 1000 || stderr_text.len == want_len);
+		break;
+	default:
+		FZ_CHECK(!"a form that opens something");
+	}
 }
 
 /* The length of the af_unix prefix of v, matched in the order of §5. */
@@ -94,7 +225,11 @@ static size_t af_unix_prefix_len(const char *v)
 	return 8;
 }
 
-/* Open prefix + rest, with its path (if absolute) moved under NOWHERE. */
+/*
+ * Open prefix + rest, with its path (if absolute) moved under NOWHERE:
+ * the path is empty, relative, too long or absent, so the target stays
+ * off and, with the debug switch, says why (§5).
+ */
 static void open_af_unix(const char *prefix, const char *rest)
 {
 	size_t plen = strlen(prefix), rlen = strlen(rest), cut;
@@ -109,8 +244,11 @@ static void open_af_unix(const char *prefix, const char *rest)
 	if (joined[cut] == '/')
 		strcat(v, NOWHERE);
 	strcat(v, joined + cut);
+	FZ_CHECK(spec_form(v) == TR2_DST_AF_UNIX);
 	FZ_CHECK(tr2_dst_classify(v) == TR2_DST_AF_UNIX);
-	open_value(v);
+	FZ_CHECK(!open_value(v));
+	FZ_CHECK(starts_with(&stderr_text, "warning: trace2: "));
+	FZ_CHECK(stderr_text.p[stderr_text.len - 1] == '\n');
 	free(joined);
 	free(v);
 }
@@ -120,14 +258,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *v = fz_cstr(data, size);
 	enum tr2_dst_form form = tr2_dst_classify(v);
 
-	FZ_CHECK(form == expected_form(v));
-	FZ_CHECK(tr2_dst_classify(NULL) == TR2_DST_OFF);
-	if (form != TR2_DST_PATH) {
-		if (form == TR2_DST_AF_UNIX)
-			open_af_unix("", v);
-		else
-			open_value(v);
-	}
+	if (form != spec_form(v))
+		fz_fail(__FILE__, __LINE__, "'%s': library %d, spec_form %d", v,
+			(int)form, (int)spec_form(v));
+	if (form == TR2_DST_AF_UNIX)
+		open_af_unix("", v);
+	else if (form != TR2_DST_PATH)
+		open_plain(v, form);
 	open_af_unix("af_unix:", v);
 	open_af_unix("af_unix:stream:", v);
 	open_af_unix("af_unix:dgram:", v);

@@ -1,5 +1,6 @@
 /* Helpers shared by the fuzzers (fuzz.h). */
 #include "fuzz.h"
+#include "tutf8.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -161,7 +162,7 @@ void fz_utf8_repair(struct fz_buf *out, const char *s, size_t len)
 
 	fz_buf_add(out, "", 0);
 	while (i < len) {
-		n = fz_utf8_seq(u + i, len - i);
+		n = tutf8_seq(u + i, len - i);
 		if (n) {
 			fz_buf_add(out, s + i, n);
 			i += n;
@@ -251,52 +252,4 @@ const char *fz_tempdir(const char *tag)
 	made_by = getpid();
 	atexit(remove_tempdir);
 	return made_dir;
-}
-
-/*
- * Written from the definition (RFC 3629 §4), independently of the
- * library: decode the code point, then reject overlong forms, surrogates
- * and values above U+10FFFF.
- */
-size_t fz_utf8_seq(const unsigned char *s, size_t avail)
-{
-	static const uint32_t min_of_len[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xE0) == 0xC0) {
-		n = 2;
-		cp = s[0] & 0x1F;
-	} else if ((s[0] & 0xF0) == 0xE0) {
-		n = 3;
-		cp = s[0] & 0x0F;
-	} else if ((s[0] & 0xF8) == 0xF0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (avail < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if (cp < min_of_len[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
-int fz_utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		if (!(n = fz_utf8_seq(s + i, len - i)))
-			return 0;
-		i += n;
-	}
-	return 1;
 }

@@ -1,9 +1,9 @@
 #include "t2rec.h"
-#include "t2test.h"
 #include "tjson.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +130,18 @@ static int valid_seconds(struct t2_slice s)
 	digits = n;
 	while (n < s.len && s.p[n] >= '0' && s.p[n] <= '9')
 		n++;
+	/* padded only up to the width */
 	return n > digits && s.len - n == 7 && s.p[n] == '.' &&
-	       all_digits(s.p + n + 1, 6);
+	       all_digits(s.p + n + 1, 6) && (!digits || s.len == PERF_NUMBER_WIDTH);
+}
+
+/* The number of a t_abs or t_rel column without its padding ({p, 0} when
+ * blank). */
+static struct t2_slice number_of(struct t2_slice s)
+{
+	while (s.len && s.p[0] == ' ')
+		s.p++, s.len--;
+	return s;
 }
 
 /* The PERF fields from "d<depth> | " on (the brief layout). */
@@ -154,6 +164,8 @@ static int parse_perf_body(const char *p, const char *end, struct t2_rec *r)
 		dots++;
 	r->thread = rtrim(thread.p, thread.len);
 	r->event = rtrim(event.p, event.len);
+	r->t_abs = number_of(abs);
+	r->t_rel = number_of(rel);
 	r->category = rtrim(category.p, category.len);
 	r->dots = (int)dots;
 	r->payload.p = c.p + dots;
@@ -167,9 +179,12 @@ static int parse_perf(const char *line, size_t len, struct t2_rec *r)
 
 	if (len > 0 && line[0] == 'd')
 		return parse_perf_body(line, line + len, r);
-	return len > body && is_time(line, len) && line[TIME_LEN] == ' ' &&
-	       !memcmp(line + body - 3, " | ", 3) &&
-	       parse_perf_body(line + body, line + len, r);
+	if (len <= body || !is_time(line, len) || line[TIME_LEN] != ' ' ||
+	    memcmp(line + body - 3, " | ", 3))
+		return 0;
+	r->time.p = line;
+	r->time.len = TIME_LEN;
+	return parse_perf_body(line + body, line + len, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,6 +212,8 @@ static int parse_normal(const char *line, size_t len, struct t2_rec *r)
 
 	if (!is_time(line, len) || len < start || line[TIME_LEN] != ' ')
 		return 0;
+	r->time.p = line;
+	r->time.len = TIME_LEN;
 	if (len > start && line[start] != ' ') {
 		sp = memchr(line + start, ' ', len - start);
 
@@ -244,6 +261,7 @@ static int parse_event(const char *line, size_t len, struct t2_rec *r)
 	r->event = t2_rec_str(r, "event");
 	r->sid = t2_rec_str(r, "sid");
 	r->thread = t2_rec_str(r, "thread");
+	r->time = t2_rec_str(r, "time");
 	nesting = tjson_get(r->json, "nesting");
 	if (nesting && nesting->type == TJSON_NUMBER)
 		r->nesting = (int)nesting->number;
@@ -391,113 +409,221 @@ void t2_whole_dir(const char *dir, struct t2_whole *w)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		char *p = t2_path(dir, e->d_name);
+		char p[PATH_MAX];
 		struct stat st;
 
-		if (!lstat(p, &st) && S_ISREG(st.st_mode))
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) < sizeof(p) &&
+		    !lstat(p, &st) && S_ISREG(st.st_mode))
 			t2_whole_file(p, w);
-		free(p);
 	}
 	if (d)
 		closedir(d);
 }
 
-static int file_contains(const char *path, const char *needle)
+/* ------------------------------------------------------------------ */
+/* Whole texts of one target.                                           */
+/* ------------------------------------------------------------------ */
+
+/* targets.md §3.2: which events fill the t_abs and t_rel columns. */
+static const struct perf_event {
+	const char *name;
+	unsigned abs : 1, rel : 1;
+} perf_events[] = {
+	{ "version", 0, 0 }, { "start", 1, 0 }, { "exit", 1, 0 },
+	{ "signal", 1, 0 }, { "atexit", 1, 0 }, { "error", 0, 0 },
+	{ "cmd_path", 0, 0 }, { "cmd_ancestry", 0, 0 }, { "cmd_name", 0, 0 },
+	{ "cmd_mode", 0, 0 }, { "alias", 0, 0 }, { "child_start", 1, 0 },
+	{ "child_exit", 1, 1 }, { "child_ready", 1, 1 }, { "thread_start", 1, 0 },
+	{ "thread_exit", 1, 1 }, { "exec", 1, 0 }, { "exec_result", 1, 0 },
+	{ "def_param", 0, 0 }, { "def_repo", 0, 0 }, { "region_enter", 1, 0 },
+	{ "region_leave", 1, 1 }, { "data", 1, 1 }, { "data_json", 1, 1 },
+	{ "printf", 1, 0 }, { "timer", 0, 0 }, { "th_timer", 0, 0 },
+	{ "counter", 0, 0 }, { "th_counter", 0, 0 },
+};
+
+static const struct perf_event *perf_event_named(struct t2_slice name)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof(perf_events) / sizeof(perf_events[0]); i++)
+		if (t2_slice_eq(name, perf_events[i].name))
+			return &perf_events[i];
+	return NULL;
+}
+
+/* Why a PERF record is wrong beyond its layout, or NULL. */
+static const char *perf_columns(const struct t2_rec *r)
+{
+	const struct perf_event *ev = perf_event_named(r->event);
+
+	if (!r->time.len)
+		return "no time (brief layout)";
+	if (!ev)
+		return "event";
+	if (!r->t_abs.len != !ev->abs)
+		return "t_abs";
+	if (!r->t_rel.len != !ev->rel)
+		return "t_rel";
+	return NULL;
+}
+
+/* Why an EVENT record is wrong beyond its layout, or NULL. */
+static const char *event_members(const struct t2_rec *r)
+{
+	return r->time.p ? NULL : "time";
+}
+
+/* A pretty writer's later lines: indentation or a closing bracket. */
+static int continues_json(const char *line, size_t len)
+{
+	return len && (line[0] == ' ' || line[0] == '}' || line[0] == ']');
+}
+
+/* A data_json record being collected (PERF: a pretty writer spans lines). */
+struct json_rec {
+	const char *line;	/* its first line, NULL when none */
 	size_t len;
-	char *text = t2_read_file(path, &len);
-	int found = text && memmem(text, len, needle, strlen(needle)) != NULL;
+	unsigned nr;
+	int strict;		/* key "json": the value must parse */
+	char *text;
+	size_t text_len, text_cap;
+};
 
-	free(text);
-	return found;
-}
-
-int t2_tree_contains(const char *dir, const char *needle, char **which)
+static void json_add(struct json_rec *j, const char *p, size_t n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int found = 0;
-
-	while (!found && d && (e = readdir(d))) {
-		char *p;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = t2_path(dir, e->d_name);
-		if (lstat(p, &st))
-			st.st_mode = 0;
-		if (S_ISDIR(st.st_mode))
-			found = t2_tree_contains(p, needle, which);
-		else if (S_ISREG(st.st_mode) && file_contains(p, needle)) {
-			found = 1;
-			if (which)
-				*which = strdup(p);
-		}
-		free(p);
+	if (j->text_len + n + 1 > j->text_cap) {
+		j->text_cap = (j->text_len + n + 1) * 2;
+		j->text = realloc(j->text, j->text_cap);
+		if (!j->text)
+			abort();
 	}
-	if (d)
-		closedir(d);
-	return found;
+	memcpy(j->text + j->text_len, p, n);
+	j->text_len += n;
 }
 
-double t2_now(void)
+static int text_error(struct t2_text_error *err, const char *why, const char *line,
+		      size_t len, unsigned nr)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	err->why = why;
+	err->line = line;
+	err->len = len;
+	err->nr = nr;
+	return -1;
 }
 
-#define MAX_SCRATCH 64
-static char *scratch[MAX_SCRATCH];
-static int nscratch;
-
-const char *t2_scratch_dir(void)
+/* The data_json record collected so far is complete. */
+static int json_end(struct json_rec *j, struct t2_text_error *err)
 {
-	char *dir = t2_tmpdir();
+	struct tjson *v;
 
-	if (!dir || nscratch == MAX_SCRATCH)
-		abort();
-	scratch[nscratch++] = dir;
-	return dir;
-}
-
-int t2_scratch_cleanup(void **state)
-{
-	int keep = getenv("T2_KEEP") != NULL;
-
-	(void)state;
-	while (nscratch > 0) {
-		char *dir = scratch[--nscratch];
-
-		if (keep)
-			printf("[kept] %s\n", dir);
-		else
-			t2_rmtree(dir);
-		free(dir);
+	if (!j->line || !j->strict) {
+		j->line = NULL;
+		return 0;
 	}
+	v = tjson_parse(j->text, j->text_len, NULL);
+	tjson_free(v);
+	if (!v)
+		return text_error(err, "data_json value is no JSON", j->line, j->len, j->nr);
+	j->line = NULL;
 	return 0;
 }
 
-static pid_t leak_runner;
-static int leak_children_off, leak_children_on;
-
-void t2_leak_check_runner_only(void)
+/* A PERF data_json record starts: its key says whether it is complete. */
+static int json_start(struct json_rec *j, const char *line, size_t len, unsigned nr,
+		      const struct t2_rec *r, struct t2_text_error *err)
 {
-	leak_runner = getpid();
-	leak_children_off = 1;
+	static const char json[] = "json:", partial[] = "partial:";
+	struct t2_slice pay = r->payload;
+	size_t key;
+
+	if (pay.len >= sizeof(json) - 1 && !memcmp(pay.p, json, sizeof(json) - 1))
+		j->strict = 1;
+	else if (pay.len >= sizeof(partial) - 1 && !memcmp(pay.p, partial, sizeof(partial) - 1))
+		j->strict = 0;
+	else
+		return text_error(err, "data_json key", line, len, nr);
+	j->line = line;
+	j->len = len;
+	j->nr = nr;
+	j->text_len = 0;
+	key = j->strict ? sizeof(json) - 1 : sizeof(partial) - 1;
+	json_add(j, pay.p + key, pay.len - key);
+	return 0;
 }
 
-void t2_leak_check_children(int on)
+static const char *kind_name(enum t2_rec_kind kind)
 {
-	leak_children_on = on;
+	switch (kind) {
+	case T2_REC_NORMAL: return "not a NORMAL record";
+	case T2_REC_PERF: return "not a PERF record";
+	case T2_REC_EVENT: return "not an EVENT record";
+	default: return "no known layout";
+	}
 }
 
-/* LeakSanitizer's opt-out hook (sanitizer/lsan_interface.h), consulted at
- * exit; without a sanitizer nobody calls it. */
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void)
+/* One line of a target's text; r is parsed by the caller. */
+static int check_record(enum t2_rec_kind want, const char *line, size_t len, unsigned nr,
+			struct t2_rec *r, struct json_rec *j, struct t2_text_error *err)
 {
-	return leak_children_off && !leak_children_on && getpid() != leak_runner;
+	const char *why = NULL, *json_err = NULL;
+
+	if (t2_rec_parse(line, len, r) != want) {
+		why = kind_name(want);
+		/* a broken EVENT line: say what tjson found */
+		if (want == T2_REC_EVENT) {
+			struct tjson *v = tjson_parse(line, len, &json_err);
+
+			if (!v)
+				why = json_err;
+			tjson_free(v);
+		}
+	} else if (want == T2_REC_PERF) {
+		why = perf_columns(r);
+	} else if (want == T2_REC_EVENT) {
+		why = event_members(r);
+	}
+	if (why)
+		return text_error(err, why, line, len, nr);
+	if (want == T2_REC_PERF && t2_slice_eq(r->event, "data_json"))
+		return json_start(j, line, len, nr, r, err);
+	return 0;
+}
+
+int t2_check_text(enum t2_rec_kind want, const char *text, size_t len,
+		  struct t2_text_error *err)
+{
+	struct json_rec j = { 0 };
+	const char *p = text, *end = text + len, *lf;
+	unsigned nr = 0;
+	int rc = 0;
+
+	memset(err, 0, sizeof(*err));
+	if (len && text[len - 1] != '\n') {
+		lf = memrchr(text, '\n', len);
+		p = lf ? lf + 1 : text;
+		for (lf = text; (lf = memchr(lf, '\n', (size_t)(p - lf))); lf++)
+			nr++;
+		return text_error(err, "text does not end with LF", p, (size_t)(end - p),
+				  nr + 1);
+	}
+	for (; !rc && p < end; p = lf + 1) {
+		struct t2_rec r;
+
+		memset(&r, 0, sizeof(r));
+		lf = memchr(p, '\n', (size_t)(end - p));
+		nr++;
+		if (j.line && continues_json(p, (size_t)(lf - p))) {
+			json_add(&j, "\n", 1);
+			json_add(&j, p, (size_t)(lf - p));
+			continue;
+		}
+		rc = json_end(&j, err);
+		if (!rc)
+			rc = check_record(want, p, (size_t)(lf - p), nr, &r, &j, err);
+		t2_rec_free(&r);
+	}
+	if (!rc)
+		rc = json_end(&j, err);
+	free(j.text);
+	return rc;
 }

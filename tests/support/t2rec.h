@@ -1,6 +1,8 @@
 /*
  * t2rec: trace records parsed line by line, for the tests that check the
- * integrity of large or hostile outputs (stress, fork, hostile, security).
+ * integrity of large or hostile outputs (stress, fork, hostile, faults)
+ * and for the fuzzers' checks of what the targets wrote (fuzz_api).  It
+ * needs tjson.c only (no cmocka, no t2test.c).
  *
  * Layouts understood (targets.md §2.1, §3.1, §4): NORMAL non-brief, PERF
  * non-brief and brief, EVENT (strict JSON through tjson).  A line is
@@ -31,6 +33,12 @@ struct t2_rec {
 	struct t2_slice thread;		/* PERF, EVENT */
 	struct t2_slice sid;		/* EVENT */
 	struct t2_slice category;	/* PERF (trailing blanks cut) */
+	/* NORMAL, non-brief PERF: the local time; EVENT: "time" (absent in
+	 * the brief layouts) */
+	struct t2_slice time;
+	/* PERF: the t_abs and t_rel numbers without their padding (empty
+	 * when the column is blank) */
+	struct t2_slice t_abs, t_rel;
 	/* NORMAL: the payload; PERF: the payload after the dots */
 	struct t2_slice payload;
 	int nesting;			/* EVENT: "nesting", -1 if absent */
@@ -93,34 +101,32 @@ void t2_whole_line(void *ctx, const char *line, size_t len);
 void t2_whole_file(const char *path, struct t2_whole *w);
 /* Check every regular file directly in dir. */
 void t2_whole_dir(const char *dir, struct t2_whole *w);
-/* Whether any regular file below dir (recursively) contains needle; the
- * first such path in *which (caller frees) if which is non-NULL. */
-int t2_tree_contains(const char *dir, const char *needle, char **which);
+/* ------------------------------------------------------------------ */
+/* Whole texts of one target.                                           */
+/* ------------------------------------------------------------------ */
 
-/* Monotonic clock in seconds. */
-double t2_now(void);
-
-/*
- * A new t2_tmpdir() that t2_scratch_cleanup() removes with everything in
- * it.  Use the cleanup as the cmocka teardown of the test
- * (cmocka_unit_test_teardown): it also runs after a failed assertion, so
- * a failing test does not leave hundreds of MB behind.  The path belongs
- * to the registry (do not free it).  With T2_KEEP set in the environment
- * the directories are kept and their paths printed.
- */
-const char *t2_scratch_dir(void);
-int t2_scratch_cleanup(void **state);
+struct t2_text_error {
+	const char *why;	/* static text */
+	const char *line;	/* the first bad line (not NUL-terminated) */
+	size_t len;
+	unsigned nr;		/* its number, from 1 */
+};
 
 /*
- * LeakSanitizer in forked scenario children.  A test that fails leaves its
- * allocations behind in the runner, and every child forked later would
- * report them as its own leaks, so one failure would fail every later
- * scenario.  After t2_leak_check_runner_only() (from main()), only the
- * runner process checks for leaks at exit, plus the children forked while
- * t2_leak_check_children(1) is in force.  Without the call nothing
- * changes.  (Exec'd programs are not affected either way.)
+ * Check everything one target wrote in the non-brief layout (want: the
+ * target's kind), as the fuzzers' API programs make it (targets.md
+ * §2-§4): the text ends with a LF and every line is a record of want's
+ * layout (t2_rec_parse()), except the later lines of a pretty PERF
+ * data_json record.  Beyond the layout:
+ *   PERF   the time prefix is there, the event is one §3.2 names and
+ *          t_abs and t_rel are filled exactly for the events that have
+ *          them; a data_json payload is "json:" (the rest of the record,
+ *          all its lines, must be JSON: the writer was terminated) or
+ *          "partial:" (anything);
+ *   EVENT  the object also has a string "time".
+ * Returns 0, or -1 with the first problem in *err.
  */
-void t2_leak_check_runner_only(void);
-void t2_leak_check_children(int on);
+int t2_check_text(enum t2_rec_kind want, const char *text, size_t len,
+		  struct t2_text_error *err);
 
 #endif

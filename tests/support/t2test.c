@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <regex.h>
 #include <signal.h>
@@ -625,8 +626,13 @@ void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
 
 void t2_exec_tool(const char *const *args)
 {
+	t2_exec_tool_in(t2_bin_dir(), args);
+}
+
+void t2_exec_tool_in(const char *bin_dir, const char *const *args)
+{
 	const char *argv[64];
-	char *tool = t2_path(t2_bin_dir(), "trace2-tool");
+	char *tool = t2_path(bin_dir, "trace2-tool");
 	size_t n = 0;
 
 	argv[n++] = tool;
@@ -770,6 +776,18 @@ char *t2_regsub(const char *text, const char *re, const char *with)
 	return replace_all(text, re, with);
 }
 
+int t2_matches(const char *text, const char *re)
+{
+	regex_t rx;
+	int ok;
+
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		abort();
+	ok = !regexec(&rx, text, 0, NULL, 0);
+	regfree(&rx);
+	return ok;
+}
+
 char *t2_drop_lines(const char *text, const char *needle)
 {
 	char *out = strdup("");
@@ -817,6 +835,16 @@ void t2_env_free(struct t2_env *e)
 	e->v[0] = NULL;
 }
 
+void t2_jw_api_example(struct json_writer *jw)
+{
+	jw_object_begin(jw, 1);
+	jw_object_string(jw, "a", "b");
+	jw_object_inline_begin_object(jw, "o");
+	jw_object_intmax(jw, "n", 1);
+	jw_end(jw);
+	jw_end(jw);
+}
+
 char *t2_first_words(const char *text)
 {
 	char **lines = t2_lines(text, NULL), *out = strdup("");
@@ -843,4 +871,194 @@ char *t2_event_names(const char *text)
 	}
 	t2_strv_free(lines);
 	return out;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int file_contains(const char *path, const char *needle)
+{
+	size_t len;
+	char *text = t2_read_file(path, &len);
+	int found = text && memmem(text, len, needle, strlen(needle)) != NULL;
+
+	free(text);
+	return found;
+}
+
+int t2_tree_contains(const char *dir, const char *needle, char **which)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	while (!found && d && (e = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = t2_path(dir, e->d_name);
+		if (lstat(p, &st))
+			st.st_mode = 0;
+		if (S_ISDIR(st.st_mode))
+			found = t2_tree_contains(p, needle, which);
+		else if (S_ISREG(st.st_mode) && file_contains(p, needle)) {
+			found = 1;
+			if (which)
+				*which = strdup(p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+double t2_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define MAX_SCRATCH 64
+static char *scratch[MAX_SCRATCH];
+static int nscratch;
+
+const char *t2_scratch_dir(void)
+{
+	char *dir = t2_tmpdir();
+
+	if (!dir || nscratch == MAX_SCRATCH)
+		abort();
+	scratch[nscratch++] = dir;
+	return dir;
+}
+
+int t2_scratch_cleanup(void **state)
+{
+	int keep = getenv("T2_KEEP") != NULL;
+
+	(void)state;
+	while (nscratch > 0) {
+		char *dir = scratch[--nscratch];
+
+		if (keep)
+			printf("[kept] %s\n", dir);
+		else
+			t2_rmtree(dir);
+		free(dir);
+	}
+	return 0;
+}
+
+static pid_t leak_runner;
+static int leak_children_off, leak_children_on;
+
+void t2_leak_check_runner_only(void)
+{
+	leak_runner = getpid();
+	leak_children_off = 1;
+}
+
+void t2_leak_check_children(int on)
+{
+	leak_children_on = on;
+}
+
+/* LeakSanitizer's opt-out hook (sanitizer/lsan_interface.h), consulted at
+ * exit; without a sanitizer nobody calls it. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+	return leak_children_off && !leak_children_on && getpid() != leak_runner;
+}
+
+/* ------------------------------------------------------------------ */
+/* Children without root's rights.                                      */
+/* ------------------------------------------------------------------ */
+
+#define NOBODY 65534
+
+void t2_drop_privileges(const char *dir)
+{
+	if (geteuid() == 0 && (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
+		_exit(125);
+	if (chdir(dir))
+		_exit(125);
+}
+
+/* Copy the file from to a new file to with the given mode; 0 on success. */
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ok = in >= 0;
+	ssize_t n = 0;
+
+	if (ok)
+		out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	ok = ok && out >= 0;
+	while (ok && (n = read(in, buf, sizeof(buf))) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	ok = ok && n == 0 && !fchmod(out, mode);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* In a forked child: can user nobody enter dir and run its driver? */
+static const char *probe_as_nobody(const char *dir)
+{
+	static const char *const why[] = {
+		NULL,
+		"cannot fork",
+		"cannot switch to user and group 65534 (nobody)",
+		"user nobody cannot enter a 0755 directory under /tmp",
+		"user nobody cannot execute the copy of the driver there",
+	};
+	char *tool = t2_path(dir, "trace2-tool");
+	pid_t pid = fork();
+	int status, code = 1;
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		if (chdir(dir))
+			_exit(3);
+		_exit(access(tool, X_OK) ? 4 : 0);
+	}
+	free(tool);
+	if (pid > 0 && waitpid(pid, &status, 0) == pid)
+		code = WIFEXITED(status) && WEXITSTATUS(status) <= 4 ? WEXITSTATUS(status) : 1;
+	return why[code];
+}
+
+char *t2_unprivileged_dir(const char **why)
+{
+	char tmpl[] = "/tmp/t2nobody.XXXXXX";
+	char *from, *to;
+	int ok;
+
+	*why = NULL;
+	if (!mkdtemp(tmpl)) {
+		*why = "cannot make a directory under /tmp";
+		return NULL;
+	}
+	from = t2_path(t2_bin_dir(), "trace2-tool");
+	to = t2_path(tmpl, "trace2-tool");
+	ok = !chmod(tmpl, 0755) && !copy_file(from, to, 0755);
+	free(from);
+	free(to);
+	if (!ok)
+		*why = "cannot copy the driver to a directory under /tmp";
+	else if (geteuid() == 0)
+		*why = probe_as_nobody(tmpl);
+	if (*why) {
+		t2_rmtree(tmpl);
+		return NULL;
+	}
+	return strdup(tmpl);
 }

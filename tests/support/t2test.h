@@ -157,6 +157,9 @@ void t2_tool(const char *const *env, struct t2_proc *p, ...)
 /* In a child: exec the driver with the NULL-terminated args (args[0] is
  * its first argument); _exit(127) if that fails. */
 void t2_exec_tool(const char *const *args) __attribute__((noreturn));
+/* The same with the driver of another directory (t2_unprivileged_dir()). */
+void t2_exec_tool_in(const char *bin_dir, const char *const *args)
+	__attribute__((noreturn));
 void t2_proc_free(struct t2_proc *p);
 
 /* Wait for pid at most timeout_ms, then SIGKILL it; returns the status. */
@@ -187,6 +190,9 @@ int t2_spawn(t2_scenario_fn *fn, void *arg, const char *const *env,
  * semantics) replaced by with (no back-references); caller frees.  re
  * must not match the empty string (abort()s). */
 char *t2_regsub(const char *text, const char *re, const char *with);
+/* Whether text contains a match of the extended regular expression re
+ * (abort()s if re does not compile). */
+int t2_matches(const char *text, const char *re);
 /* text without its lines that contain needle (a last line without LF
  * counts as a line); caller frees. */
 char *t2_drop_lines(const char *text, const char *needle);
@@ -202,6 +208,11 @@ void t2_env_add(struct t2_env *e, const char *fmt, ...)
 const char *const *t2_env_list(const struct t2_env *e);
 void t2_env_free(struct t2_env *e);
 
+struct json_writer;
+/* The pretty writer of api.md 4.5's example, {"a": "b", "o": {"n": 1}},
+ * terminated. */
+void t2_jw_api_example(struct json_writer *jw);
+
 /* The first word of every line of text, joined by single spaces; caller
  * frees. */
 char *t2_first_words(const char *text);
@@ -209,5 +220,61 @@ char *t2_first_words(const char *text);
  * "INVALID" for a line that is no JSON object with a string "event";
  * caller frees. */
 char *t2_event_names(const char *text);
+
+/* ------------------------------------------------------------------ */
+/* Scratch directories, time, leak checks (stress, fork, hostile, ...). */
+/* ------------------------------------------------------------------ */
+
+/* Whether any regular file below dir (recursively) contains needle; the
+ * first such path in *which (caller frees) if which is non-NULL. */
+int t2_tree_contains(const char *dir, const char *needle, char **which);
+
+/* Monotonic clock in seconds. */
+double t2_now(void);
+
+/*
+ * A new t2_tmpdir() that t2_scratch_cleanup() removes with everything in
+ * it.  Use the cleanup as the cmocka teardown of the test
+ * (cmocka_unit_test_teardown): it also runs after a failed assertion, so
+ * a failing test does not leave hundreds of MB behind.  The path belongs
+ * to the registry (do not free it).  With T2_KEEP set in the environment
+ * the directories are kept and their paths printed.
+ */
+const char *t2_scratch_dir(void);
+int t2_scratch_cleanup(void **state);
+
+/*
+ * LeakSanitizer in forked scenario children.  A test that fails leaves its
+ * allocations behind in the runner, and every child forked later would
+ * report them as its own leaks, so one failure would fail every later
+ * scenario.  After t2_leak_check_runner_only() (from main()), only the
+ * runner process checks for leaks at exit, plus the children forked while
+ * t2_leak_check_children(1) is in force.  Without the call nothing
+ * changes.  (Exec'd programs are not affected either way.)
+ */
+void t2_leak_check_runner_only(void);
+void t2_leak_check_children(int on);
+
+/* ------------------------------------------------------------------ */
+/* Children without root's rights.                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A test run as root that needs an ordinary user's rights in a child
+ * (root ignores file modes) drops them to user and group 65534 (nobody).
+ * That child cannot count on reaching the build tree, the current
+ * directory or $TMPDIR: a clone in root's home (mode 0700) is closed to
+ * it.  t2_unprivileged_dir() makes a fresh directory under /tmp, mode
+ * 0755, holding a copy of the driver (trace2-tool, mode 0755), and as
+ * root checks in a child that user nobody can enter it and execute the
+ * copy.  Returns the directory (t2_rmtree() it, then free it), or NULL
+ * with the reason in *why (static text): the test must then skip, saying
+ * why.  Not root: the same directory, without the check.
+ */
+char *t2_unprivileged_dir(const char **why);
+/* In a child: as root, give up root's rights for user and group 65534;
+ * then chdir(dir) (a t2_unprivileged_dir()).  _exit(125) if either
+ * fails. */
+void t2_drop_privileges(const char *dir);
 
 #endif

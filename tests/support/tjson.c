@@ -1,4 +1,5 @@
 #include "tjson.h"
+#include "tutf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -144,40 +145,6 @@ static int hex_value(int c)
 	return -1;
 }
 
-/*
- * Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF), or 0 if s[0] starts none.
- */
-static size_t utf8_len(const unsigned char *s, size_t avail)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t n;
-
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
-		return 0;
-	}
-	if (avail < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return n;
-}
-
 static int parse_hex4(struct parser *p, unsigned *out)
 {
 	unsigned v = 0;
@@ -248,7 +215,7 @@ static int parse_string_char(struct parser *p, struct buf *b)
 	}
 	if (c < 0x20)
 		return fail(p, "raw control character in string");
-	n = c < 0x80 ? 1 : utf8_len(p->s + p->pos, p->len - p->pos);
+	n = c < 0x80 ? 1 : tutf8_seq(p->s + p->pos, p->len - p->pos);
 	if (!n)
 		return fail(p, "invalid UTF-8 in string");
 	buf_add(b, p->s + p->pos, n);
