@@ -46,8 +46,11 @@ static int atexit_registered;
 static int forked_since_initialize;
 static int next_child_id, next_exec_id, next_repo_id;
 static int config_listed, env_listed;
-/* What every record shows of the process (set while tracing is on). */
-static const struct trace2_process *process;
+/* What every record shows of the process: its session id while tracing
+ * is on, an empty one before and after (a thread still tracing while the
+ * atexit handler runs must find something there). */
+static const struct trace2_process no_process = { "", 0, "", 0, 0 };
+static const struct trace2_process *process = &no_process;
 
 /* ---------------------------------------------------------------- */
 /* The target registry.                                               */
@@ -470,11 +473,11 @@ static void emit_version(const char *file, int line)
 static void release_everything(void)
 {
 	close_targets();
+	process = &no_process;
 	tr2_metrics_release();
 	tr2_tls_release();
 	tr2_sid_release();
 	tr2_sysenv_release();
-	process = NULL;
 }
 
 /* A forked child has only the thread that forked: locks other threads
