@@ -1,6 +1,7 @@
 /*
  * The example statistics target (examples/stats_target.c): its numbers,
- * its order, its bounds, and the demo program built on it.
+ * its order, its bounds, and the example program that uses it
+ * (examples/hashsort.c with --stats).
  *
  * Each scenario runs in a forked child (t2_capture: stdout and stderr
  * captured, no GIT_TRACE2* setting) that registers the target, runs
@@ -524,63 +525,103 @@ static void fork_while_busy(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* The demo program.                                                    */
+/* The example program with --stats.                                    */
 /* ------------------------------------------------------------------ */
 
-static void exec_demo(void *arg)
+/* hashsort's two worker threads (examples/hashsort.c: NR_WORKERS). */
+#define HASHSORT_WORKERS 2
+
+static void exec_hashsort(void *arg)
 {
-	const char *const *files = arg;
+	const char *const *args = arg;
 	const char *argv[16];
-	char *prog = t2_path(t2_bin_dir(), "example-stats");
+	char *prog = t2_path(t2_bin_dir(), "example-hashsort");
 	size_t n = 0;
 
 	argv[n++] = prog;
-	for (; *files && n < 15; files++)
-		argv[n++] = *files;
+	for (; *args && n < 15; args++)
+		argv[n++] = *args;
 	argv[n] = NULL;
 	execv(prog, (char *const *)argv);
 	_exit(127);
 }
 
+/* hashsort's stdout: one "<16 hex digits> <path>" line per readable file,
+ * in ascending hash order.  Checks that the paths are exactly want[0..n)
+ * (in any order). */
+static void check_hashsort_out(const char *out, const char *const *want, size_t n)
+{
+	size_t nlines;
+	char **lines = t2_lines(out, &nlines);
+	uint64_t prev = 0;
+
+	assert_int_equal(nlines, n);
+	for (size_t i = 0; i < nlines; i++) {
+		uint64_t h;
+		int len = 0;
+
+		if (sscanf(lines[i], "%16" SCNx64 " %n", &h, &len) != 1 || len != 17)
+			fail_msg("bad hashsort line: %s", lines[i]);
+		assert_true(i == 0 || h >= prev);
+		prev = h;
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t found = 0;
+
+		for (size_t i = 0; i < nlines; i++)
+			found += !strcmp(lines[i] + 17, want[k]);
+		if (found != 1)
+			fail_msg("%s is on %zu lines of:\n%s", want[k], found, out);
+	}
+	t2_strv_free(lines);
+}
+
 static void demo_program(void **state)
 {
 	/* run from the top directory (tests/run-tests.sh) */
-	static const char *const files[] = {
-		"examples/stats_demo.c", "examples/stats_target.c",
-		"examples/stats_target.h", "examples/hashsort.c", "Makefile",
-		"no/such/file", NULL
+	static const char *const args[] = {
+		"--stats", "examples/hashsort.c", "examples/stats_target.c",
+		"examples/stats_target.h", "Makefile", "no/such/file", NULL
 	};
-	struct t2_proc p;
+	const size_t nfiles = 5; /* the last one missing */
+	struct t2_proc p, plain;
 	struct table t;
-	size_t nlines;
-	char **lines;
+	char *want_err;
+	const struct trow *hash, *worker, *file;
 
 	(void)state;
-	t2_capture(exec_demo, (void *)files, NULL, TIMEOUT_S, &p);
-	/* one file is missing: exit code 1, its error first on stderr */
+	t2_capture(exec_hashsort, (void *)args, NULL, TIMEOUT_S, &p);
+	/* one file is missing: exit code 1, its error before the table */
 	assert_true(WIFEXITED(p.status));
 	assert_int_equal(WEXITSTATUS(p.status), 1);
-	assert_non_null(strstr(p.err, "example-stats: no/such/file: "));
-	lines = t2_lines(p.out, &nlines);
-	assert_int_equal(nlines, 5);
-	t2_strv_free(lines);
+	want_err = t2_xfmt("hashsort: no/such/file: %s\n", strerror(ENOENT));
+	assert_true(!strncmp(p.err, want_err, strlen(want_err)));
+	check_hashsort_out(p.out, args + 1, nfiles - 1);
 
 	parse_table(p.err, &t);
 	check_consistent(&t);
-	assert_int_equal(t.nr, 8);
-	assert_int_equal(find(&t, "demo/workers")->count, 1);
-	assert_int_equal(find(&t, "demo/worker")->count, 3);
-	/* workers holds every worker, worker every file of its thread */
-	assert_true(find(&t, "demo/workers")->total >= find(&t, "demo/worker")->max);
-	assert_true(find(&t, "demo/worker")->total >= find(&t, "demo/file")->total);
-	assert_true(find(&t, "demo/file")->total >= find(&t, "demo/read")->total +
-		    find(&t, "demo/hash")->total + find(&t, "demo/count")->total);
-	assert_int_equal(find(&t, "demo/file")->count, 6);
-	assert_int_equal(find(&t, "demo/read")->count, 6);
-	assert_int_equal(find(&t, "demo/hash")->count, 5);
-	assert_int_equal(find(&t, "demo/count")->count, 5);
-	assert_int_equal(find(&t, "demo/sort")->count, 1);
-	assert_int_equal(find(&t, "demo/print")->count, 1);
+	/* hash around the workers, each worker around its files' hash-file
+	 * (the missing file's too), then sort */
+	assert_int_equal(t.nr, 4);
+	assert_int_equal(t.regions, 1 + HASHSORT_WORKERS + nfiles + 1);
+	hash = find(&t, "hashsort/hash");
+	worker = find(&t, "hashsort/worker");
+	file = find(&t, "hashsort/hash-file");
+	assert_int_equal(hash->count, 1);
+	assert_int_equal(worker->count, HASHSORT_WORKERS);
+	assert_int_equal(file->count, nfiles);
+	assert_int_equal(find(&t, "hashsort/sort")->count, 1);
+	assert_true(hash->total >= worker->max);
+	assert_true(worker->total >= file->total);
+
+	/* without --stats: the same stdout, only the error on stderr */
+	t2_capture(exec_hashsort, (void *)(args + 1), NULL, TIMEOUT_S, &plain);
+	assert_true(WIFEXITED(plain.status));
+	assert_int_equal(WEXITSTATUS(plain.status), 1);
+	assert_string_equal(plain.out, p.out);
+	assert_string_equal(plain.err, want_err);
+	free(want_err);
+	t2_proc_free(&plain);
 	t2_proc_free(&p);
 }
 
