@@ -8,7 +8,8 @@
  * regions with known counts and durations, prints the table with
  * stats_target_print() on stdout and leaves with exit(), so the target's
  * shutdown() prints it again on stderr.  The parent parses both.  Checks
- * made inside a child use CHECK(), which ends the child with status 70.
+ * made inside a child use CHECK() (t2test.h), which ends the child with
+ * status 70.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,15 +31,6 @@
 #include "stats_target.h"
 #include "t2test.h"
 #include "trace2.h"
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			_exit(70);                                           \
-		}                                                            \
-	} while (0)
 
 /* Generous: a sleeping region may overrun by this much on a busy host. */
 #define SLACK_US UINT64_C(2000000)

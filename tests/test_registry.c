@@ -20,8 +20,8 @@
  *
  * Every scenario runs in a forked child (t2_run_noinit(): clean
  * environment, empty HOME; the child registers its targets and then calls
- * trace2_initialize() itself).  Checks inside a child use CHECK(), which
- * ends the child with status 70.
+ * trace2_initialize() itself).  Checks inside a child use CHECK()
+ * (t2test.h), which ends the child with status 70.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,15 +49,6 @@
 #include "tjson.h"
 #include "trace2.h"
 #include "trace2/target.h"
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			_exit(70);                                           \
-		}                                                            \
-	} while (0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
