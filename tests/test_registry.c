@@ -173,111 +173,134 @@ static void kv_argv(struct sb *b, const char *k, const char *const *argv)
 	sb_s(b, "]");
 }
 
-/* The kind's own members, as they are (the "f" object of a line). */
+/*
+ * The kind's own members, as they are (the "f" object of a line): per
+ * kind the members of its struct, each written under its own name by its
+ * C type (_Generic picks the type, so a member whose type changes cannot
+ * be read as another).
+ */
+enum mtype { MT_END, MT_STR, MT_STRN, MT_INT, MT_LONG, MT_U64, MT_ARGV };
+
+struct member {
+	const char *key;
+	enum mtype type;
+	size_t off;     /* in struct trace2_event */
+	size_t len_off; /* MT_STRN: the offset of its size_t length */
+};
+
+#define MTYPE(e) _Generic((e), const char *: MT_STR, int: MT_INT, long: MT_LONG, \
+			  uint64_t: MT_U64, const char *const *: MT_ARGV)
+#define EV_OFF(u, f) offsetof(struct trace2_event, u.f)
+#define MB(u, f) { #f, MTYPE(((const struct trace2_event *)0)->u.f), EV_OFF(u, f), 0 }
+#define MB_N(u, f, len) { #f, MT_STRN, EV_OFF(u, f), EV_OFF(u, len) }
+#define MB_END { NULL, MT_END, 0, 0 }
+
+static const struct member VERSION_MB[] = { MB(version, exe), MB_END };
+static const struct member START_MB[] = { MB(start, argv), MB_END };
+static const struct member EXIT_MB[] = { MB(exit, code), MB_END };
+static const struct member SIGNAL_MB[] = { MB(signal, signo), MB_END };
+static const struct member ERROR_MB[] = { MB(error, msg), MB(error, fmt), MB_END };
+static const struct member CMD_PATH_MB[] = { MB(cmd_path, path), MB_END };
+static const struct member CMD_ANCESTRY_MB[] = { MB(cmd_ancestry, names), MB_END };
+static const struct member CMD_NAME_MB[] = {
+	MB(cmd_name, name), MB(cmd_name, hierarchy), MB_END
+};
+static const struct member CMD_MODE_MB[] = { MB(cmd_mode, name), MB_END };
+static const struct member ALIAS_MB[] = { MB(alias, alias), MB(alias, argv), MB_END };
+static const struct member CHILD_MB[] = {
+	MB(child, id), MB(child, pid), MB(child, child_class), MB(child, hook_name),
+	MB(child, cd), MB(child, argv), MB(child, git_cmd), MB(child, use_shell),
+	MB(child, code), MB(child, ready), MB_END
+};
+static const struct member EXEC_MB[] = {
+	MB(exec, id), MB(exec, exe), MB(exec, argv), MB(exec, code), MB_END
+};
+static const struct member DEF_PARAM_MB[] = {
+	MB(def_param, param), MB(def_param, value), MB(def_param, scope), MB_END
+};
+static const struct member DEF_REPO_MB[] = {
+	MB(def_repo, repo_id), MB(def_repo, worktree), MB_END
+};
+static const struct member REGION_MB[] = {
+	MB(region, category), MB(region, label), MB(region, repo_id), MB(region, msg), MB_END
+};
+static const struct member DATA_MB[] = {
+	MB(data, category), MB(data, repo_id), MB(data, key), MB(data, value),
+	MB_N(data, json, json_len), MB(data, json_pretty), MB(data, json_open), MB_END
+};
+static const struct member PRINTF_MB[] = { MB(printf, msg), MB_END };
+static const struct member TIMER_MB[] = {
+	MB(timer, category), MB(timer, name), MB(timer, intervals), MB(timer, total_ns),
+	MB(timer, min_ns), MB(timer, max_ns), MB_END
+};
+static const struct member COUNTER_MB[] = {
+	MB(counter, category), MB(counter, name), MB(counter, value), MB_END
+};
+
+/* too_many_files, thread_start, thread_exit: no members */
+static const struct member *const MEMBERS[TRACE2_EVENT_KIND_MAX] = {
+	[TRACE2_EVENT_VERSION] = VERSION_MB,
+	[TRACE2_EVENT_START] = START_MB,
+	[TRACE2_EVENT_EXIT] = EXIT_MB,
+	[TRACE2_EVENT_ATEXIT] = EXIT_MB,
+	[TRACE2_EVENT_SIGNAL] = SIGNAL_MB,
+	[TRACE2_EVENT_ERROR] = ERROR_MB,
+	[TRACE2_EVENT_CMD_PATH] = CMD_PATH_MB,
+	[TRACE2_EVENT_CMD_ANCESTRY] = CMD_ANCESTRY_MB,
+	[TRACE2_EVENT_CMD_NAME] = CMD_NAME_MB,
+	[TRACE2_EVENT_CMD_MODE] = CMD_MODE_MB,
+	[TRACE2_EVENT_ALIAS] = ALIAS_MB,
+	[TRACE2_EVENT_CHILD_START] = CHILD_MB,
+	[TRACE2_EVENT_CHILD_EXIT] = CHILD_MB,
+	[TRACE2_EVENT_CHILD_READY] = CHILD_MB,
+	[TRACE2_EVENT_EXEC] = EXEC_MB,
+	[TRACE2_EVENT_EXEC_RESULT] = EXEC_MB,
+	[TRACE2_EVENT_DEF_PARAM] = DEF_PARAM_MB,
+	[TRACE2_EVENT_DEF_REPO] = DEF_REPO_MB,
+	[TRACE2_EVENT_REGION_ENTER] = REGION_MB,
+	[TRACE2_EVENT_REGION_LEAVE] = REGION_MB,
+	[TRACE2_EVENT_DATA] = DATA_MB,
+	[TRACE2_EVENT_DATA_JSON] = DATA_MB,
+	[TRACE2_EVENT_PRINTF] = PRINTF_MB,
+	[TRACE2_EVENT_TIMER] = TIMER_MB,
+	[TRACE2_EVENT_TH_TIMER] = TIMER_MB,
+	[TRACE2_EVENT_COUNTER] = COUNTER_MB,
+	[TRACE2_EVENT_TH_COUNTER] = COUNTER_MB,
+};
+
 static void serialize_fields(struct sb *b, const struct trace2_event *ev)
 {
-	switch (ev->kind) {
-	case TRACE2_EVENT_VERSION:
-		kv_str(b, "exe", ev->version.exe);
-		break;
-	case TRACE2_EVENT_START:
-		kv_argv(b, "argv", ev->start.argv);
-		break;
-	case TRACE2_EVENT_EXIT:
-	case TRACE2_EVENT_ATEXIT:
-		kv_i64(b, "code", ev->exit.code);
-		break;
-	case TRACE2_EVENT_SIGNAL:
-		kv_i64(b, "signo", ev->signal.signo);
-		break;
-	case TRACE2_EVENT_ERROR:
-		kv_str(b, "msg", ev->error.msg);
-		kv_str(b, "fmt", ev->error.fmt);
-		break;
-	case TRACE2_EVENT_CMD_PATH:
-		kv_str(b, "path", ev->cmd_path.path);
-		break;
-	case TRACE2_EVENT_CMD_ANCESTRY:
-		kv_argv(b, "names", ev->cmd_ancestry.names);
-		break;
-	case TRACE2_EVENT_CMD_NAME:
-		kv_str(b, "name", ev->cmd_name.name);
-		kv_str(b, "hierarchy", ev->cmd_name.hierarchy);
-		break;
-	case TRACE2_EVENT_CMD_MODE:
-		kv_str(b, "name", ev->cmd_mode.name);
-		break;
-	case TRACE2_EVENT_ALIAS:
-		kv_str(b, "alias", ev->alias.alias);
-		kv_argv(b, "argv", ev->alias.argv);
-		break;
-	case TRACE2_EVENT_CHILD_START:
-	case TRACE2_EVENT_CHILD_EXIT:
-	case TRACE2_EVENT_CHILD_READY:
-		kv_i64(b, "id", ev->child.id);
-		kv_i64(b, "pid", ev->child.pid);
-		kv_str(b, "child_class", ev->child.child_class);
-		kv_str(b, "hook_name", ev->child.hook_name);
-		kv_str(b, "cd", ev->child.cd);
-		kv_argv(b, "argv", ev->child.argv);
-		kv_i64(b, "git_cmd", ev->child.git_cmd);
-		kv_i64(b, "use_shell", ev->child.use_shell);
-		kv_i64(b, "code", ev->child.code);
-		kv_str(b, "ready", ev->child.ready);
-		break;
-	case TRACE2_EVENT_EXEC:
-	case TRACE2_EVENT_EXEC_RESULT:
-		kv_i64(b, "id", ev->exec.id);
-		kv_str(b, "exe", ev->exec.exe);
-		kv_argv(b, "argv", ev->exec.argv);
-		kv_i64(b, "code", ev->exec.code);
-		break;
-	case TRACE2_EVENT_DEF_PARAM:
-		kv_str(b, "param", ev->def_param.param);
-		kv_str(b, "value", ev->def_param.value);
-		kv_str(b, "scope", ev->def_param.scope);
-		break;
-	case TRACE2_EVENT_DEF_REPO:
-		kv_i64(b, "repo_id", ev->def_repo.repo_id);
-		kv_str(b, "worktree", ev->def_repo.worktree);
-		break;
-	case TRACE2_EVENT_REGION_ENTER:
-	case TRACE2_EVENT_REGION_LEAVE:
-		kv_str(b, "category", ev->region.category);
-		kv_str(b, "label", ev->region.label);
-		kv_i64(b, "repo_id", ev->region.repo_id);
-		kv_str(b, "msg", ev->region.msg);
-		break;
-	case TRACE2_EVENT_DATA:
-	case TRACE2_EVENT_DATA_JSON:
-		kv_str(b, "category", ev->data.category);
-		kv_i64(b, "repo_id", ev->data.repo_id);
-		kv_str(b, "key", ev->data.key);
-		kv_str(b, "value", ev->data.value);
-		kv_strn(b, "json", ev->data.json, ev->data.json_len);
-		kv_i64(b, "json_pretty", ev->data.json_pretty);
-		kv_i64(b, "json_open", ev->data.json_open);
-		break;
-	case TRACE2_EVENT_PRINTF:
-		kv_str(b, "msg", ev->printf.msg);
-		break;
-	case TRACE2_EVENT_TIMER:
-	case TRACE2_EVENT_TH_TIMER:
-		kv_str(b, "category", ev->timer.category);
-		kv_str(b, "name", ev->timer.name);
-		kv_u64(b, "intervals", ev->timer.intervals);
-		kv_u64(b, "total_ns", ev->timer.total_ns);
-		kv_u64(b, "min_ns", ev->timer.min_ns);
-		kv_u64(b, "max_ns", ev->timer.max_ns);
-		break;
-	case TRACE2_EVENT_COUNTER:
-	case TRACE2_EVENT_TH_COUNTER:
-		kv_str(b, "category", ev->counter.category);
-		kv_str(b, "name", ev->counter.name);
-		kv_u64(b, "value", ev->counter.value);
-		break;
-	default: /* too_many_files, thread_start, thread_exit: no members */
-		break;
+	const char *base = (const char *)ev;
+	const struct member *m;
+
+	if ((unsigned)ev->kind >= TRACE2_EVENT_KIND_MAX)
+		return;
+	for (m = MEMBERS[ev->kind]; m && m->key; m++) {
+		const void *p = base + m->off;
+
+		switch (m->type) {
+		case MT_STR:
+			kv_str(b, m->key, *(const char *const *)p);
+			break;
+		case MT_STRN:
+			kv_strn(b, m->key, *(const char *const *)p,
+				*(const size_t *)(const void *)(base + m->len_off));
+			break;
+		case MT_INT:
+			kv_i64(b, m->key, *(const int *)p);
+			break;
+		case MT_LONG:
+			kv_i64(b, m->key, *(const long *)p);
+			break;
+		case MT_U64:
+			kv_u64(b, m->key, *(const uint64_t *)p);
+			break;
+		case MT_ARGV:
+			kv_argv(b, m->key, *(const char *const *const *)p);
+			break;
+		case MT_END:
+			break;
+		}
 	}
 }
 
