@@ -452,6 +452,23 @@ static int open_append(const char *path)
 	return fd;
 }
 
+/* In a child: register a test target without a setting, named name,
+ * that appends its records and log lines to the file path.  Returns its
+ * state (static: the registry keeps it), to be changed before
+ * trace2_initialize(). */
+static struct rec *register_file_target(const char *name, const char *path)
+{
+	static struct rec recs[4];
+	static struct trace2_target ts[4];
+	static size_t n;
+
+	CHECK(n < ARRAY_SIZE(recs));
+	recs[n] = (struct rec){ .fd = open_append(path), .log_fd = -1 };
+	ts[n] = (struct trace2_target)REC_TARGET(name, NULL, 0);
+	CHECK(trace2_register_target(&ts[n], &recs[n]) == 0);
+	return &recs[n++];
+}
+
 /* Default disposition and unblocked, as a process would start. */
 static void default_signal(int sig)
 {
@@ -1064,8 +1081,7 @@ static void *every_worker(void *arg)
 static void sc_every(void *p)
 {
 	const struct every_arg *a = p;
-	static struct rec plain = { .log_fd = -1 }, mine = { .fd = -1, .log_fd = -1 };
-	static const struct trace2_target plain_t = REC_TARGET("plain", NULL, 0);
+	static struct rec mine = { .fd = -1, .log_fd = -1 };
 	static const struct trace2_target mine_t = REC_TARGET("recmine", "mine", 0);
 	const char *argv[] = { "prog", "https://user:secret@example.com/r", "a b", NULL };
 	const char *ancestry[] = { "bash", "init", NULL };
@@ -1081,10 +1097,9 @@ static void sc_every(void *p)
 	pthread_t th;
 	int id;
 
-	plain.fd = open_append(a->plain);
 	default_signal(SIGTERM);
 	trace2_set_version_string("reg-1.2.3");
-	CHECK(trace2_register_target(&plain_t, &plain) == 0);
+	register_file_target("plain", a->plain);
 	CHECK(trace2_register_target(&mine_t, &mine) == 0);
 	trace2_initialize();
 	CHECK(trace2_is_enabled());
@@ -1185,6 +1200,12 @@ struct every_variant {
 
 static void run_every(const struct every_variant *v, uint64_t *seen)
 {
+	/* config parameters, environment variables, the parent's name */
+	static const char *const more_env[] = {
+		"GIT_TRACE2_CONFIG_PARAMS=p.*", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=p.k",
+		"GIT_CONFIG_VALUE_0=v", "GIT_TRACE2_ENV_VARS=T2_VAR", "T2_VAR=x",
+		"GIT_TRACE2_PARENT_NAME=par",
+	};
 	char *dir = t2_tmpdir();
 	char *event = t2_path(dir, v->dirs ? "evdir" : "event.json");
 	char *mine = t2_path(dir, v->dirs ? "minedir" : "mine.json");
@@ -1209,13 +1230,8 @@ static void run_every(const struct every_variant *v, uint64_t *seen)
 	t2_env_add(&e, "GIT_TRACE2_EVENT_NESTING=100");
 	if (v->brief)
 		t2_env_add(&e, "GIT_TRACE2_EVENT_BRIEF=1");
-	t2_env_add(&e, "GIT_TRACE2_CONFIG_PARAMS=p.*");
-	t2_env_add(&e, "GIT_CONFIG_COUNT=1");
-	t2_env_add(&e, "GIT_CONFIG_KEY_0=p.k");
-	t2_env_add(&e, "GIT_CONFIG_VALUE_0=v");
-	t2_env_add(&e, "GIT_TRACE2_ENV_VARS=T2_VAR");
-	t2_env_add(&e, "T2_VAR=x");
-	t2_env_add(&e, "GIT_TRACE2_PARENT_NAME=par");
+	for (size_t i = 0; i < ARRAY_SIZE(more_env); i++)
+		t2_env_add(&e, "%s", more_env[i]);
 
 	status = t2_run_noinit(sc_every, &a, t2_env_list(&e));
 	if (v->signal_end) {
@@ -1224,11 +1240,8 @@ static void run_every(const struct every_variant *v, uint64_t *seen)
 	} else {
 		assert_int_equal(status, 0);
 	}
-	if (v->dirs) { /* each directory: only its discard file */
-		list = t2_listdir(event);
-		assert_string_equal(list, "git-trace2-discard");
-		free(list);
-		list = t2_listdir(mine);
+	for (int i = 0; v->dirs && i < 2; i++) { /* each directory: only its discard file */
+		list = t2_listdir(i ? mine : event);
 		assert_string_equal(list, "git-trace2-discard");
 		free(list);
 	}
@@ -1674,9 +1687,8 @@ static void *dest_worker(void *arg)
 static void sc_dest(void *p)
 {
 	const struct dest_arg *a = p;
-	static struct rec mine, other;
+	static struct rec mine;
 	static struct trace2_target mine_t;
-	static const struct trace2_target other_t = REC_TARGET("other", NULL, 0);
 	static char big[BIG_VALUE + 1];
 	pthread_t th[8];
 	int i;
@@ -1703,10 +1715,8 @@ static void sc_dest(void *p)
 			     .open_rc = a->open_rc };
 	mine_t = (struct trace2_target)REC_TARGET("rec", a->setting ? "mine" : NULL, a->flags);
 	CHECK(trace2_register_target(&mine_t, &mine) == 0);
-	if (a->other[0]) {
-		other = (struct rec){ .fd = open_append(a->other), .log_fd = -1 };
-		CHECK(trace2_register_target(&other_t, &other) == 0);
-	}
+	if (a->other[0])
+		register_file_target("other", a->other);
 	trace2_initialize();
 	CHECK(trace2_is_enabled() == a->expect_enabled);
 	trace2_printf("%s", "one");
@@ -2274,25 +2284,23 @@ static void open_refused(void **state)
 /* 5. A target without a setting: on by itself; flush and shutdown.    */
 /* ------------------------------------------------------------------ */
 
-struct life_arg {
-	char path[PATH_MAX];
-	int register_it;
+/* The scenarios of 5 and 6: one test target writing to a file. */
+struct solo_arg {
+	char path[PATH_MAX]; /* its records */
+	int variant;         /* 5: it is registered; 6: it re-enters */
 };
 
 static void sc_lifecycle(void *p)
 {
-	const struct life_arg *a = p;
-	static struct rec solo = { .log_fd = -1 };
-	static const struct trace2_target solo_t = REC_TARGET("solo", NULL, 0);
+	const struct solo_arg *a = p;
 	const char *argv[] = { "prog", NULL };
 	struct child_process c = CHILD_PROCESS_INIT;
 
-	solo.fd = open_append(a->path);
-	if (a->register_it)
-		CHECK(trace2_register_target(&solo_t, &solo) == 0);
+	if (a->variant)
+		register_file_target("solo", a->path);
 	trace2_initialize();
-	CHECK(trace2_is_enabled() == a->register_it);
-	if (!a->register_it)
+	CHECK(trace2_is_enabled() == a->variant);
+	if (!a->variant)
 		return;
 	trace2_cmd_start(argv);
 	c.args.v = argv;
@@ -2309,7 +2317,7 @@ static void sc_lifecycle(void *p)
 static void no_setting_lifecycle(void **state)
 {
 	char *dir = t2_tmpdir(), *text, *seq;
-	struct life_arg a = { .register_it = 0 };
+	struct solo_arg a = { .variant = 0 }; /* not registered */
 
 	(void)state;
 	snprintf(a.path, sizeof(a.path), "%s/solo", dir);
@@ -2319,7 +2327,7 @@ static void no_setting_lifecycle(void **state)
 	assert_string_equal(text ? text : "", "");
 	free(text);
 
-	a.register_it = 1;
+	a.variant = 1;
 	assert_int_equal(t2_run_noinit(sc_lifecycle, &a, NULL), 0);
 	text = t2_read_file(a.path, NULL);
 	assert_non_null(text);
@@ -2337,20 +2345,11 @@ static void no_setting_lifecycle(void **state)
 /* 6. Re-entry: calls from inside a callback are ignored.               */
 /* ------------------------------------------------------------------ */
 
-struct reent_arg {
-	char path[PATH_MAX];
-	int reenter;
-};
-
 static void sc_reentry(void *p)
 {
-	const struct reent_arg *a = p;
-	static struct rec loud = { .log_fd = -1 };
-	static const struct trace2_target loud_t = REC_TARGET("loud", NULL, 0);
+	const struct solo_arg *a = p;
 
-	loud.fd = open_append(a->path);
-	loud.reenter = a->reenter;
-	CHECK(trace2_register_target(&loud_t, &loud) == 0);
+	register_file_target("loud", a->path)->reenter = a->variant;
 	trace2_initialize();
 	small_workload();
 }
@@ -2377,14 +2376,14 @@ static char *reentry_records(const char *path)
 static void reentry_ignored(void **state)
 {
 	static const char *const env[] = { "GIT_TRACE2_EVENT_NESTING=100", NULL };
-	struct reent_arg a[2];
+	struct solo_arg a[2];
 	struct t2_out out[2];
 	char *dir = t2_tmpdir(), *recs[2];
 	int i;
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		a[i].reenter = i;
+		a[i].variant = i; /* 1: the target re-enters */
 		snprintf(a[i].path, sizeof(a[i].path), "%s/loud%d", dir, i);
 		t2_run_all_noinit(sc_reentry, &a[i], env, &out[i]);
 		assert_int_equal(out[i].status, 0);
