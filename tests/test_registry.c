@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,11 +39,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "t2sink.h"
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
@@ -1795,148 +1794,6 @@ static char *check_dest_records(const char *what, const char *text, int nthreads
 	return sid;
 }
 
-/*
- * A socket served while the child runs: stream (the bytes of the one
- * connection) or datagram (each datagram kept apart).  The server is a
- * forked process, not a thread: the test process stays single-threaded
- * (LeakSanitizer misjudges children forked after the parent had threads).
- * It stops when its control pipe is closed and nothing is left to read.
- */
-struct sink {
-	int type;
-	char *dir, *path, *out, *stats;
-	pid_t pid;
-	int ctl;
-};
-
-#define SINK_BUF (1 << 18)
-
-static void sink_serve(const struct sink *s, int fd, int ctl)
-{
-	char *buf = malloc(SINK_BUF);
-	int out = open(s->out, O_WRONLY | O_CREAT | O_TRUNC, 0666), conn = -1;
-	size_t ndgrams = 0, bad = 0;
-	FILE *stats;
-
-	for (;;) {
-		struct pollfd pf[2] = { { conn >= 0 ? conn : fd, POLLIN, 0 }, { ctl, POLLIN, 0 } };
-		ssize_t n;
-
-		if (conn == -2)
-			pf[0].fd = -1; /* the stream ended */
-		if (poll(pf, 2, -1) < 0)
-			continue;
-		if (!pf[0].revents) {
-			if (pf[1].revents)
-				break;
-			continue;
-		}
-		if (s->type == SOCK_STREAM && conn == -1) {
-			conn = accept(fd, NULL, NULL);
-			continue;
-		}
-		n = s->type == SOCK_STREAM ? read(conn, buf, SINK_BUF) : recv(fd, buf, SINK_BUF, 0);
-		if (n <= 0) {
-			if (s->type == SOCK_STREAM && (n == 0 || errno != EINTR))
-				conn = -2;
-			continue;
-		}
-		if (s->type == SOCK_DGRAM) {
-			ndgrams++;
-			bad += buf[n - 1] != '\n' || memchr(buf, '\n', (size_t)n - 1);
-		}
-		put(out, buf, (size_t)n);
-	}
-	stats = fopen(s->stats, "w");
-	if (stats) {
-		fprintf(stats, "%zu %zu", ndgrams, bad);
-		fclose(stats);
-	}
-	_exit(0);
-}
-
-/* A bound (and listening) AF_UNIX socket at a new path; -1 if there are
- * none here. */
-static int sink_socket(struct sink *s, int type)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-
-	memset(s, 0, sizeof(*s));
-	s->type = type;
-	s->dir = t2_tmpdir();
-	s->path = t2_path(s->dir, "sock");
-	s->out = t2_path(s->dir, "received");
-	s->stats = t2_path(s->dir, "stats");
-	assert_true(strlen(s->path) < sizeof(addr.sun_path));
-	strcpy(addr.sun_path, s->path);
-	fd = socket(AF_UNIX, type, 0);
-	if (fd >= 0 && (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-			(type == SOCK_STREAM && listen(fd, 4)))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static void sink_free(struct sink *s)
-{
-	t2_rmtree(s->dir);
-	free(s->dir);
-	free(s->path);
-	free(s->out);
-	free(s->stats);
-}
-
-/* 1 when AF_UNIX sockets of this type can be bound here. */
-static int have_socket(int type)
-{
-	struct sink s;
-	int fd = sink_socket(&s, type);
-
-	if (fd >= 0)
-		close(fd);
-	sink_free(&s);
-	return fd >= 0;
-}
-
-static void sink_start(struct sink *s, int type)
-{
-	int fd = sink_socket(s, type), ctl[2];
-
-	assert_true(fd >= 0);
-	assert_int_equal(pipe(ctl), 0);
-	fflush(NULL);
-	s->pid = fork();
-	assert_true(s->pid >= 0);
-	if (s->pid == 0) {
-		close(ctl[1]);
-		sink_serve(s, fd, ctl[0]);
-	}
-	close(ctl[0]);
-	close(fd);
-	s->ctl = ctl[1];
-}
-
-/* Stop the server; returns what it received, *ndgrams and *bad (caller
- * frees). */
-static char *sink_stop(struct sink *s, size_t *ndgrams, size_t *bad)
-{
-	char *text, *stats;
-	int status;
-
-	close(s->ctl);
-	status = t2_wait_timeout(s->pid, 10000);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	text = t2_read_file(s->out, NULL);
-	stats = t2_read_file(s->stats, NULL);
-	assert_non_null(text);
-	assert_non_null(stats);
-	assert_int_equal(sscanf(stats, "%zu %zu", ndgrams, bad), 2);
-	free(stats);
-	return text;
-}
-
 enum dkind { D_FILE, D_EXISTING, D_DIR, D_STDERR, D_FD, D_STREAM, D_DGRAM };
 
 struct dest_case {
@@ -1957,11 +1814,12 @@ static void run_dest_case(const struct dest_case *dc)
 {
 	char *dir = t2_tmpdir(), *target = NULL, *text = NULL, *entry = NULL, *sid, *log;
 	char *file = t2_path(dir, "mine.json"), *other_cfg = t2_path(dir, "cfg.json"), *want_log;
-	size_t ndgrams = 0, bad_dgrams = 0;
+	char *child_err = t2_path(dir, "child-stderr");
+	int sock = dc->kind == D_STREAM || dc->kind == D_DGRAM;
 	struct dest_arg a = { .setting = 1, .flags = dc->flags, .nthreads = dc->nthreads,
 			      .expect_enabled = 1 };
 	struct t2_env e = { 0 };
-	struct sink sink;
+	struct t2_sink sink;
 	int status;
 
 	print_message("destination: %s\n", dc->what);
@@ -1985,7 +1843,7 @@ static void run_dest_case(const struct dest_case *dc)
 		break;
 	case D_STREAM:
 	case D_DGRAM:
-		sink_start(&sink, dc->kind == D_STREAM ? SOCK_STREAM : SOCK_DGRAM);
+		t2_sink_open(&sink, dc->kind == D_STREAM ? SOCK_STREAM : SOCK_DGRAM);
 		target = t2_xfmt("af_unix:%s:%s", dc->kind == D_STREAM ? "stream" : "dgram",
 				 sink.path);
 		break;
@@ -2001,11 +1859,16 @@ static void run_dest_case(const struct dest_case *dc)
 	if (dc->env)
 		t2_env_add(&e, "%s", dc->env);
 
-	status = t2_run_noinit(sc_dest, &a, t2_env_list(&e));
-	if (dc->kind == D_STREAM || dc->kind == D_DGRAM)
-		text = sink_stop(&sink, &ndgrams, &bad_dgrams);
-	if (status && a.dup_fd == 2) { /* CHECK() messages went there */
-		char *err = t2_read_file(a.dup_path, NULL);
+	/* a socket is served here while the child runs (t2_spawn(): HOME is
+	 * /nonexistent, which these cases, without ~/.gitconfig, allow) */
+	assert_true(!sock || !a.gitconfig[0]);
+	if (sock)
+		status = t2_sink_collect(&sink, t2_spawn(sc_dest, &a, t2_env_list(&e), NULL,
+							  child_err));
+	else
+		status = t2_run_noinit(sc_dest, &a, t2_env_list(&e));
+	if (status && (sock || a.dup_fd == 2)) { /* CHECK() messages went there */
+		char *err = t2_read_file(sock ? child_err : a.dup_path, NULL);
 
 		print_error("child's stderr:\n%s\n", err ? err : "");
 		free(err);
@@ -2045,13 +1908,24 @@ static void run_dest_case(const struct dest_case *dc)
 	case D_FD:
 		text = t2_read_file(a.dup_path, NULL);
 		break;
-	case D_STREAM:
-		sink_free(&sink);
+	case D_STREAM: /* one connection */
+		assert_int_equal(sink.nconn, 1);
+		text = strdup(sink.conn[0].p ? sink.conn[0].p : "");
+		t2_sink_close(&sink);
 		break;
 	case D_DGRAM: /* one record per datagram */
-		assert_int_equal(bad_dgrams, 0);
-		assert_int_equal(ndgrams, 6 + dc->nthreads * (WORKER_PRINTFS + 2));
-		sink_free(&sink);
+		assert_int_equal(sink.ndgram, 6 + dc->nthreads * (WORKER_PRINTFS + 2));
+		text = strdup("");
+		for (size_t i = 0; i < sink.ndgram; i++) {
+			const struct t2_buf *d = &sink.dgram[i];
+
+			if (!d->n || d->p[d->n - 1] != '\n' || strlen(d->p) != d->n ||
+			    memchr(d->p, '\n', d->n - 1))
+				fail_msg("%s: datagram %zu is not one record: %s", dc->what, i,
+					 d->p ? d->p : "");
+			t2_append(&text, "%s", d->p);
+		}
+		t2_sink_close(&sink);
 		break;
 	}
 	assert_non_null(text);
@@ -2069,6 +1943,7 @@ static void run_dest_case(const struct dest_case *dc)
 	free(target);
 	free(file);
 	free(other_cfg);
+	free(child_err);
 	t2_env_free(&e);
 	t2_rmtree(dir);
 	free(dir);
@@ -2114,7 +1989,7 @@ static void setting_target_sockets(void **state)
 	size_t i;
 
 	(void)state;
-	if (!have_socket(SOCK_STREAM) || !have_socket(SOCK_DGRAM)) {
+	if (!t2_sink_available(SOCK_STREAM) || !t2_sink_available(SOCK_DGRAM)) {
 		print_message("skipped: AF_UNIX stream and datagram sockets are not available\n");
 		skip();
 	}
