@@ -1,7 +1,7 @@
 # libtrace2 -- see README.md.  Main targets:
 #   make            build/libtrace2.a, build/libtrace2.so, build/bin/*
-#   make demo       build and run the examples: the perf target on stderr,
-#                   then the stats target's table
+#   make demo       build and run the example: the perf target on stderr,
+#                   then (--stats) the stats target's table
 #   make check      install test dependencies if missing, run every test:
 #                   plain (gcc), ASan+UBSan, TSan (threaded tests), clang build
 #   make bench      run the benchmarks in tests/bench/
@@ -28,7 +28,7 @@ TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # Tests that start threads; they also run under ThreadSanitizer.
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats
-BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/example-stats
+BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
@@ -59,14 +59,11 @@ $(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
 
-$(BUILD)/bin/example-hashsort: examples/hashsort.c $(STATIC)
+# With the statistics target (examples/stats_target.c) for --stats.
+$(BUILD)/bin/example-hashsort: examples/hashsort.c examples/stats_target.c examples/stats_target.h \
+		$(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
-
-# The statistics target (examples/stats_target.c) on a demo program.
-$(BUILD)/bin/example-stats: examples/stats_demo.c examples/stats_target.c examples/stats_target.h $(STATIC)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/stats_demo.c examples/stats_target.c $(STATIC) \
+	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/hashsort.c examples/stats_target.c $(STATIC) \
 		$(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
@@ -85,12 +82,12 @@ $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
 $(BUILD)/tests/test_example_stats: examples/stats_target.c examples/stats_target.h
 $(BUILD)/tests/test_example_stats: TEST_LDFLAGS := -Iexamples examples/stats_target.c
 
-# The examples on the embedded default: hash and sort the sources, perf
-# target on stderr; then the same kind of work with the stats target,
-# whose table goes to stderr at exit.
+# The example on the embedded default: hash and sort the sources, perf
+# target on stderr; then the same with --stats, the stats target, whose
+# table goes to stderr at exit.
 demo: all
 	GIT_TRACE2_PERF=2 $(BUILD)/bin/example-hashsort src/*.c targets/*.c include/trace2.h >/dev/null
-	$(BUILD)/bin/example-stats src/*.c targets/*.c >/dev/null
+	$(BUILD)/bin/example-hashsort --stats src/*.c targets/*.c >/dev/null
 
 deps:
 	@test -f /usr/include/cmocka.h || { \

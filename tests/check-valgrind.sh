@@ -1,7 +1,7 @@
 #!/bin/sh
 # valgrind memcheck over the driver's scenarios (all three targets on), the
-# stats example (threads, its own target) and the tests that do not fork:
-# 0 errors and 0 definitely lost bytes.
+# hashsort example with --stats (threads, its own target) and the tests that
+# do not fork: 0 errors and 0 definitely lost bytes.
 # usage: tests/check-valgrind.sh BUILD_DIR
 set -u
 build=$1
@@ -45,7 +45,7 @@ scenario 301redact_child_start git clone https://u:p@example.com/
 scenario 302redact_exec git clone https://u:p@example.com/
 scenario 303redact_def_param url https://u:p@example.com/
 GIT_TRACE2_BUFFER=4k scenario 101timer 3 1 4
-run $vg "$build/bin/example-stats" src/*.c targets/*.c
+run $vg "$build/bin/example-hashsort" --stats src/*.c targets/*.c
 for t in test_json_writer test_format test_tjson; do
 	run $vg "$build/tests/$t"
 done

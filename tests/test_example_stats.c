@@ -1,13 +1,15 @@
 /*
  * The example statistics target (examples/stats_target.c): its numbers,
- * its order, its bounds, and the demo program built on it.
+ * its order, its bounds, and the example program that uses it
+ * (examples/hashsort.c with --stats).
  *
  * Each scenario runs in a forked child (t2_capture: stdout and stderr
  * captured, no GIT_TRACE2* setting) that registers the target, runs
  * regions with known counts and durations, prints the table with
  * stats_target_print() on stdout and leaves with exit(), so the target's
  * shutdown() prints it again on stderr.  The parent parses both.  Checks
- * made inside a child use CHECK(), which ends the child with status 70.
+ * made inside a child use CHECK() (t2test.h), which ends the child with
+ * status 70.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,15 +31,6 @@
 #include "stats_target.h"
 #include "t2test.h"
 #include "trace2.h"
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			_exit(70);                                           \
-		}                                                            \
-	} while (0)
 
 /* Generous: a sleeping region may overrun by this much on a busy host. */
 #define SLACK_US UINT64_C(2000000)
@@ -192,6 +185,24 @@ static void check_consistent(const struct table *t)
 	assert_int_equal(t->plus, t->has_other);
 }
 
+/*
+ * Run scenario in a child (t2_capture()): it must exit with 0, having
+ * printed the same table on stdout (stats_target_print()) as on stderr
+ * (shutdown()); that table parsed into *t and checked.
+ */
+static void run_scenario(t2_scenario_fn *scenario, int timeout_s, struct table *t)
+{
+	struct t2_proc p;
+
+	t2_capture(scenario, NULL, NULL, timeout_s, &p);
+	if (p.status != 0)
+		fail_msg("child status %d, stderr:\n%s", p.status, p.err);
+	assert_string_equal(p.out, p.err);
+	parse_table(p.err, t);
+	check_consistent(t);
+	t2_proc_free(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* Scenario helpers (in the child).                                     */
 /* ------------------------------------------------------------------ */
@@ -204,8 +215,10 @@ static void sleep_us(long us)
 		;
 }
 
+/* Start the clock, register the target, initialize: tracing is on. */
 static void start_stats(void)
 {
+	trace2_initialize_clock();
 	CHECK(stats_target_register() == 0);
 	trace2_initialize();
 	CHECK(trace2_is_enabled());
@@ -218,12 +231,15 @@ static void print_and_exit(void)
 	exit(0);
 }
 
-static void sleepy(const char *label, int times, long us)
+/* times regions category/label one after another, each lasting at least
+ * us microseconds (0: no sleep). */
+static void regions(const char *category, const char *label, int times, long us)
 {
 	for (int i = 0; i < times; i++) {
-		trace2_region_enter("t", label, NULL);
-		sleep_us(us);
-		trace2_region_leave("t", label, NULL);
+		trace2_region_enter(category, label, NULL);
+		if (us)
+			sleep_us(us);
+		trace2_region_leave(category, label, NULL);
 	}
 }
 
@@ -240,10 +256,7 @@ static void *quick_thread(void *arg)
 	(void)arg;
 	trace2_thread_start("quick");
 	trace2_region_enter("t", "thread", NULL);
-	for (int i = 0; i < QUICK; i++) {
-		trace2_region_enter("t", "quick", NULL);
-		trace2_region_leave("t", "quick", NULL);
-	}
+	regions("t", "quick", QUICK, 0);
 	for (int i = 0; i < NEST; i++)
 		trace2_region_enter("t", "nest", NULL);
 	for (int i = 0; i < NEST; i++)
@@ -258,11 +271,10 @@ static void known_scenario(void *arg)
 	pthread_t tids[THREADS];
 
 	(void)arg;
-	trace2_initialize_clock();
 	start_stats();
 	trace2_region_enter("t", "outer", NULL);
-	sleepy("sleep40", 3, 40000);
-	sleepy("sleep5", 4, 5000);
+	regions("t", "sleep40", 3, 40000);
+	regions("t", "sleep5", 4, 5000);
 	for (int i = 0; i < THREADS; i++)
 		CHECK(pthread_create(&tids[i], NULL, quick_thread, NULL) == 0);
 	for (int i = 0; i < THREADS; i++)
@@ -281,18 +293,11 @@ static void check_sleeps(const struct trow *r, uint64_t count, uint64_t us)
 
 static void known_counts_and_times(void **state)
 {
-	struct t2_proc p;
 	struct table t;
 	const struct trow *outer, *s40, *s5;
 
 	(void)state;
-	t2_capture(known_scenario, NULL, NULL, TIMEOUT_S, &p);
-	if (p.status != 0)
-		fail_msg("child status %d, stderr:\n%s", p.status, p.err);
-	/* the table of stats_target_print() and of shutdown(): one text */
-	assert_string_equal(p.out, p.err);
-	parse_table(p.err, &t);
-	check_consistent(&t);
+	run_scenario(known_scenario, TIMEOUT_S, &t);
 
 	assert_int_equal(t.nr, 6);
 	assert_false(t.has_other);
@@ -318,7 +323,6 @@ static void known_counts_and_times(void **state)
 	assert_int_equal(find(&t, "t/thread")->count, THREADS);
 	assert_int_equal(find(&t, "t/quick")->count, THREADS * QUICK);
 	assert_int_equal(find(&t, "t/nest")->count, THREADS * NEST);
-	t2_proc_free(&p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -332,36 +336,26 @@ static void full_scenario(void *arg)
 	char label[16];
 
 	(void)arg;
-	trace2_initialize_clock();
 	start_stats();
 	for (int i = 0; i < STATS_TARGET_ROWS + EXTRA; i++) {
 		snprintf(label, sizeof(label), "k%03d", i);
-		trace2_region_enter("full", label, NULL);
-		trace2_region_leave("full", label, NULL);
+		regions("full", label, 1, 0);
 	}
 	/* a key with a row still gets it; a new one goes to (other) */
 	for (int i = 0; i < 2; i++) {
-		trace2_region_enter("full", "k000", NULL);
-		trace2_region_leave("full", "k000", NULL);
-		trace2_region_enter("full", "late", NULL);
-		trace2_region_leave("full", "late", NULL);
+		regions("full", "k000", 1, 0);
+		regions("full", "late", 1, 0);
 	}
 	print_and_exit();
 }
 
 static void table_full(void **state)
 {
-	struct t2_proc p;
 	struct table t;
 	char name[32];
 
 	(void)state;
-	t2_capture(full_scenario, NULL, NULL, TIMEOUT_S, &p);
-	if (p.status != 0)
-		fail_msg("child status %d, stderr:\n%s", p.status, p.err);
-	assert_string_equal(p.out, p.err);
-	parse_table(p.err, &t);
-	check_consistent(&t);
+	run_scenario(full_scenario, TIMEOUT_S, &t);
 	assert_int_equal(t.nr, STATS_TARGET_ROWS);
 	assert_true(t.has_other);
 	assert_int_equal(t.other.count, EXTRA + 2);
@@ -373,7 +367,6 @@ static void table_full(void **state)
 		snprintf(name, sizeof(name), "full/k%03d", i);
 		assert_int_equal(find(&t, name)->count, i ? 1 : 3);
 	}
-	t2_proc_free(&p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -393,45 +386,28 @@ static void keys_scenario(void *arg)
 	memset(cat, 'c', sizeof(cat) - 1);
 	cat[sizeof(cat) - 1] = '\0';
 
-	trace2_initialize_clock();
 	start_stats();
-	trace2_region_enter(NULL, NULL, NULL);
-	trace2_region_leave(NULL, NULL, NULL);
-	trace2_region_enter("", "", NULL);       /* same as NULL */
-	trace2_region_leave("", "", NULL);
-	trace2_region_enter(NULL, "only-label", NULL);
-	trace2_region_leave(NULL, "only-label", NULL);
-	for (int i = 0; i < 2; i++) {
-		trace2_region_enter("long", a, NULL);
-		trace2_region_leave("long", a, NULL);
-	}
-	trace2_region_enter("long", b, NULL);
-	trace2_region_leave("long", b, NULL);
-	trace2_region_enter(cat, "l", NULL);
-	trace2_region_leave(cat, "l", NULL);
+	regions(NULL, NULL, 1, 0);
+	regions("", "", 1, 0);          /* same as NULL */
+	regions(NULL, "only-label", 1, 0);
+	regions("long", a, 2, 0);
+	regions("long", b, 1, 0);
+	regions(cat, "l", 1, 0);
 	/* "ab"/"c" and "a"/"bc" are two keys */
-	trace2_region_enter("ab", "c", NULL);
-	trace2_region_leave("ab", "c", NULL);
-	trace2_region_enter("a", "bc", NULL);
-	trace2_region_leave("a", "bc", NULL);
+	regions("ab", "c", 1, 0);
+	regions("a", "bc", 1, 0);
 	print_and_exit();
 }
 
 static void keys(void **state)
 {
-	struct t2_proc p;
 	struct table t;
 	char *cut_label, *cut_cat;
 	uint64_t long_counts[2] = { 0 };
 	int long_rows = 0;
 
 	(void)state;
-	t2_capture(keys_scenario, NULL, NULL, TIMEOUT_S, &p);
-	if (p.status != 0)
-		fail_msg("child status %d, stderr:\n%s", p.status, p.err);
-	assert_string_equal(p.out, p.err);
-	parse_table(p.err, &t);
-	check_consistent(&t);
+	run_scenario(keys_scenario, TIMEOUT_S, &t);
 	assert_int_equal(t.nr, 7);
 	assert_int_equal(find(&t, "-/-")->count, 2);
 	assert_int_equal(find(&t, "-/only-label")->count, 1);
@@ -452,7 +428,6 @@ static void keys(void **state)
 		    (long_counts[0] == 1 && long_counts[1] == 2));
 	free(cut_label);
 	free(cut_cat);
-	t2_proc_free(&p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -467,10 +442,8 @@ static void *busy_thread(void *arg)
 {
 	(void)arg;
 	trace2_thread_start("busy");
-	while (!__atomic_load_n(&stop_busy, __ATOMIC_RELAXED)) {
-		trace2_region_enter("busy", "loop", NULL);
-		trace2_region_leave("busy", "loop", NULL);
-	}
+	while (!__atomic_load_n(&stop_busy, __ATOMIC_RELAXED))
+		regions("busy", "loop", 1, 0);
 	trace2_thread_exit();
 	return NULL;
 }
@@ -481,7 +454,6 @@ static void fork_scenario(void *arg)
 	FILE *null;
 
 	(void)arg;
-	trace2_initialize_clock();
 	start_stats();
 	for (int i = 0; i < 2; i++)
 		CHECK(pthread_create(&tids[i], NULL, busy_thread, NULL) == 0);
@@ -492,8 +464,7 @@ static void fork_scenario(void *arg)
 		if (!pid) {
 			/* the table's lock must be free here */
 			alarm(10);
-			trace2_region_enter("child", "r", NULL);
-			trace2_region_leave("child", "r", NULL);
+			regions("child", "r", 1, 0);
 			null = fopen("/dev/null", "w");
 			_exit(null && !stats_target_print(null) ? 0 : 1);
 		}
@@ -507,80 +478,113 @@ static void fork_scenario(void *arg)
 
 static void fork_while_busy(void **state)
 {
-	struct t2_proc p;
 	struct table t;
 
 	(void)state;
-	t2_capture(fork_scenario, NULL, NULL, 300, &p);
-	if (p.status != 0)
-		fail_msg("child status %d, stderr:\n%s", p.status, p.err);
-	assert_string_equal(p.out, p.err);
-	parse_table(p.err, &t);
-	check_consistent(&t);
+	run_scenario(fork_scenario, 300, &t);
 	/* the children's regions stayed in the children */
 	assert_int_equal(t.nr, 1);
 	assert_string_equal(t.rows[0].name, "busy/loop");
-	t2_proc_free(&p);
 }
 
 /* ------------------------------------------------------------------ */
-/* The demo program.                                                    */
+/* The example program with --stats.                                    */
 /* ------------------------------------------------------------------ */
 
-static void exec_demo(void *arg)
+/* hashsort's two worker threads (examples/hashsort.c: NR_WORKERS). */
+#define HASHSORT_WORKERS 2
+
+static void exec_hashsort(void *arg)
 {
-	const char *const *files = arg;
+	const char *const *args = arg;
 	const char *argv[16];
-	char *prog = t2_path(t2_bin_dir(), "example-stats");
+	char *prog = t2_path(t2_bin_dir(), "example-hashsort");
 	size_t n = 0;
 
 	argv[n++] = prog;
-	for (; *files && n < 15; files++)
-		argv[n++] = *files;
+	for (; *args && n < 15; args++)
+		argv[n++] = *args;
 	argv[n] = NULL;
 	execv(prog, (char *const *)argv);
 	_exit(127);
 }
 
+/* hashsort's stdout: one "<16 hex digits> <path>" line per readable file,
+ * in ascending hash order.  Checks that the paths are exactly want[0..n)
+ * (in any order). */
+static void check_hashsort_out(const char *out, const char *const *want, size_t n)
+{
+	size_t nlines;
+	char **lines = t2_lines(out, &nlines);
+	uint64_t prev = 0;
+
+	assert_int_equal(nlines, n);
+	for (size_t i = 0; i < nlines; i++) {
+		uint64_t h;
+		int len = 0;
+
+		if (sscanf(lines[i], "%16" SCNx64 " %n", &h, &len) != 1 || len != 17)
+			fail_msg("bad hashsort line: %s", lines[i]);
+		assert_true(i == 0 || h >= prev);
+		prev = h;
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t found = 0;
+
+		for (size_t i = 0; i < nlines; i++)
+			found += !strcmp(lines[i] + 17, want[k]);
+		if (found != 1)
+			fail_msg("%s is on %zu lines of:\n%s", want[k], found, out);
+	}
+	t2_strv_free(lines);
+}
+
 static void demo_program(void **state)
 {
 	/* run from the top directory (tests/run-tests.sh) */
-	static const char *const files[] = {
-		"examples/stats_demo.c", "examples/stats_target.c",
-		"examples/stats_target.h", "examples/hashsort.c", "Makefile",
-		"no/such/file", NULL
+	static const char *const args[] = {
+		"--stats", "examples/hashsort.c", "examples/stats_target.c",
+		"examples/stats_target.h", "Makefile", "no/such/file", NULL
 	};
-	struct t2_proc p;
+	const size_t nfiles = 5; /* the last one missing */
+	struct t2_proc p, plain;
 	struct table t;
-	size_t nlines;
-	char **lines;
+	char *want_err;
+	const struct trow *hash, *worker, *file;
 
 	(void)state;
-	t2_capture(exec_demo, (void *)files, NULL, TIMEOUT_S, &p);
-	/* one file is missing: exit code 1, its error first on stderr */
+	t2_capture(exec_hashsort, (void *)args, NULL, TIMEOUT_S, &p);
+	/* one file is missing: exit code 1, its error before the table */
 	assert_true(WIFEXITED(p.status));
 	assert_int_equal(WEXITSTATUS(p.status), 1);
-	assert_non_null(strstr(p.err, "example-stats: no/such/file: "));
-	lines = t2_lines(p.out, &nlines);
-	assert_int_equal(nlines, 5);
-	t2_strv_free(lines);
+	want_err = t2_xfmt("hashsort: no/such/file: %s\n", strerror(ENOENT));
+	assert_true(!strncmp(p.err, want_err, strlen(want_err)));
+	check_hashsort_out(p.out, args + 1, nfiles - 1);
 
 	parse_table(p.err, &t);
 	check_consistent(&t);
-	assert_int_equal(t.nr, 8);
-	assert_int_equal(find(&t, "demo/workers")->count, 1);
-	assert_int_equal(find(&t, "demo/worker")->count, 3);
-	/* workers holds every worker, worker every file of its thread */
-	assert_true(find(&t, "demo/workers")->total >= find(&t, "demo/worker")->max);
-	assert_true(find(&t, "demo/worker")->total >= find(&t, "demo/file")->total);
-	assert_true(find(&t, "demo/file")->total >= find(&t, "demo/read")->total +
-		    find(&t, "demo/hash")->total + find(&t, "demo/count")->total);
-	assert_int_equal(find(&t, "demo/file")->count, 6);
-	assert_int_equal(find(&t, "demo/read")->count, 6);
-	assert_int_equal(find(&t, "demo/hash")->count, 5);
-	assert_int_equal(find(&t, "demo/count")->count, 5);
-	assert_int_equal(find(&t, "demo/sort")->count, 1);
-	assert_int_equal(find(&t, "demo/print")->count, 1);
+	/* hash around the workers, each worker around its files' hash-file
+	 * (the missing file's too), then sort */
+	assert_int_equal(t.nr, 4);
+	assert_int_equal(t.regions, 1 + HASHSORT_WORKERS + nfiles + 1);
+	hash = find(&t, "hashsort/hash");
+	worker = find(&t, "hashsort/worker");
+	file = find(&t, "hashsort/hash-file");
+	assert_int_equal(hash->count, 1);
+	assert_int_equal(worker->count, HASHSORT_WORKERS);
+	assert_int_equal(file->count, nfiles);
+	assert_int_equal(find(&t, "hashsort/sort")->count, 1);
+	assert_true(hash->total >= worker->max);
+	assert_true(worker->total >= file->total);
+
+	/* without --stats: the same stdout, only the error on stderr */
+	t2_capture(exec_hashsort, (void *)(args + 1), NULL, TIMEOUT_S, &plain);
+	assert_true(WIFEXITED(plain.status));
+	assert_int_equal(WEXITSTATUS(plain.status), 1);
+	assert_string_equal(plain.out, p.out);
+	assert_string_equal(plain.err, want_err);
+	free(want_err);
+	t2_proc_free(&plain);
 	t2_proc_free(&p);
 }
 

@@ -20,8 +20,8 @@
  *
  * Every scenario runs in a forked child (t2_run_noinit(): clean
  * environment, empty HOME; the child registers its targets and then calls
- * trace2_initialize() itself).  Checks inside a child use CHECK(), which
- * ends the child with status 70.
+ * trace2_initialize() itself).  Checks inside a child use CHECK()
+ * (t2test.h), which ends the child with status 70.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,24 +39,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "t2sink.h"
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
 #include "trace2/target.h"
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			_exit(70);                                           \
-		}                                                            \
-	} while (0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -182,111 +172,134 @@ static void kv_argv(struct sb *b, const char *k, const char *const *argv)
 	sb_s(b, "]");
 }
 
-/* The kind's own members, as they are (the "f" object of a line). */
+/*
+ * The kind's own members, as they are (the "f" object of a line): per
+ * kind the members of its struct, each written under its own name by its
+ * C type (_Generic picks the type, so a member whose type changes cannot
+ * be read as another).
+ */
+enum mtype { MT_END, MT_STR, MT_STRN, MT_INT, MT_LONG, MT_U64, MT_ARGV };
+
+struct member {
+	const char *key;
+	enum mtype type;
+	size_t off;     /* in struct trace2_event */
+	size_t len_off; /* MT_STRN: the offset of its size_t length */
+};
+
+#define MTYPE(e) _Generic((e), const char *: MT_STR, int: MT_INT, long: MT_LONG, \
+			  uint64_t: MT_U64, const char *const *: MT_ARGV)
+#define EV_OFF(u, f) offsetof(struct trace2_event, u.f)
+#define MB(u, f) { #f, MTYPE(((const struct trace2_event *)0)->u.f), EV_OFF(u, f), 0 }
+#define MB_N(u, f, len) { #f, MT_STRN, EV_OFF(u, f), EV_OFF(u, len) }
+#define MB_END { NULL, MT_END, 0, 0 }
+
+static const struct member VERSION_MB[] = { MB(version, exe), MB_END };
+static const struct member START_MB[] = { MB(start, argv), MB_END };
+static const struct member EXIT_MB[] = { MB(exit, code), MB_END };
+static const struct member SIGNAL_MB[] = { MB(signal, signo), MB_END };
+static const struct member ERROR_MB[] = { MB(error, msg), MB(error, fmt), MB_END };
+static const struct member CMD_PATH_MB[] = { MB(cmd_path, path), MB_END };
+static const struct member CMD_ANCESTRY_MB[] = { MB(cmd_ancestry, names), MB_END };
+static const struct member CMD_NAME_MB[] = {
+	MB(cmd_name, name), MB(cmd_name, hierarchy), MB_END
+};
+static const struct member CMD_MODE_MB[] = { MB(cmd_mode, name), MB_END };
+static const struct member ALIAS_MB[] = { MB(alias, alias), MB(alias, argv), MB_END };
+static const struct member CHILD_MB[] = {
+	MB(child, id), MB(child, pid), MB(child, child_class), MB(child, hook_name),
+	MB(child, cd), MB(child, argv), MB(child, git_cmd), MB(child, use_shell),
+	MB(child, code), MB(child, ready), MB_END
+};
+static const struct member EXEC_MB[] = {
+	MB(exec, id), MB(exec, exe), MB(exec, argv), MB(exec, code), MB_END
+};
+static const struct member DEF_PARAM_MB[] = {
+	MB(def_param, param), MB(def_param, value), MB(def_param, scope), MB_END
+};
+static const struct member DEF_REPO_MB[] = {
+	MB(def_repo, repo_id), MB(def_repo, worktree), MB_END
+};
+static const struct member REGION_MB[] = {
+	MB(region, category), MB(region, label), MB(region, repo_id), MB(region, msg), MB_END
+};
+static const struct member DATA_MB[] = {
+	MB(data, category), MB(data, repo_id), MB(data, key), MB(data, value),
+	MB_N(data, json, json_len), MB(data, json_pretty), MB(data, json_open), MB_END
+};
+static const struct member PRINTF_MB[] = { MB(printf, msg), MB_END };
+static const struct member TIMER_MB[] = {
+	MB(timer, category), MB(timer, name), MB(timer, intervals), MB(timer, total_ns),
+	MB(timer, min_ns), MB(timer, max_ns), MB_END
+};
+static const struct member COUNTER_MB[] = {
+	MB(counter, category), MB(counter, name), MB(counter, value), MB_END
+};
+
+/* too_many_files, thread_start, thread_exit: no members */
+static const struct member *const MEMBERS[TRACE2_EVENT_KIND_MAX] = {
+	[TRACE2_EVENT_VERSION] = VERSION_MB,
+	[TRACE2_EVENT_START] = START_MB,
+	[TRACE2_EVENT_EXIT] = EXIT_MB,
+	[TRACE2_EVENT_ATEXIT] = EXIT_MB,
+	[TRACE2_EVENT_SIGNAL] = SIGNAL_MB,
+	[TRACE2_EVENT_ERROR] = ERROR_MB,
+	[TRACE2_EVENT_CMD_PATH] = CMD_PATH_MB,
+	[TRACE2_EVENT_CMD_ANCESTRY] = CMD_ANCESTRY_MB,
+	[TRACE2_EVENT_CMD_NAME] = CMD_NAME_MB,
+	[TRACE2_EVENT_CMD_MODE] = CMD_MODE_MB,
+	[TRACE2_EVENT_ALIAS] = ALIAS_MB,
+	[TRACE2_EVENT_CHILD_START] = CHILD_MB,
+	[TRACE2_EVENT_CHILD_EXIT] = CHILD_MB,
+	[TRACE2_EVENT_CHILD_READY] = CHILD_MB,
+	[TRACE2_EVENT_EXEC] = EXEC_MB,
+	[TRACE2_EVENT_EXEC_RESULT] = EXEC_MB,
+	[TRACE2_EVENT_DEF_PARAM] = DEF_PARAM_MB,
+	[TRACE2_EVENT_DEF_REPO] = DEF_REPO_MB,
+	[TRACE2_EVENT_REGION_ENTER] = REGION_MB,
+	[TRACE2_EVENT_REGION_LEAVE] = REGION_MB,
+	[TRACE2_EVENT_DATA] = DATA_MB,
+	[TRACE2_EVENT_DATA_JSON] = DATA_MB,
+	[TRACE2_EVENT_PRINTF] = PRINTF_MB,
+	[TRACE2_EVENT_TIMER] = TIMER_MB,
+	[TRACE2_EVENT_TH_TIMER] = TIMER_MB,
+	[TRACE2_EVENT_COUNTER] = COUNTER_MB,
+	[TRACE2_EVENT_TH_COUNTER] = COUNTER_MB,
+};
+
 static void serialize_fields(struct sb *b, const struct trace2_event *ev)
 {
-	switch (ev->kind) {
-	case TRACE2_EVENT_VERSION:
-		kv_str(b, "exe", ev->version.exe);
-		break;
-	case TRACE2_EVENT_START:
-		kv_argv(b, "argv", ev->start.argv);
-		break;
-	case TRACE2_EVENT_EXIT:
-	case TRACE2_EVENT_ATEXIT:
-		kv_i64(b, "code", ev->exit.code);
-		break;
-	case TRACE2_EVENT_SIGNAL:
-		kv_i64(b, "signo", ev->signal.signo);
-		break;
-	case TRACE2_EVENT_ERROR:
-		kv_str(b, "msg", ev->error.msg);
-		kv_str(b, "fmt", ev->error.fmt);
-		break;
-	case TRACE2_EVENT_CMD_PATH:
-		kv_str(b, "path", ev->cmd_path.path);
-		break;
-	case TRACE2_EVENT_CMD_ANCESTRY:
-		kv_argv(b, "names", ev->cmd_ancestry.names);
-		break;
-	case TRACE2_EVENT_CMD_NAME:
-		kv_str(b, "name", ev->cmd_name.name);
-		kv_str(b, "hierarchy", ev->cmd_name.hierarchy);
-		break;
-	case TRACE2_EVENT_CMD_MODE:
-		kv_str(b, "name", ev->cmd_mode.name);
-		break;
-	case TRACE2_EVENT_ALIAS:
-		kv_str(b, "alias", ev->alias.alias);
-		kv_argv(b, "argv", ev->alias.argv);
-		break;
-	case TRACE2_EVENT_CHILD_START:
-	case TRACE2_EVENT_CHILD_EXIT:
-	case TRACE2_EVENT_CHILD_READY:
-		kv_i64(b, "id", ev->child.id);
-		kv_i64(b, "pid", ev->child.pid);
-		kv_str(b, "child_class", ev->child.child_class);
-		kv_str(b, "hook_name", ev->child.hook_name);
-		kv_str(b, "cd", ev->child.cd);
-		kv_argv(b, "argv", ev->child.argv);
-		kv_i64(b, "git_cmd", ev->child.git_cmd);
-		kv_i64(b, "use_shell", ev->child.use_shell);
-		kv_i64(b, "code", ev->child.code);
-		kv_str(b, "ready", ev->child.ready);
-		break;
-	case TRACE2_EVENT_EXEC:
-	case TRACE2_EVENT_EXEC_RESULT:
-		kv_i64(b, "id", ev->exec.id);
-		kv_str(b, "exe", ev->exec.exe);
-		kv_argv(b, "argv", ev->exec.argv);
-		kv_i64(b, "code", ev->exec.code);
-		break;
-	case TRACE2_EVENT_DEF_PARAM:
-		kv_str(b, "param", ev->def_param.param);
-		kv_str(b, "value", ev->def_param.value);
-		kv_str(b, "scope", ev->def_param.scope);
-		break;
-	case TRACE2_EVENT_DEF_REPO:
-		kv_i64(b, "repo_id", ev->def_repo.repo_id);
-		kv_str(b, "worktree", ev->def_repo.worktree);
-		break;
-	case TRACE2_EVENT_REGION_ENTER:
-	case TRACE2_EVENT_REGION_LEAVE:
-		kv_str(b, "category", ev->region.category);
-		kv_str(b, "label", ev->region.label);
-		kv_i64(b, "repo_id", ev->region.repo_id);
-		kv_str(b, "msg", ev->region.msg);
-		break;
-	case TRACE2_EVENT_DATA:
-	case TRACE2_EVENT_DATA_JSON:
-		kv_str(b, "category", ev->data.category);
-		kv_i64(b, "repo_id", ev->data.repo_id);
-		kv_str(b, "key", ev->data.key);
-		kv_str(b, "value", ev->data.value);
-		kv_strn(b, "json", ev->data.json, ev->data.json_len);
-		kv_i64(b, "json_pretty", ev->data.json_pretty);
-		kv_i64(b, "json_open", ev->data.json_open);
-		break;
-	case TRACE2_EVENT_PRINTF:
-		kv_str(b, "msg", ev->printf.msg);
-		break;
-	case TRACE2_EVENT_TIMER:
-	case TRACE2_EVENT_TH_TIMER:
-		kv_str(b, "category", ev->timer.category);
-		kv_str(b, "name", ev->timer.name);
-		kv_u64(b, "intervals", ev->timer.intervals);
-		kv_u64(b, "total_ns", ev->timer.total_ns);
-		kv_u64(b, "min_ns", ev->timer.min_ns);
-		kv_u64(b, "max_ns", ev->timer.max_ns);
-		break;
-	case TRACE2_EVENT_COUNTER:
-	case TRACE2_EVENT_TH_COUNTER:
-		kv_str(b, "category", ev->counter.category);
-		kv_str(b, "name", ev->counter.name);
-		kv_u64(b, "value", ev->counter.value);
-		break;
-	default: /* too_many_files, thread_start, thread_exit: no members */
-		break;
+	const char *base = (const char *)ev;
+	const struct member *m;
+
+	if ((unsigned)ev->kind >= TRACE2_EVENT_KIND_MAX)
+		return;
+	for (m = MEMBERS[ev->kind]; m && m->key; m++) {
+		const void *p = base + m->off;
+
+		switch (m->type) {
+		case MT_STR:
+			kv_str(b, m->key, *(const char *const *)p);
+			break;
+		case MT_STRN:
+			kv_strn(b, m->key, *(const char *const *)p,
+				*(const size_t *)(const void *)(base + m->len_off));
+			break;
+		case MT_INT:
+			kv_i64(b, m->key, *(const int *)p);
+			break;
+		case MT_LONG:
+			kv_i64(b, m->key, *(const long *)p);
+			break;
+		case MT_U64:
+			kv_u64(b, m->key, *(const uint64_t *)p);
+			break;
+		case MT_ARGV:
+			kv_argv(b, m->key, *(const char *const *const *)p);
+			break;
+		case MT_END:
+			break;
+		}
 	}
 }
 
@@ -436,6 +449,23 @@ static int open_append(const char *path)
 
 	CHECK(fd >= 0);
 	return fd;
+}
+
+/* In a child: register a test target without a setting, named name,
+ * that appends its records and log lines to the file path.  Returns its
+ * state (static: the registry keeps it), to be changed before
+ * trace2_initialize(). */
+static struct rec *register_file_target(const char *name, const char *path)
+{
+	static struct rec recs[4];
+	static struct trace2_target ts[4];
+	static size_t n;
+
+	CHECK(n < ARRAY_SIZE(recs));
+	recs[n] = (struct rec){ .fd = open_append(path), .log_fd = -1 };
+	ts[n] = (struct trace2_target)REC_TARGET(name, NULL, 0);
+	CHECK(trace2_register_target(&ts[n], &recs[n]) == 0);
+	return &recs[n++];
 }
 
 /* Default disposition and unblocked, as a process would start. */
@@ -1050,8 +1080,7 @@ static void *every_worker(void *arg)
 static void sc_every(void *p)
 {
 	const struct every_arg *a = p;
-	static struct rec plain = { .log_fd = -1 }, mine = { .fd = -1, .log_fd = -1 };
-	static const struct trace2_target plain_t = REC_TARGET("plain", NULL, 0);
+	static struct rec mine = { .fd = -1, .log_fd = -1 };
 	static const struct trace2_target mine_t = REC_TARGET("recmine", "mine", 0);
 	const char *argv[] = { "prog", "https://user:secret@example.com/r", "a b", NULL };
 	const char *ancestry[] = { "bash", "init", NULL };
@@ -1067,10 +1096,9 @@ static void sc_every(void *p)
 	pthread_t th;
 	int id;
 
-	plain.fd = open_append(a->plain);
 	default_signal(SIGTERM);
 	trace2_set_version_string("reg-1.2.3");
-	CHECK(trace2_register_target(&plain_t, &plain) == 0);
+	register_file_target("plain", a->plain);
 	CHECK(trace2_register_target(&mine_t, &mine) == 0);
 	trace2_initialize();
 	CHECK(trace2_is_enabled());
@@ -1171,6 +1199,12 @@ struct every_variant {
 
 static void run_every(const struct every_variant *v, uint64_t *seen)
 {
+	/* config parameters, environment variables, the parent's name */
+	static const char *const more_env[] = {
+		"GIT_TRACE2_CONFIG_PARAMS=p.*", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=p.k",
+		"GIT_CONFIG_VALUE_0=v", "GIT_TRACE2_ENV_VARS=T2_VAR", "T2_VAR=x",
+		"GIT_TRACE2_PARENT_NAME=par",
+	};
 	char *dir = t2_tmpdir();
 	char *event = t2_path(dir, v->dirs ? "evdir" : "event.json");
 	char *mine = t2_path(dir, v->dirs ? "minedir" : "mine.json");
@@ -1195,13 +1229,8 @@ static void run_every(const struct every_variant *v, uint64_t *seen)
 	t2_env_add(&e, "GIT_TRACE2_EVENT_NESTING=100");
 	if (v->brief)
 		t2_env_add(&e, "GIT_TRACE2_EVENT_BRIEF=1");
-	t2_env_add(&e, "GIT_TRACE2_CONFIG_PARAMS=p.*");
-	t2_env_add(&e, "GIT_CONFIG_COUNT=1");
-	t2_env_add(&e, "GIT_CONFIG_KEY_0=p.k");
-	t2_env_add(&e, "GIT_CONFIG_VALUE_0=v");
-	t2_env_add(&e, "GIT_TRACE2_ENV_VARS=T2_VAR");
-	t2_env_add(&e, "T2_VAR=x");
-	t2_env_add(&e, "GIT_TRACE2_PARENT_NAME=par");
+	for (size_t i = 0; i < ARRAY_SIZE(more_env); i++)
+		t2_env_add(&e, "%s", more_env[i]);
 
 	status = t2_run_noinit(sc_every, &a, t2_env_list(&e));
 	if (v->signal_end) {
@@ -1210,11 +1239,8 @@ static void run_every(const struct every_variant *v, uint64_t *seen)
 	} else {
 		assert_int_equal(status, 0);
 	}
-	if (v->dirs) { /* each directory: only its discard file */
-		list = t2_listdir(event);
-		assert_string_equal(list, "git-trace2-discard");
-		free(list);
-		list = t2_listdir(mine);
+	for (int i = 0; v->dirs && i < 2; i++) { /* each directory: only its discard file */
+		list = t2_listdir(i ? mine : event);
 		assert_string_equal(list, "git-trace2-discard");
 		free(list);
 	}
@@ -1660,9 +1686,8 @@ static void *dest_worker(void *arg)
 static void sc_dest(void *p)
 {
 	const struct dest_arg *a = p;
-	static struct rec mine, other;
+	static struct rec mine;
 	static struct trace2_target mine_t;
-	static const struct trace2_target other_t = REC_TARGET("other", NULL, 0);
 	static char big[BIG_VALUE + 1];
 	pthread_t th[8];
 	int i;
@@ -1689,10 +1714,8 @@ static void sc_dest(void *p)
 			     .open_rc = a->open_rc };
 	mine_t = (struct trace2_target)REC_TARGET("rec", a->setting ? "mine" : NULL, a->flags);
 	CHECK(trace2_register_target(&mine_t, &mine) == 0);
-	if (a->other[0]) {
-		other = (struct rec){ .fd = open_append(a->other), .log_fd = -1 };
-		CHECK(trace2_register_target(&other_t, &other) == 0);
-	}
+	if (a->other[0])
+		register_file_target("other", a->other);
 	trace2_initialize();
 	CHECK(trace2_is_enabled() == a->expect_enabled);
 	trace2_printf("%s", "one");
@@ -1771,148 +1794,6 @@ static char *check_dest_records(const char *what, const char *text, int nthreads
 	return sid;
 }
 
-/*
- * A socket served while the child runs: stream (the bytes of the one
- * connection) or datagram (each datagram kept apart).  The server is a
- * forked process, not a thread: the test process stays single-threaded
- * (LeakSanitizer misjudges children forked after the parent had threads).
- * It stops when its control pipe is closed and nothing is left to read.
- */
-struct sink {
-	int type;
-	char *dir, *path, *out, *stats;
-	pid_t pid;
-	int ctl;
-};
-
-#define SINK_BUF (1 << 18)
-
-static void sink_serve(const struct sink *s, int fd, int ctl)
-{
-	char *buf = malloc(SINK_BUF);
-	int out = open(s->out, O_WRONLY | O_CREAT | O_TRUNC, 0666), conn = -1;
-	size_t ndgrams = 0, bad = 0;
-	FILE *stats;
-
-	for (;;) {
-		struct pollfd pf[2] = { { conn >= 0 ? conn : fd, POLLIN, 0 }, { ctl, POLLIN, 0 } };
-		ssize_t n;
-
-		if (conn == -2)
-			pf[0].fd = -1; /* the stream ended */
-		if (poll(pf, 2, -1) < 0)
-			continue;
-		if (!pf[0].revents) {
-			if (pf[1].revents)
-				break;
-			continue;
-		}
-		if (s->type == SOCK_STREAM && conn == -1) {
-			conn = accept(fd, NULL, NULL);
-			continue;
-		}
-		n = s->type == SOCK_STREAM ? read(conn, buf, SINK_BUF) : recv(fd, buf, SINK_BUF, 0);
-		if (n <= 0) {
-			if (s->type == SOCK_STREAM && (n == 0 || errno != EINTR))
-				conn = -2;
-			continue;
-		}
-		if (s->type == SOCK_DGRAM) {
-			ndgrams++;
-			bad += buf[n - 1] != '\n' || memchr(buf, '\n', (size_t)n - 1);
-		}
-		put(out, buf, (size_t)n);
-	}
-	stats = fopen(s->stats, "w");
-	if (stats) {
-		fprintf(stats, "%zu %zu", ndgrams, bad);
-		fclose(stats);
-	}
-	_exit(0);
-}
-
-/* A bound (and listening) AF_UNIX socket at a new path; -1 if there are
- * none here. */
-static int sink_socket(struct sink *s, int type)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-
-	memset(s, 0, sizeof(*s));
-	s->type = type;
-	s->dir = t2_tmpdir();
-	s->path = t2_path(s->dir, "sock");
-	s->out = t2_path(s->dir, "received");
-	s->stats = t2_path(s->dir, "stats");
-	assert_true(strlen(s->path) < sizeof(addr.sun_path));
-	strcpy(addr.sun_path, s->path);
-	fd = socket(AF_UNIX, type, 0);
-	if (fd >= 0 && (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-			(type == SOCK_STREAM && listen(fd, 4)))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static void sink_free(struct sink *s)
-{
-	t2_rmtree(s->dir);
-	free(s->dir);
-	free(s->path);
-	free(s->out);
-	free(s->stats);
-}
-
-/* 1 when AF_UNIX sockets of this type can be bound here. */
-static int have_socket(int type)
-{
-	struct sink s;
-	int fd = sink_socket(&s, type);
-
-	if (fd >= 0)
-		close(fd);
-	sink_free(&s);
-	return fd >= 0;
-}
-
-static void sink_start(struct sink *s, int type)
-{
-	int fd = sink_socket(s, type), ctl[2];
-
-	assert_true(fd >= 0);
-	assert_int_equal(pipe(ctl), 0);
-	fflush(NULL);
-	s->pid = fork();
-	assert_true(s->pid >= 0);
-	if (s->pid == 0) {
-		close(ctl[1]);
-		sink_serve(s, fd, ctl[0]);
-	}
-	close(ctl[0]);
-	close(fd);
-	s->ctl = ctl[1];
-}
-
-/* Stop the server; returns what it received, *ndgrams and *bad (caller
- * frees). */
-static char *sink_stop(struct sink *s, size_t *ndgrams, size_t *bad)
-{
-	char *text, *stats;
-	int status;
-
-	close(s->ctl);
-	status = t2_wait_timeout(s->pid, 10000);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	text = t2_read_file(s->out, NULL);
-	stats = t2_read_file(s->stats, NULL);
-	assert_non_null(text);
-	assert_non_null(stats);
-	assert_int_equal(sscanf(stats, "%zu %zu", ndgrams, bad), 2);
-	free(stats);
-	return text;
-}
-
 enum dkind { D_FILE, D_EXISTING, D_DIR, D_STDERR, D_FD, D_STREAM, D_DGRAM };
 
 struct dest_case {
@@ -1933,11 +1814,12 @@ static void run_dest_case(const struct dest_case *dc)
 {
 	char *dir = t2_tmpdir(), *target = NULL, *text = NULL, *entry = NULL, *sid, *log;
 	char *file = t2_path(dir, "mine.json"), *other_cfg = t2_path(dir, "cfg.json"), *want_log;
-	size_t ndgrams = 0, bad_dgrams = 0;
+	char *child_err = t2_path(dir, "child-stderr");
+	int sock = dc->kind == D_STREAM || dc->kind == D_DGRAM;
 	struct dest_arg a = { .setting = 1, .flags = dc->flags, .nthreads = dc->nthreads,
 			      .expect_enabled = 1 };
 	struct t2_env e = { 0 };
-	struct sink sink;
+	struct t2_sink sink;
 	int status;
 
 	print_message("destination: %s\n", dc->what);
@@ -1961,7 +1843,7 @@ static void run_dest_case(const struct dest_case *dc)
 		break;
 	case D_STREAM:
 	case D_DGRAM:
-		sink_start(&sink, dc->kind == D_STREAM ? SOCK_STREAM : SOCK_DGRAM);
+		t2_sink_open(&sink, dc->kind == D_STREAM ? SOCK_STREAM : SOCK_DGRAM);
 		target = t2_xfmt("af_unix:%s:%s", dc->kind == D_STREAM ? "stream" : "dgram",
 				 sink.path);
 		break;
@@ -1977,11 +1859,16 @@ static void run_dest_case(const struct dest_case *dc)
 	if (dc->env)
 		t2_env_add(&e, "%s", dc->env);
 
-	status = t2_run_noinit(sc_dest, &a, t2_env_list(&e));
-	if (dc->kind == D_STREAM || dc->kind == D_DGRAM)
-		text = sink_stop(&sink, &ndgrams, &bad_dgrams);
-	if (status && a.dup_fd == 2) { /* CHECK() messages went there */
-		char *err = t2_read_file(a.dup_path, NULL);
+	/* a socket is served here while the child runs (t2_spawn(): HOME is
+	 * /nonexistent, which these cases, without ~/.gitconfig, allow) */
+	assert_true(!sock || !a.gitconfig[0]);
+	if (sock)
+		status = t2_sink_collect(&sink, t2_spawn(sc_dest, &a, t2_env_list(&e), NULL,
+							  child_err));
+	else
+		status = t2_run_noinit(sc_dest, &a, t2_env_list(&e));
+	if (status && (sock || a.dup_fd == 2)) { /* CHECK() messages went there */
+		char *err = t2_read_file(sock ? child_err : a.dup_path, NULL);
 
 		print_error("child's stderr:\n%s\n", err ? err : "");
 		free(err);
@@ -2021,13 +1908,24 @@ static void run_dest_case(const struct dest_case *dc)
 	case D_FD:
 		text = t2_read_file(a.dup_path, NULL);
 		break;
-	case D_STREAM:
-		sink_free(&sink);
+	case D_STREAM: /* one connection */
+		assert_int_equal(sink.nconn, 1);
+		text = strdup(sink.conn[0].p ? sink.conn[0].p : "");
+		t2_sink_close(&sink);
 		break;
 	case D_DGRAM: /* one record per datagram */
-		assert_int_equal(bad_dgrams, 0);
-		assert_int_equal(ndgrams, 6 + dc->nthreads * (WORKER_PRINTFS + 2));
-		sink_free(&sink);
+		assert_int_equal(sink.ndgram, 6 + dc->nthreads * (WORKER_PRINTFS + 2));
+		text = strdup("");
+		for (size_t i = 0; i < sink.ndgram; i++) {
+			const struct t2_buf *d = &sink.dgram[i];
+
+			if (!d->n || d->p[d->n - 1] != '\n' || strlen(d->p) != d->n ||
+			    memchr(d->p, '\n', d->n - 1))
+				fail_msg("%s: datagram %zu is not one record: %s", dc->what, i,
+					 d->p ? d->p : "");
+			t2_append(&text, "%s", d->p);
+		}
+		t2_sink_close(&sink);
 		break;
 	}
 	assert_non_null(text);
@@ -2045,6 +1943,7 @@ static void run_dest_case(const struct dest_case *dc)
 	free(target);
 	free(file);
 	free(other_cfg);
+	free(child_err);
 	t2_env_free(&e);
 	t2_rmtree(dir);
 	free(dir);
@@ -2090,7 +1989,7 @@ static void setting_target_sockets(void **state)
 	size_t i;
 
 	(void)state;
-	if (!have_socket(SOCK_STREAM) || !have_socket(SOCK_DGRAM)) {
+	if (!t2_sink_available(SOCK_STREAM) || !t2_sink_available(SOCK_DGRAM)) {
 		print_message("skipped: AF_UNIX stream and datagram sockets are not available\n");
 		skip();
 	}
@@ -2260,25 +2159,23 @@ static void open_refused(void **state)
 /* 5. A target without a setting: on by itself; flush and shutdown.    */
 /* ------------------------------------------------------------------ */
 
-struct life_arg {
-	char path[PATH_MAX];
-	int register_it;
+/* The scenarios of 5 and 6: one test target writing to a file. */
+struct solo_arg {
+	char path[PATH_MAX]; /* its records */
+	int variant;         /* 5: it is registered; 6: it re-enters */
 };
 
 static void sc_lifecycle(void *p)
 {
-	const struct life_arg *a = p;
-	static struct rec solo = { .log_fd = -1 };
-	static const struct trace2_target solo_t = REC_TARGET("solo", NULL, 0);
+	const struct solo_arg *a = p;
 	const char *argv[] = { "prog", NULL };
 	struct child_process c = CHILD_PROCESS_INIT;
 
-	solo.fd = open_append(a->path);
-	if (a->register_it)
-		CHECK(trace2_register_target(&solo_t, &solo) == 0);
+	if (a->variant)
+		register_file_target("solo", a->path);
 	trace2_initialize();
-	CHECK(trace2_is_enabled() == a->register_it);
-	if (!a->register_it)
+	CHECK(trace2_is_enabled() == a->variant);
+	if (!a->variant)
 		return;
 	trace2_cmd_start(argv);
 	c.args.v = argv;
@@ -2295,7 +2192,7 @@ static void sc_lifecycle(void *p)
 static void no_setting_lifecycle(void **state)
 {
 	char *dir = t2_tmpdir(), *text, *seq;
-	struct life_arg a = { .register_it = 0 };
+	struct solo_arg a = { .variant = 0 }; /* not registered */
 
 	(void)state;
 	snprintf(a.path, sizeof(a.path), "%s/solo", dir);
@@ -2305,7 +2202,7 @@ static void no_setting_lifecycle(void **state)
 	assert_string_equal(text ? text : "", "");
 	free(text);
 
-	a.register_it = 1;
+	a.variant = 1;
 	assert_int_equal(t2_run_noinit(sc_lifecycle, &a, NULL), 0);
 	text = t2_read_file(a.path, NULL);
 	assert_non_null(text);
@@ -2323,20 +2220,11 @@ static void no_setting_lifecycle(void **state)
 /* 6. Re-entry: calls from inside a callback are ignored.               */
 /* ------------------------------------------------------------------ */
 
-struct reent_arg {
-	char path[PATH_MAX];
-	int reenter;
-};
-
 static void sc_reentry(void *p)
 {
-	const struct reent_arg *a = p;
-	static struct rec loud = { .log_fd = -1 };
-	static const struct trace2_target loud_t = REC_TARGET("loud", NULL, 0);
+	const struct solo_arg *a = p;
 
-	loud.fd = open_append(a->path);
-	loud.reenter = a->reenter;
-	CHECK(trace2_register_target(&loud_t, &loud) == 0);
+	register_file_target("loud", a->path)->reenter = a->variant;
 	trace2_initialize();
 	small_workload();
 }
@@ -2363,14 +2251,14 @@ static char *reentry_records(const char *path)
 static void reentry_ignored(void **state)
 {
 	static const char *const env[] = { "GIT_TRACE2_EVENT_NESTING=100", NULL };
-	struct reent_arg a[2];
+	struct solo_arg a[2];
 	struct t2_out out[2];
 	char *dir = t2_tmpdir(), *recs[2];
 	int i;
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		a[i].reenter = i;
+		a[i].variant = i; /* 1: the target re-enters */
 		snprintf(a[i].path, sizeof(a[i].path), "%s/loud%d", dir, i);
 		t2_run_all_noinit(sc_reentry, &a[i], env, &out[i]);
 		assert_int_equal(out[i].status, 0);

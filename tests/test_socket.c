@@ -1,11 +1,11 @@
 /*
  * AF_UNIX destinations (destinations.md §5, §10) with listeners owned by
- * the test: every wait is bounded (poll() with short timeouts, an overall
- * deadline, the writer killed when it passes).  The EVENT streams are also
- * run through a checker that applies trace2receiver's rules
- * (consumers.md): required keys and JSON types, time format, version
- * first, a start with a non-empty argv, the main thread named "main",
- * threads announced before use, consistent region nesting.
+ * the test (t2sink.h): every wait is bounded (poll() with short timeouts,
+ * an overall deadline, the writer killed when it passes).  The EVENT
+ * streams are also run through a checker that applies trace2receiver's
+ * rules (consumers.md): required keys and JSON types, time format,
+ * version first, a start with a non-empty argv, the main thread named
+ * "main", threads announced before use, consistent region nesting.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,209 +13,22 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "t2sink.h"
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
 
-#define MAX_CONNS 16
 #define MAX_ARGS 32
-#define RUN_TIMEOUT_MS 10000
-#define POLL_MS 20
-#define DGRAM_MAX 65536
 #define UTC_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* ------------------------------------------------------------------ */
-/* A listener: stream (one buffer per connection) or datagram          */
-/* ------------------------------------------------------------------ */
-
-struct buf {
-	char *p;
-	size_t n;
-};
-
-struct sink {
-	int fd;     /* listening stream socket or bound datagram socket */
-	int type;
-	char *dir, *path;
-	int cfd[MAX_CONNS]; /* accepted connections, -1 once closed */
-	struct buf conn[MAX_CONNS];
-	size_t nconn;
-	struct buf *dgram;
-	size_t ndgram;
-};
-
-static void buf_add(struct buf *b, const char *data, size_t len)
-{
-	b->p = realloc(b->p, b->n + len + 1);
-	assert_non_null(b->p);
-	memcpy(b->p + b->n, data, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-}
-
-static void sink_open(struct sink *s, int type)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-
-	memset(s, 0, sizeof(*s));
-	s->type = type;
-	s->dir = t2_tmpdir();
-	assert_non_null(s->dir);
-	s->path = t2_path(s->dir, "sock");
-	assert_true(strlen(s->path) < sizeof(addr.sun_path));
-	strcpy(addr.sun_path, s->path);
-	s->fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	assert_true(s->fd >= 0);
-	assert_int_equal(bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
-	if (type == SOCK_STREAM)
-		assert_int_equal(listen(s->fd, MAX_CONNS), 0);
-}
-
-static void sink_close(struct sink *s)
-{
-	for (size_t i = 0; i < s->nconn; i++) {
-		if (s->cfd[i] >= 0)
-			close(s->cfd[i]);
-		free(s->conn[i].p);
-	}
-	for (size_t i = 0; i < s->ndgram; i++)
-		free(s->dgram[i].p);
-	free(s->dgram);
-	close(s->fd);
-	t2_rmtree(s->dir);
-	free(s->dir);
-	free(s->path);
-}
-
-/* Accept every pending connection; returns how many. */
-static int sink_accept(struct sink *s)
-{
-	int got = 0, fd;
-
-	while ((fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		assert_true(s->nconn < MAX_CONNS);
-		s->cfd[s->nconn] = fd;
-		s->conn[s->nconn++] = (struct buf){ NULL, 0 };
-		got++;
-	}
-	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
-	return got;
-}
-
-/* Receive every queued datagram (each kept whole); returns how many. */
-static int sink_recv_dgrams(struct sink *s)
-{
-	static char data[DGRAM_MAX];
-	int got = 0;
-	ssize_t n;
-
-	while ((n = recv(s->fd, data, sizeof(data), MSG_TRUNC)) >= 0) {
-		assert_true((size_t)n <= sizeof(data));
-		s->dgram = realloc(s->dgram, (s->ndgram + 1) * sizeof(*s->dgram));
-		s->dgram[s->ndgram] = (struct buf){ NULL, 0 };
-		buf_add(&s->dgram[s->ndgram++], data, (size_t)n);
-		got++;
-	}
-	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
-	return got;
-}
-
-/* Read what connection i has; closes it at EOF.  Returns bytes read. */
-static size_t sink_read_conn(struct sink *s, size_t i)
-{
-	char data[4096];
-	size_t total = 0;
-	ssize_t n;
-
-	while (s->cfd[i] >= 0 && (n = read(s->cfd[i], data, sizeof(data))) != 0) {
-		if (n < 0) {
-			assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
-			break;
-		}
-		buf_add(&s->conn[i], data, (size_t)n);
-		total += (size_t)n;
-	}
-	if (s->cfd[i] >= 0 && n == 0) {
-		close(s->cfd[i]);
-		s->cfd[i] = -1;
-		total++; /* progress: a close */
-	}
-	return total;
-}
-
-/* One poll round of at most timeout_ms; returns whether anything
- * happened (connection, data, close). */
-static int sink_pump(struct sink *s, int timeout_ms)
-{
-	struct pollfd pfd[MAX_CONNS + 1];
-	size_t n = 0, progress = 0;
-
-	pfd[n++] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
-	for (size_t i = 0; i < s->nconn; i++)
-		if (s->cfd[i] >= 0)
-			pfd[n++] = (struct pollfd){ .fd = s->cfd[i], .events = POLLIN };
-	if (poll(pfd, n, timeout_ms) < 0)
-		assert_int_equal(errno, EINTR);
-	if (s->type == SOCK_DGRAM)
-		return sink_recv_dgrams(s) > 0;
-	progress += (size_t)sink_accept(s);
-	for (size_t i = 0; i < s->nconn; i++)
-		progress += sink_read_conn(s, i);
-	return progress > 0;
-}
-
-static int sink_all_closed(const struct sink *s)
-{
-	for (size_t i = 0; i < s->nconn; i++)
-		if (s->cfd[i] >= 0)
-			return 0;
-	return 1;
-}
-
-/*
- * Serve s while pid runs, then take what is still queued (every writer
- * has exited by then: the driver waits for its children).  Kills pid and
- * fails if it runs past the deadline.  Returns its wait status.
- */
-static int sink_collect(struct sink *s, int pid)
-{
-	long deadline = now_ms() + RUN_TIMEOUT_MS;
-	int status = -1;
-
-	assert_true(pid > 0);
-	while (waitpid(pid, &status, WNOHANG) != pid) {
-		if (now_ms() > deadline) {
-			t2_wait_timeout(pid, 0);
-			fail_msg("writer still running after %d ms", RUN_TIMEOUT_MS);
-		}
-		sink_pump(s, POLL_MS);
-	}
-	while (sink_pump(s, sink_all_closed(s) ? 0 : POLL_MS) || !sink_all_closed(s))
-		if (now_ms() > deadline)
-			fail_msg("a connection is still open after %d ms", RUN_TIMEOUT_MS);
-	return status;
-}
 
 /* ------------------------------------------------------------------ */
 /* trace2receiver's rules (consumers.md)                               */
@@ -576,11 +389,11 @@ static void chain_args(const char **args)
 
 /* Start the driver with args and the EVENT target at value, serve s until
  * it exits; returns its exit code. */
-static int serve_driver(struct sink *s, const char *value, const char *const *args)
+static int serve_driver(struct t2_sink *s, const char *value, const char *const *args)
 {
 	char *ev = t2_xfmt("GIT_TRACE2_EVENT=%s", value);
 	const char *env[] = { ev, "T2TOOL_VERSION=V", NULL };
-	int status = sink_collect(s, t2_spawn(exec_tool, (void *)args, env, NULL, NULL));
+	int status = t2_sink_collect(s, t2_spawn(exec_tool, (void *)args, env, NULL, NULL));
 
 	free(ev);
 	assert_true(WIFEXITED(status));
@@ -627,7 +440,7 @@ static char *process_events(const char *text, char **names)
 
 /* One connection per process of the chain; each a complete stream that
  * trace2receiver accepts; SIDs nest. */
-static void check_stream_chain(const struct sink *s)
+static void check_stream_chain(const struct t2_sink *s)
 {
 	char *sid[3] = { NULL, NULL, NULL };
 
@@ -656,7 +469,7 @@ static void check_stream_chain(const struct sink *s)
 		free(sid[d]);
 }
 
-static void check_dgram_chain(const struct sink *s);
+static void check_dgram_chain(const struct t2_sink *s);
 
 /*
  * The chain with EVENT at prefix + the path of a listener of the given
@@ -666,10 +479,10 @@ static void check_dgram_chain(const struct sink *s);
 static void socket_chain(int type, const char *prefix)
 {
 	const char *args[MAX_ARGS];
-	struct sink s;
+	struct t2_sink s;
 	char *value;
 
-	sink_open(&s, type);
+	t2_sink_open(&s, type);
 	value = t2_xfmt("%s%s", prefix, s.path);
 	chain_args(args);
 	assert_int_equal(serve_driver(&s, value, args), 0);
@@ -680,7 +493,7 @@ static void socket_chain(int type, const char *prefix)
 		check_stream_chain(&s);
 	}
 	free(value);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 static void stream_socket_chain(void **state)
@@ -712,13 +525,13 @@ static void append_chain_order(char **out, int d)
 }
 
 /* Each record one datagram ending in its only LF, all in order. */
-static void check_dgram_chain(const struct sink *s)
+static void check_dgram_chain(const struct t2_sink *s)
 {
 	char *want = strdup(""), *got = strdup("");
 
 	append_chain_order(&want, 0);
 	for (size_t i = 0; i < s->ndgram; i++) {
-		const struct buf *b = &s->dgram[i];
+		const struct t2_buf *b = &s->dgram[i];
 		struct tjson *ev;
 
 		assert_true(b->n > 1);
@@ -760,7 +573,7 @@ static void plain_prefix_falls_back_to_dgram(void **state)
  * switch as given; the target is off, nothing reaches the socket; returns
  * stderr (caller frees).
  */
-static char *failed_connect_stderr(const char *value, struct sink *s, int debug)
+static char *failed_connect_stderr(const char *value, struct t2_sink *s, int debug)
 {
 	const char *env[] = { NULL, debug ? "GIT_TRACE2_DST_DEBUG=1" : NULL, NULL };
 	char *ev = t2_xfmt("GIT_TRACE2_EVENT=%s", value), *err;
@@ -772,7 +585,7 @@ static char *failed_connect_stderr(const char *value, struct sink *s, int debug)
 	assert_int_equal(WEXITSTATUS(p.status), 0);
 	assert_string_equal(p.out, "");
 	if (s) {
-		sink_pump(s, 0);
+		t2_sink_pump(s, 0);
 		assert_int_equal(s->nconn + s->ndgram, 0);
 	}
 	err = p.err;
@@ -781,7 +594,7 @@ static char *failed_connect_stderr(const char *value, struct sink *s, int debug)
 	return err;
 }
 
-static void check_warning(const char *value, struct sink *s, const char *want)
+static void check_warning(const char *value, struct t2_sink *s, const char *want)
 {
 	char *err = failed_connect_stderr(value, s, 1);
 
@@ -795,16 +608,16 @@ static void check_warning(const char *value, struct sink *s, const char *want)
 /* prefix + the path of a listener of the other type: the exact warning. */
 static void check_wrong_type(const char *prefix, int listener_type)
 {
-	struct sink s;
+	struct t2_sink s;
 	char *value, *want;
 
-	sink_open(&s, listener_type);
+	t2_sink_open(&s, listener_type);
 	value = t2_xfmt("%s%s", prefix, s.path);
 	want = t2_xfmt(CONNECT_WARNING, s.path, "Protocol wrong type for socket");
 	check_warning(value, &s, want);
 	free(value);
 	free(want);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 /* The exact warning for "stream:" against a datagram socket. */
@@ -1001,11 +814,11 @@ static const char *const ALL_EVENTS[] = {
 
 /* Serve a stream listener while fn runs in a child with the EVENT target
  * on it (extra env allowed); returns the wait status. */
-static int serve_scenario(struct sink *s, t2_scenario_fn *fn, const char *extra)
+static int serve_scenario(struct t2_sink *s, t2_scenario_fn *fn, const char *extra)
 {
 	char *ev = t2_xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s->path);
 	const char *env[] = { ev, extra, NULL };
-	int status = sink_collect(s, t2_spawn(fn, NULL, env, NULL, NULL));
+	int status = t2_sink_collect(s, t2_spawn(fn, NULL, env, NULL, NULL));
 
 	free(ev);
 	return status;
@@ -1013,11 +826,11 @@ static int serve_scenario(struct sink *s, t2_scenario_fn *fn, const char *extra)
 
 static void receiver_accepts_every_event_type(void **state)
 {
-	struct sink s;
+	struct t2_sink s;
 	char *names, *sid;
 
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
+	t2_sink_open(&s, SOCK_STREAM);
 	assert_int_equal(serve_scenario(&s, rich_scenario, NULL), 0);
 	assert_int_equal(s.nconn, 1);
 	assert_int_equal(s.conn[0].p[s.conn[0].n - 1], '\n');
@@ -1028,22 +841,22 @@ static void receiver_accepts_every_event_type(void **state)
 			fail_msg("no %s record in: %s", ALL_EVENTS[i], names);
 	free(names);
 	free(sid);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 /* Brief mode drops "time": trace2receiver cannot take it (consumers.md). */
 static void receiver_rejects_brief_stream(void **state)
 {
-	struct sink s;
+	struct t2_sink s;
 	char why[256];
 
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
+	t2_sink_open(&s, SOCK_STREAM);
 	assert_int_equal(serve_scenario(&s, rich_scenario, "GIT_TRACE2_EVENT_BRIEF=1"), 0);
 	assert_int_equal(s.nconn, 1);
 	assert_int_equal(receiver_check(s.conn[0].p, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "\"time\""));
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 static void sigpipe_scenario(void *arg)
@@ -1060,12 +873,12 @@ static void sigpipe_scenario(void *arg)
 /* A process killed by SIGPIPE ends its stream with "signal". */
 static void receiver_accepts_signal_end(void **state)
 {
-	struct sink s;
+	struct t2_sink s;
 	char *names, *sid;
 	int status;
 
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
+	t2_sink_open(&s, SOCK_STREAM);
 	status = serve_scenario(&s, sigpipe_scenario, NULL);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGPIPE);
@@ -1075,7 +888,7 @@ static void receiver_accepts_signal_end(void **state)
 	assert_string_equal(names, "version,start,signal");
 	free(names);
 	free(sid);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1105,14 +918,14 @@ static void broken_pipe_scenario(void *arg)
 }
 
 /* Serve s until connection 0 carries needle. */
-static void wait_for_record(struct sink *s, const char *needle)
+static void wait_for_record(struct t2_sink *s, const char *needle)
 {
-	long deadline = now_ms() + RUN_TIMEOUT_MS;
+	double deadline = t2_now() + T2_SINK_TIMEOUT_MS / 1000.0;
 
 	while (!s->nconn || !s->conn[0].p || !strstr(s->conn[0].p, needle)) {
-		if (now_ms() > deadline)
-			fail_msg("no %s record within %d ms", needle, RUN_TIMEOUT_MS);
-		sink_pump(s, POLL_MS);
+		if (t2_now() > deadline)
+			fail_msg("no %s record within %d ms", needle, T2_SINK_TIMEOUT_MS);
+		t2_sink_pump(s, T2_SINK_POLL_MS);
 	}
 }
 
@@ -1128,11 +941,11 @@ static void reader_gone_disables_target(void **state)
 	char *dir = t2_tmpdir(), *normal = t2_path(dir, "normal"), *err = t2_path(dir, "err");
 	char *nv = t2_xfmt("GIT_TRACE2=%s", normal), *ev, *got_err, *got_normal;
 	struct gate g;
-	struct sink s;
+	struct t2_sink s;
 	int pid, status;
 
 	(void)state;
-	sink_open(&s, SOCK_STREAM);
+	t2_sink_open(&s, SOCK_STREAM);
 	ev = t2_xfmt("GIT_TRACE2_EVENT=af_unix:stream:%s", s.path);
 	{
 		const char *env[] = { nv, ev, "GIT_TRACE2_BRIEF=1", "GIT_TRACE2_DST_DEBUG=1", NULL };
@@ -1146,7 +959,7 @@ static void reader_gone_disables_target(void **state)
 	s.cfd[0] = -1;
 	assert_int_equal(write(g.fd[1], "x", 1), 1);
 	close(g.fd[1]);
-	status = t2_wait_timeout(pid, RUN_TIMEOUT_MS);
+	status = t2_wait_timeout(pid, T2_SINK_TIMEOUT_MS);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	got_err = t2_read_file(err, NULL);
@@ -1171,7 +984,7 @@ static void reader_gone_disables_target(void **state)
 	free(normal);
 	t2_rmtree(dir);
 	free(dir);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 static void empty_printf_scenario(void *arg)
@@ -1187,17 +1000,17 @@ static void empty_printf_scenario(void *arg)
  * (targets.md §1.1, destinations.md §6). */
 static void empty_record_is_empty_datagram(void **state)
 {
-	struct sink s;
+	struct t2_sink s;
 	char *value;
 	int status;
 
 	(void)state;
-	sink_open(&s, SOCK_DGRAM);
+	t2_sink_open(&s, SOCK_DGRAM);
 	value = t2_xfmt("GIT_TRACE2=af_unix:dgram:%s", s.path);
 	{
 		const char *env[] = { value, "GIT_TRACE2_BRIEF=1", NULL };
 
-		status = sink_collect(&s, t2_spawn(empty_printf_scenario, NULL, env, NULL, NULL));
+		status = t2_sink_collect(&s, t2_spawn(empty_printf_scenario, NULL, env, NULL, NULL));
 	}
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -1207,7 +1020,7 @@ static void empty_record_is_empty_datagram(void **state)
 	assert_string_equal(s.dgram[2].p, "x\n");
 	assert_non_null(strstr(s.dgram[3].p, "atexit elapsed:"));
 	free(value);
-	sink_close(&s);
+	t2_sink_close(&s);
 }
 
 int main(void)

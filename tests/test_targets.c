@@ -8,7 +8,7 @@
  * Scenarios are initialised at "i.c":1 (see run_scenario), so non-brief
  * runs have a fixed version record; non-brief scenarios pass explicit
  * locations to the *_fl functions.  Checks made inside a child use
- * CHECK(), which ends the child with status 70.
+ * CHECK() (t2test.h), which ends the child with status 70.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,16 +71,6 @@ _Static_assert(sizeof("trace2/tr2_tgt_perf.c:219    ") - 1 == 29, "perf location
 /* ------------------------------------------------------------------ */
 /* Running scenarios.                                                   */
 /* ------------------------------------------------------------------ */
-
-/* Inside a child: on failure say what failed and end with status 70. */
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			_exit(70);                                           \
-		}                                                            \
-	} while (0)
 
 #define INIT() trace2_initialize_fl("i.c", 1)
 

@@ -4,6 +4,8 @@
 #define T2TEST_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
 
 /* 1 in builds with AddressSanitizer or ThreadSanitizer (tests scale down). */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -16,6 +18,20 @@
 #ifndef UNDER_SANITIZER
 #define UNDER_SANITIZER 0
 #endif
+
+/*
+ * A check inside a forked child (a scenario), where a cmocka assertion
+ * would not reach the test runner: on failure print "<file>:<line>: check failed: <cond>"
+ * on stderr and end the child with _exit(70).
+ */
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: check failed: %s\n",         \
+				__FILE__, __LINE__, #cond);                  \
+			_exit(70);                                           \
+		}                                                            \
+	} while (0)
 
 /* printf into a new string (aborts when memory runs out); caller frees. */
 char *t2_xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
