@@ -26,6 +26,8 @@ SUP_SRC  := $(sort $(wildcard tests/support/*.c))
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# The trace2 command's tests: shell scripts on $(BUILD)/bin.
+TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer.
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats
@@ -112,7 +114,7 @@ deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS)
+	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
 	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)
