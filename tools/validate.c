@@ -170,9 +170,10 @@ static void check_type(struct validator *v, const struct t2_record *rec, const c
 	default: ok = 1; break;
 	}
 	if (!ok)
-		report(v, rec->src, rec->lineno, 1, "\"%s\" must be %s, not %s%s", key,
+		report(v, rec->src, rec->lineno, 1, "\"%s\" must be %s, not %s: %.*s%s", key,
 		       type_name(t), jtype_name(j->type),
-		       j->type == J_NUMBER ? " of that form" : "");
+		       (int)(j->raw_len > 40 ? 40 : j->raw_len), j->raw,
+		       j->raw_len > 40 ? "..." : "");
 }
 
 static int is_sid_part(const char *s, size_t n)

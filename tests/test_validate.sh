@@ -1,0 +1,158 @@
+#!/bin/sh
+# trace2 validate: every broken line of the corpus (tests/validate/*.json)
+# reported exactly as its .expect file says, exit status 1 on an error
+# (--strict: on a warning too); no problem at all in the logs the library
+# writes (non-brief), only brief mode's warning in brief logs, no error in
+# the logs the installed git writes; --listen as a stand-in collector.
+# usage: T2_BIN=build/bin tests/test_validate.sh
+set -u
+BIN=${T2_BIN:-build/bin}
+T2=$(cd "$BIN" && pwd)/trace2
+TOOL=$(cd "$BIN" && pwd)/trace2-tool
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
+	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
+	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "test_validate: FAIL: $*" >&2; }
+
+# status NAME WANT GOT
+status() { [ "$2" = "$3" ] && ok || bad "$1: exit status $3, want $2"; }
+
+# --- the corpus ---------------------------------------------------------------
+cd tests/validate || exit 1
+for f in *.json; do
+	name=${f%.json}
+	"$T2" validate --quiet "$f" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	if cmp -s "$name.expect" "$tmp/$name.out"; then ok; else
+		bad "$name: output differs"; diff "$name.expect" "$tmp/$name.out" >&2
+	fi
+	[ -s "$name.expect" ] || bad "$name: the case expects no problem"
+	if grep -q ': error: ' "$name.expect"; then
+		status "$name" 1 $rc
+	else
+		status "$name" 0 $rc
+		"$T2" validate --quiet --strict "$f" >/dev/null 2>&1
+		status "$name --strict" 1 $?
+	fi
+done
+# All at once: one input (the cases share a SID, so it is one process);
+# every malformed line is still reported.
+"$T2" validate --quiet *.json >"$tmp/all.out" 2>/dev/null
+status "all files" 1 $?
+for f in truncated bad-escape trailing-text; do
+	grep -qF "$(cat $f.expect)" "$tmp/all.out" && ok || bad "all files: $f not reported"
+done
+cd - >/dev/null
+
+# --- logs the library writes: not one problem ---------------------------------
+# lib NAME [brief] -- COMMAND...
+lib() {
+	name=$1; shift
+	brief=0
+	[ "$1" = brief ] && { brief=1; shift; }
+	[ "$1" = -- ] && shift
+	GIT_TRACE2_EVENT="$tmp/$name.event" GIT_TRACE2_EVENT_NESTING=${NESTING:-2} \
+	GIT_TRACE2_EVENT_BRIEF=$brief "$@" >/dev/null 2>&1
+	"$T2" validate --quiet --strict "$tmp/$name.event" >"$tmp/$name.out" 2>&1
+	rc=$?
+	if [ $brief = 0 ]; then
+		status "$name" 0 $rc
+		[ -s "$tmp/$name.out" ] && { bad "$name: problems reported"; head -5 "$tmp/$name.out" >&2; }
+	else
+		status "$name (brief, --strict)" 1 $rc
+		# only brief mode's missing time
+		grep -v ': warning: no "time" (brief mode)' "$tmp/$name.out" >"$tmp/$name.other"
+		[ -s "$tmp/$name.other" ] && { bad "$name: other problems"; head -5 "$tmp/$name.other" >&2; }
+		"$T2" validate --quiet "$tmp/$name.event" >/dev/null 2>&1
+		status "$name (brief)" 0 $?
+	fi
+	[ -s "$tmp/$name.event" ] && ok || bad "$name: no log"
+}
+lib return -- "$TOOL" trace2 001return 0
+lib error -- "$TOOL" trace2 003error "hello world"
+lib child -- "$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+lib data -- "$TOOL" trace2 006data cat1 k1 v1
+lib bug -- "$TOOL" trace2 008bug
+lib thtimer -- "$TOOL" trace2 101timer 2 1 3
+lib thcounter -- "$TOOL" trace2 201counter 1 2 3
+lib redact -- "$TOOL" trace2 302redact_exec git fetch https://u:pw@h/x
+lib param -- "$TOOL" trace2 303redact_def_param url https://u:pw@h/x
+lib hashsort -- "$BIN/example-hashsort" src/tr2_buf.c src/tr2_sid.c
+NESTING=100 lib deep -- "$BIN/example-hashsort" src/tr2_buf.c
+lib brief brief -- "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+# A valueless config entry: legal, a warning.
+GIT_TRACE2_CONFIG_PARAMS=foo.* GIT_TRACE2_EVENT="$tmp/valueless.event" \
+	"$TOOL" -c foo.true trace2 001return 0 >/dev/null 2>&1
+if grep -q '"param":"foo.true"' "$tmp/valueless.event" 2>/dev/null; then
+	"$T2" validate --quiet "$tmp/valueless.event" >"$tmp/valueless.out" 2>&1
+	status "valueless def_param" 0 $?
+	grep -q 'warning: def_param without "value"' "$tmp/valueless.out" && ok ||
+		bad "valueless def_param: no warning"
+fi
+
+# --- logs the installed git writes: no error ------------------------------------
+if command -v git >/dev/null 2>&1; then
+	g="$tmp/git"
+	mkdir "$g"
+	(cd "$g" && git init -q src && cd src &&
+	 git -c user.name=t -c user.email=t@t commit -q --allow-empty -m one) >/dev/null 2>&1
+	export GIT_TRACE2_EVENT="$tmp/git.event"
+	git -C "$g/src" status >/dev/null 2>&1
+	git -C "$g/src" log --oneline >/dev/null 2>&1
+	git clone -q "$g/src" "$g/clone" >/dev/null 2>&1
+	GIT_TRACE2_EVENT_BRIEF=1 git -C "$g/src" status >/dev/null 2>&1
+	unset GIT_TRACE2_EVENT
+	"$T2" validate --quiet "$tmp/git.event" >"$tmp/git.out" 2>&1
+	status "git logs" 0 $?
+	grep -v ': warning: no "time" (brief mode)' "$tmp/git.out" >"$tmp/git.other"
+	[ -s "$tmp/git.other" ] && { bad "git logs: problems"; head -5 "$tmp/git.other" >&2; }
+	grep -q 'warning: no "time"' "$tmp/git.out" && ok || bad "git brief log: no warning"
+fi
+
+# --- --listen: a stand-in collector -------------------------------------------
+sock="$tmp/t2.sock"
+wait_sock() { i=0; while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; }
+"$T2" validate --quiet --listen "af_unix:$sock" --count 3 >"$tmp/listen.out" 2>&1 &
+pid=$!
+wait_sock
+GIT_TRACE2_EVENT="af_unix:$sock" \
+	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 001return 0 >/dev/null 2>&1
+wait $pid
+status "listen: three processes" 0 $?
+[ -s "$tmp/listen.out" ] && { bad "listen: problems"; head -5 "$tmp/listen.out" >&2; }
+[ -S "$sock" ] && bad "listen: socket left behind"
+
+"$T2" validate --quiet --listen "af_unix:$sock" --count 1 >"$tmp/listen2.out" 2>&1 &
+pid=$!
+wait_sock
+perl -MIO::Socket::UNIX -e '
+	my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!";
+	open(my $f, "<", $ARGV[1]) or die; print $s $_ while <$f>; close $s;' \
+	"$sock" tests/validate/wrong-type.json
+wait $pid
+status "listen: a broken stream" 1 $?
+grep -q "^af_unix:$sock#1:3: error: \"code\" must be an integer" "$tmp/listen2.out" && ok ||
+	{ bad "listen: the broken line not reported"; cat "$tmp/listen2.out" >&2; }
+
+"$T2" validate --quiet --listen "af_unix:$sock" >/dev/null 2>&1 &
+pid=$!
+wait_sock
+kill -TERM $pid
+wait $pid
+status "listen: SIGTERM" 0 $?
+
+# --- usage --------------------------------------------------------------------
+"$T2" validate >/dev/null 2>&1
+status "no input" 2 $?
+"$T2" validate --count 2 x >/dev/null 2>&1
+status "--count without --listen" 2 $?
+"$T2" validate "$tmp/missing.json" >/dev/null 2>&1
+status "unreadable input" 1 $?
+
+echo "test_validate: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
