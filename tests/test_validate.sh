@@ -111,6 +111,17 @@ if command -v git >/dev/null 2>&1; then
 	grep -v ': warning: no "time" (brief mode)' "$tmp/git.out" >"$tmp/git.other"
 	[ -s "$tmp/git.other" ] && { bad "git logs: problems"; head -5 "$tmp/git.other" >&2; }
 	grep -q 'warning: no "time"' "$tmp/git.out" && ok || bad "git brief log: no warning"
+	# Git copies bytes that are not UTF-8 into the JSON as they are: a
+	# warning; convert keeps the byte.
+	GIT_TRACE2_EVENT="$tmp/git8.event" git -C "$g/src" log "--grep=$(printf 'x\377')" \
+		>/dev/null 2>&1
+	"$T2" validate --quiet "$tmp/git8.event" >"$tmp/git8.out" 2>&1
+	status "git raw invalid UTF-8" 0 $?
+	grep -q ':2: warning: "argv" has bytes that are not UTF-8' "$tmp/git8.out" && ok ||
+		{ bad "git raw invalid UTF-8: no warning"; cat "$tmp/git8.out" >&2; }
+	"$T2" convert --to normal "$tmp/git8.event" 2>/dev/null |
+		LC_ALL=C grep -q "start git -C .* '--grep=x$(printf '\377')'\$" && ok ||
+		bad "git raw invalid UTF-8: convert lost the byte"
 fi
 
 # --- --listen: a stand-in collector -------------------------------------------
