@@ -20,6 +20,7 @@
 struct convert {
 	const struct trace2_target *target;
 	struct tr2_tgt_state st;
+	struct t2_reader *reader;
 	unsigned long skipped;
 };
 
@@ -47,6 +48,8 @@ static void record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	c->target->event(&c->st, &rec->ev.pub);
+	if (!tr2_dst_is_on(c->st.dst))
+		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
 
 int cmd_convert(int argc, char **argv)
@@ -95,7 +98,8 @@ int cmd_convert(int argc, char **argv)
 	if (c.target->open(&c.st, &config))
 		return 2;
 	t2_reader_init(&r, record, bad_line, &c);
-	for (; i < argc; i++)
+	c.reader = &r;
+	for (; i < argc && !r.stop; i++)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
 	t2_reader_free(&r);

@@ -510,6 +510,8 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 	char err[128];
 	size_t at = 0, i;
 
+	if (r->stop)
+		return;
 	r->lines++;
 	if (len && line[len - 1] == '\r')
 		len--;
@@ -619,7 +621,7 @@ static int read_fd(struct t2_reader *r, int fd, const char *name)
 	int ret = 0;
 
 	t2_source_init(&s, name);
-	for (;;) {
+	while (!r->stop) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -676,6 +678,11 @@ static int read_dir(struct t2_reader *r, const char *path)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		struct stat st;
+
+		if (r->stop) {
+			free(names[i]);
+			continue;
+		}
 
 		if (!stat(names[i], &st) && S_ISREG(st.st_mode) && t2_reader_read_path(r, names[i]))
 			ret = -1;

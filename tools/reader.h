@@ -79,6 +79,7 @@ struct t2_reader {
 	size_t scratch_cap;
 	unsigned long lines, records, bad;
 	int io_errors;
+	int stop;               /* set by a callback: read no further */
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
