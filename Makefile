@@ -100,6 +100,10 @@ $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
 $(BUILD)/tests/test_example_stats: examples/stats_target.c examples/stats_target.h
 $(BUILD)/tests/test_example_stats: TEST_LDFLAGS := -Iexamples examples/stats_target.c
 
+# It checks the trace2 command's reader, built in with it.
+$(BUILD)/tests/test_tool_reader: tools/json.c tools/json.h tools/reader.c tools/reader.h
+$(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/json.c tools/reader.c
+
 # The examples on the embedded default: hash and sort the sources, perf
 # target on stderr; then the same kind of work with the stats target,
 # whose table goes to stderr at exit.

@@ -85,6 +85,16 @@ lib param -- "$TOOL" trace2 303redact_def_param url https://u:pw@h/x
 lib hashsort -- "$BIN/example-hashsort" src/tr2_buf.c src/tr2_sid.c
 NESTING=100 lib deep -- "$BIN/example-hashsort" src/tr2_buf.c
 lib brief brief -- "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+# Every line of a real log cut short at every fifth byte: each cut line
+# one error (no crash, no line missed); the whole lines still check.
+awk '{ for (i = 1; i < length($0); i += 5) print substr($0, 1, i); print }' \
+	"$tmp/child.event" >"$tmp/cut.event"
+"$T2" validate --quiet "$tmp/cut.event" >"$tmp/cut.out" 2>&1
+status "cut lines" 1 $?
+want=$(($(wc -l <"$tmp/cut.event") - $(wc -l <"$tmp/child.event")))
+[ "$(grep -c ': error: malformed JSON' "$tmp/cut.out")" = "$want" ] && [ "$want" -gt 100 ] &&
+	[ "$(wc -l <"$tmp/cut.out")" = "$want" ] && ok ||
+	{ bad "cut lines: want $want errors"; head -3 "$tmp/cut.out" >&2; }
 # A valueless config entry: legal, a warning.
 GIT_CONFIG_PARAMETERS="'foo.true'" GIT_TRACE2_CONFIG_PARAMS='foo.*' \
 	GIT_TRACE2_EVENT="$tmp/valueless.event" "$TOOL" trace2 001return 0 >/dev/null 2>&1
