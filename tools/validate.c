@@ -447,8 +447,10 @@ static void record(void *ctx, struct t2_record *rec)
 	if (rec->new_process) {
 		check_sid(v, c->r, rec);
 		if (rec->ev.pub.kind != TRACE2_EVENT_VERSION)
-			report(v, rec->src, rec->lineno, 1, "first record of SID %s is %s, not "
-			       "version", rec->proc->pub.sid, *rec->event ? rec->event : "\"\"");
+			report(v, rec->src, rec->lineno, 0, "first record of SID %s is %s, not "
+			       "version (a cut log, or another thread's buffer written first "
+			       "in buffered mode)", rec->proc->pub.sid,
+			       *rec->event ? rec->event : "\"\"");
 	} else if (rec->ev.pub.kind == TRACE2_EVENT_VERSION && ps->seen_version)
 		report(v, rec->src, rec->lineno, 0, "a second version record for SID %s",
 		       rec->proc->pub.sid);
