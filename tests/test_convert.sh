@@ -115,9 +115,18 @@ cmp -s "$tmp/nested.perf" "$tmp/nested.conv.perf" && bad "nested: nothing was fi
 run brief brief -- "$TOOL" trace2 004child "$TOOL" trace2 003error oops
 convert brief normal --brief
 same "brief log --to normal --brief" "$tmp/brief.normal" "$tmp/brief.conv.normal"
+# The perf target also prints t_abs for records whose event form has none;
+# without "time" the converter cannot compute it: blank that column there.
 convert brief perf --brief
-[ "$(wc -l <"$tmp/brief.perf")" = "$(wc -l <"$tmp/brief.conv.perf")" ] && ok ||
-	bad "brief log --to perf --brief: line count"
+no_abs() {
+	awk -F'|' 'BEGIN { OFS = "|" }
+		$3 ~ /^ (region_enter|region_leave|thread_start|thread_exit|child_start|child_exit|child_ready|exec|exec_result) *$/ { $5 = "" }
+		{ print }' "$1"
+}
+no_abs "$tmp/brief.perf" >"$tmp/brief.exp"
+no_abs "$tmp/brief.conv.perf" >"$tmp/brief.got"
+same "brief log --to perf --brief (t_abs of those records aside)" "$tmp/brief.exp" "$tmp/brief.got"
+grep -q child_start "$tmp/brief.exp" && ok || bad "brief: no child_start"
 
 # A directory target: every file in it; - reads standard input.
 mkdir "$tmp/dir"
