@@ -1,5 +1,6 @@
 # libtrace2 -- see README.md.  Main targets:
-#   make            build/libtrace2.a, build/libtrace2.so, build/bin/*
+#   make            build/libtrace2.a, build/libtrace2.so, build/bin/* (the trace2
+#                   command among them: docs/tools.md)
 #   make demo       build and run the example: the perf target on stderr,
 #                   then (--stats) the stats target's table
 #   make check      install test dependencies if missing, run every test:
@@ -25,10 +26,15 @@ SUP_SRC  := $(sort $(wildcard tests/support/*.c))
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# The trace2 command's tests: shell scripts on $(BUILD)/bin.
+TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer.
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats
-BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort
+BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
+# The trace2 command (tools/): convert and validate event logs.
+TOOL_SRC := $(sort $(wildcard tools/*.c))
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
@@ -54,6 +60,14 @@ $(STATIC): $(LIB_OBJ)
 $(SHARED): $(LIB_OBJ)
 	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 	ln -sf libtrace2.so $@.0
+
+$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itools $(APP_CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/trace2: $(TOOL_OBJ) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) $(TOOL_OBJ) $(STATIC) $(LDLIBS) -o $@
 
 $(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
 	@mkdir -p $(dir $@)
@@ -82,6 +96,10 @@ $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
 $(BUILD)/tests/test_example_stats: examples/stats_target.c examples/stats_target.h
 $(BUILD)/tests/test_example_stats: TEST_LDFLAGS := -Iexamples examples/stats_target.c
 
+# It checks the trace2 command's reader, built in with it.
+$(BUILD)/tests/test_tool_reader: tools/json.c tools/json.h tools/reader.c tools/reader.h
+$(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/json.c tools/reader.c
+
 # The example on the embedded default: hash and sort the sources, perf
 # target on stderr; then the same with --stats, the stats target, whose
 # table goes to stderr at exit.
@@ -96,7 +114,7 @@ deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS)
+	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
 	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)
@@ -139,8 +157,10 @@ bench-valgrind: all
 bench-startup: all
 	$(MAKE) -C tests/bench startup BUILD=$(abspath $(BUILD))
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include/trace2 $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install: lib $(BUILD)/bin/trace2
+	install -d $(DESTDIR)$(PREFIX)/include/trace2 $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/bin/trace2 $(DESTDIR)$(PREFIX)/bin/trace2
 	install -m 644 include/trace2.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/trace2/*.h $(DESTDIR)$(PREFIX)/include/trace2/
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/

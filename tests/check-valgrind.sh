@@ -46,7 +46,11 @@ scenario 302redact_exec git clone https://u:p@example.com/
 scenario 303redact_def_param url https://u:p@example.com/
 GIT_TRACE2_BUFFER=4k scenario 101timer 3 1 4
 run $vg "$build/bin/example-hashsort" --stats src/*.c targets/*.c
-for t in test_json_writer test_format test_tjson; do
+# The trace2 command on the last scenario's event log, and its reader's test.
+run $vg "$build/bin/trace2" convert --to perf "$tmp/e"
+run $vg "$build/bin/trace2" convert --to normal "$tmp/e"
+run $vg "$build/bin/trace2" validate --quiet "$tmp/e" tests/validate/bad-utf8.json
+for t in test_json_writer test_format test_tjson test_tool_reader; do
 	run $vg "$build/tests/$t"
 done
 echo "check-valgrind: $passed passed, $failed failed"

@@ -1,0 +1,109 @@
+/*
+ * trace2 convert --to perf|normal [--brief] FILE...: every record read
+ * from the event-format files is handed to the library's own perf or
+ * normal target, writing to standard output.
+ */
+#include "convert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "tr2_dst.h"
+#include "tr2_sysenv.h"
+#include "tr2_tgt.h"
+#include "tr2_tgt_normal.h"
+#include "tr2_tgt_perf.h"
+#include "usage.h"
+
+struct convert {
+	const struct trace2_target *target;
+	struct tr2_tgt_state st;
+	struct t2_reader *reader;
+	unsigned long skipped;
+};
+
+static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
+		     int ignored, int no_newline)
+{
+	struct convert *c = ctx;
+
+	(void)ignored;
+	c->skipped++;
+	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
+		no_newline ? " (last line, no newline)" : "");
+}
+
+static void record(void *ctx, struct t2_record *rec)
+{
+	struct convert *c = ctx;
+
+	if (!rec->known)
+		return; /* another version's event: nothing to write */
+	if (!rec->proc || !rec->thread) {
+		c->skipped++;
+		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
+			rec->proc ? "\"thread\"" : "\"sid\"");
+		return;
+	}
+	c->target->event(&c->st, &rec->ev.pub);
+	if (!tr2_dst_is_on(c->st.dst))
+		c->reader->stop = 1; /* standard output failed: nothing more to do */
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert c;
+	struct t2_reader r;
+	struct tr2_dst dst;
+	struct trace2_target_config config;
+	const char *to = NULL;
+	int brief = 0, i, nfiles = 0, ret = 0;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			to = argv[++i];
+		else if (!strncmp(argv[i], "--to=", 5))
+			to = argv[i] + 5;
+		else if (!strcmp(argv[i], "--brief"))
+			brief = 1;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage_show("convert", 0);
+		else if (!strcmp(argv[i], "--"))
+			{ i++; break; }
+		else if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("convert", "unknown option '%s'", argv[i]);
+		else
+			break;
+	}
+	nfiles = argc - i;
+	if (!to)
+		return usage_error("convert", "--to perf|normal is required");
+	if (!strcmp(to, "perf"))
+		c.target = &tr2_tgt_perf;
+	else if (!strcmp(to, "normal"))
+		c.target = &tr2_tgt_normal;
+	else
+		return usage_error("convert", "unknown format '%s' (perf or normal)", to);
+	if (!nfiles)
+		return usage_error("convert", "no input (give FILE, DIR or -)");
+
+	tr2_dst_init(&dst, c.target == &tr2_tgt_perf ? TR2_SYSENV_PERF : TR2_SYSENV_NORMAL);
+	tr2_dst_attach_fd(&dst, 1);
+	config.output = tr2_output_of(&dst);
+	config.brief = brief;
+	config.created = 1;
+	if (c.target->open(&c.st, &config))
+		return 2;
+	t2_reader_init(&r, record, bad_line, &c);
+	c.reader = &r;
+	for (; i < argc && !r.stop; i++)
+		if (t2_reader_read_path(&r, argv[i]))
+			ret = 1;
+	t2_reader_free(&r);
+	if (!tr2_dst_is_on(&dst))
+		ret = 1;
+	return ret;
+}

@@ -1,0 +1,718 @@
+/* The event-format reader (see reader.h). */
+#include "reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tr2_json.h"
+
+#define READ_CHUNK 65536
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fputs("trace2: out of memory\n", stderr);
+		exit(2);
+	}
+	return p;
+}
+
+static char *xmemdup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* s escaped as the inside of a JSON string, allocated. */
+static char *json_escaped(const char *s, size_t n, size_t *out_len)
+{
+	char *p = xmalloc(TR2_JSON_ESCAPED_MAX(n) + 1);
+
+	*out_len = tr2_json_escape(p, s, n);
+	p[*out_len] = '\0';
+	return p;
+}
+
+enum trace2_event_kind t2_event_kind(const char *name)
+{
+	int k;
+
+	for (k = 1; k < TRACE2_EVENT_KIND_MAX; k++)
+		if (!strcmp(name, trace2_event_name((enum trace2_event_kind)k)))
+			return (enum trace2_event_kind)k;
+	return (enum trace2_event_kind)0;
+}
+
+void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
+		    t2_bad_line_fn on_bad_line, void *ctx)
+{
+	memset(r, 0, sizeof(*r));
+	r->on_record = on_record;
+	r->on_bad_line = on_bad_line;
+	r->ctx = ctx;
+	r->table_size = 64;
+	r->table = calloc(r->table_size, sizeof(*r->table));
+	if (!r->table)
+		xmalloc(SIZE_MAX); /* reports and exits */
+	jobj_init(&r->obj);
+	tr2_time_cache_init(&r->times);
+}
+
+static void free_process(struct t2_process *p)
+{
+	struct t2_thread *t, *next;
+
+	for (t = p->threads; t; t = next) {
+		next = t->next;
+		free((char *)t->pub.name);
+		free((char *)t->pub.json_name);
+		free(t->user);
+		free(t);
+	}
+	free((char *)p->pub.sid);
+	free((char *)p->pub.sid_json);
+	free(p->user);
+	free(p);
+}
+
+void t2_reader_free(struct t2_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->table_size; i++) {
+		struct t2_process *p = r->table[i], *next;
+
+		for (; p; p = next) {
+			next = p->next;
+			free_process(p);
+		}
+	}
+	free(r->table);
+	jobj_free(&r->obj);
+	free(r->scratch);
+	memset(r, 0, sizeof(*r));
+}
+
+void t2_reader_each_process(struct t2_reader *r,
+			    void (*fn)(void *ctx, struct t2_process *p), void *ctx)
+{
+	size_t i;
+	struct t2_process *p;
+
+	for (i = 0; i < r->table_size; i++)
+		for (p = r->table[i]; p; p = p->next)
+			fn(ctx, p);
+}
+
+static size_t hash(const char *s, size_t n)
+{
+	size_t h = 5381;
+
+	while (n--)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static void grow_table(struct t2_reader *r)
+{
+	size_t n = r->table_size * 2, i;
+	struct t2_process **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return; /* keep the longer chains */
+	for (i = 0; i < r->table_size; i++) {
+		struct t2_process *p = r->table[i], *next;
+
+		for (; p; p = next) {
+			size_t h = hash(p->pub.sid, p->pub.sid_len) & (n - 1);
+
+			next = p->next;
+			p->next = t[h];
+			t[h] = p;
+		}
+	}
+	free(r->table);
+	r->table = t;
+	r->table_size = n;
+}
+
+static struct t2_process *get_process(struct t2_reader *r, const char *sid, size_t len,
+				      int *created)
+{
+	size_t h = hash(sid, len) & (r->table_size - 1);
+	struct t2_process *p;
+	size_t i;
+
+	*created = 0;
+	for (p = r->table[h]; p; p = p->next)
+		if (p->pub.sid_len == len && !memcmp(p->pub.sid, sid, len))
+			return p;
+	p = xmalloc(sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	p->pub.sid = xmemdup(sid, len);
+	p->pub.sid_len = len;
+	p->pub.sid_json = json_escaped(sid, len, &p->pub.sid_json_len);
+	for (i = 0; i < len; i++)
+		if (sid[i] == '/')
+			p->pub.depth++;
+	p->next_thread_id = 1000;
+	p->next = r->table[h];
+	r->table[h] = p;
+	*created = 1;
+	if (++r->nproc > r->table_size)
+		grow_table(r);
+	return p;
+}
+
+/* "main" is 0, "thNN:..." is NN, anything else gets an id of its own. */
+static int thread_id(struct t2_process *p, const char *name)
+{
+	int id = 0;
+	const char *s = name + 2;
+
+	if (!strcmp(name, "main"))
+		return 0;
+	if (!strncmp(name, "th", 2) && *s >= '0' && *s <= '9') {
+		while (*s >= '0' && *s <= '9' && id < 100000000)
+			id = id * 10 + (*s++ - '0');
+		if (*s == ':')
+			return id;
+	}
+	return p->next_thread_id++;
+}
+
+static struct t2_thread *get_thread(struct t2_process *p, const char *name, size_t len,
+				    int *created)
+{
+	struct t2_thread *t, **tail = &p->threads;
+
+	*created = 0;
+	for (t = p->threads; t; t = t->next) {
+		if (t->pub.name_len == len && !memcmp(t->pub.name, name, len))
+			return t;
+		tail = &t->next;
+	}
+	t = xmalloc(sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	t->pub.name = xmemdup(name, len);
+	t->pub.name_len = len;
+	t->pub.json_name = json_escaped(name, len, &t->pub.json_name_len);
+	t->pub.id = thread_id(p, t->pub.name);
+	t->level = 1;
+	*tail = t;
+	*created = 1;
+	return t;
+}
+
+/* ---------------------------------------------------------------- */
+/* Members of the line.                                               */
+
+static const char *str_or(const struct jobj *o, const char *key, const char *dflt)
+{
+	const struct jval *v = jobj_get(o, key);
+
+	return v && v->type == J_STRING ? v->str : dflt;
+}
+
+static int64_t int_or(const struct jobj *o, const char *key, int64_t dflt)
+{
+	const struct jval *v = jobj_get(o, key);
+	int64_t x;
+
+	return v && !jval_int(v, &x) ? x : dflt;
+}
+
+static int micros(const struct jobj *o, const char *key, uint64_t *us)
+{
+	const struct jval *v = jobj_get(o, key);
+
+	return v && !jval_micros(v, us) ? 0 : -1;
+}
+
+static uint64_t micros_or0(const struct jobj *o, const char *key)
+{
+	uint64_t us = 0;
+
+	micros(o, key, &us);
+	return us;
+}
+
+static const char *const *argv_of(const struct jobj *o, const char *key)
+{
+	const struct jval *v = jobj_get(o, key);
+
+	return v && v->type == J_ARRAY ? v->strs : NULL;
+}
+
+/* A data value that is not a string (a number): its text, NUL-terminated. */
+static const char *text_of(struct t2_reader *r, const struct jval *v)
+{
+	if (r->scratch_cap < v->raw_len + 1) {
+		free(r->scratch);
+		r->scratch = xmalloc(v->raw_len + 1);
+		r->scratch_cap = v->raw_len + 1;
+	}
+	memcpy(r->scratch, v->raw, v->raw_len);
+	r->scratch[v->raw_len] = '\0';
+	return r->scratch;
+}
+
+static const char *empty_argv[] = { NULL };
+
+/* The kind's fields from the line. */
+static void fill_payload(struct t2_reader *r, struct t2_record *rec)
+{
+	const struct jobj *o = rec->obj;
+	struct trace2_event *ev = &rec->ev.pub;
+	const struct jval *v;
+	const char *const *argv;
+
+	switch (ev->kind) {
+	case TRACE2_EVENT_VERSION:
+		ev->version.exe = str_or(o, "exe", "");
+		break;
+	case TRACE2_EVENT_START:
+		ev->start.argv = argv_of(o, "argv");
+		break;
+	case TRACE2_EVENT_EXIT:
+	case TRACE2_EVENT_ATEXIT:
+		ev->exit.code = (int)int_or(o, "code", 0);
+		break;
+	case TRACE2_EVENT_SIGNAL:
+		ev->signal.signo = (int)int_or(o, "signo", 0);
+		break;
+	case TRACE2_EVENT_ERROR:
+		ev->error.msg = str_or(o, "msg", NULL);
+		ev->error.fmt = str_or(o, "fmt", NULL);
+		if (!ev->error.msg || !ev->error.fmt || !*ev->error.fmt)
+			ev->error.msg = ev->error.fmt = NULL;
+		break;
+	case TRACE2_EVENT_CMD_PATH:
+		ev->cmd_path.path = str_or(o, "path", "");
+		break;
+	case TRACE2_EVENT_CMD_ANCESTRY:
+		argv = argv_of(o, "ancestry");
+		ev->cmd_ancestry.names = argv ? argv : empty_argv;
+		break;
+	case TRACE2_EVENT_CMD_NAME:
+		ev->cmd_name.name = str_or(o, "name", "");
+		ev->cmd_name.hierarchy = str_or(o, "hierarchy", NULL);
+		break;
+	case TRACE2_EVENT_CMD_MODE:
+		ev->cmd_mode.name = str_or(o, "name", "");
+		break;
+	case TRACE2_EVENT_ALIAS:
+		ev->alias.alias = str_or(o, "alias", "");
+		ev->alias.argv = argv_of(o, "argv");
+		break;
+	case TRACE2_EVENT_CHILD_START:
+		ev->child.id = (int)int_or(o, "child_id", 0);
+		ev->child.child_class = str_or(o, "child_class", NULL);
+		ev->child.hook_name = str_or(o, "hook_name", NULL);
+		ev->child.cd = str_or(o, "cd", NULL);
+		v = jobj_get(o, "use_shell");
+		ev->child.use_shell = v && v->type == J_TRUE;
+		argv = argv_of(o, "argv");
+		/* the event target writes "git" first for a git command */
+		if (argv && argv[0] && !strcmp(argv[0], "git")) {
+			ev->child.git_cmd = 1;
+			argv++;
+		}
+		ev->child.argv = argv;
+		break;
+	case TRACE2_EVENT_CHILD_EXIT:
+	case TRACE2_EVENT_CHILD_READY:
+		ev->child.id = (int)int_or(o, "child_id", 0);
+		ev->child.pid = (long)int_or(o, "pid", 0);
+		ev->child.code = (int)int_or(o, "code", 0);
+		ev->child.ready = str_or(o, "ready", NULL);
+		ev->t_rel_us = micros_or0(o, "t_rel");
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+		ev->t_rel_us = micros_or0(o, "t_rel");
+		break;
+	case TRACE2_EVENT_EXEC:
+		ev->exec.id = (int)int_or(o, "exec_id", 0);
+		ev->exec.exe = str_or(o, "exe", NULL);
+		ev->exec.argv = argv_of(o, "argv");
+		break;
+	case TRACE2_EVENT_EXEC_RESULT:
+		ev->exec.id = (int)int_or(o, "exec_id", 0);
+		ev->exec.code = (int)int_or(o, "code", 0);
+		break;
+	case TRACE2_EVENT_DEF_PARAM:
+		ev->def_param.param = str_or(o, "param", "");
+		ev->def_param.value = str_or(o, "value", NULL);
+		ev->def_param.scope = str_or(o, "scope", "unknown");
+		break;
+	case TRACE2_EVENT_DEF_REPO:
+		ev->def_repo.repo_id = (int)int_or(o, "repo", 0);
+		ev->def_repo.worktree = str_or(o, "worktree", "");
+		break;
+	case TRACE2_EVENT_REGION_ENTER:
+	case TRACE2_EVENT_REGION_LEAVE:
+		ev->region.category = str_or(o, "category", NULL);
+		ev->region.label = str_or(o, "label", NULL);
+		ev->region.msg = str_or(o, "msg", NULL);
+		ev->region.repo_id = (int)int_or(o, "repo", TRACE2_NO_REPO);
+		if (ev->kind == TRACE2_EVENT_REGION_LEAVE)
+			ev->t_rel_us = micros_or0(o, "t_rel");
+		break;
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		ev->data.category = str_or(o, "category", "");
+		ev->data.key = str_or(o, "key", "");
+		ev->data.repo_id = (int)int_or(o, "repo", TRACE2_NO_REPO);
+		ev->t_rel_us = micros_or0(o, "t_rel");
+		v = jobj_get(o, "value");
+		if (ev->kind == TRACE2_EVENT_DATA) {
+			if (v && v->type == J_STRING)
+				ev->data.value = v->str;
+			else if (v && v->type != J_NULL)
+				ev->data.value = text_of(r, v);
+		} else if (v) {
+			ev->data.json = v->raw;
+			ev->data.json_len = v->raw_len;
+		}
+		break;
+	case TRACE2_EVENT_PRINTF:
+		ev->printf.msg = str_or(o, "msg", NULL);
+		break;
+	case TRACE2_EVENT_TIMER:
+	case TRACE2_EVENT_TH_TIMER:
+		ev->timer.category = str_or(o, "category", "");
+		ev->timer.name = str_or(o, "name", "");
+		ev->timer.intervals = (uint64_t)int_or(o, "intervals", 0);
+		ev->timer.total_ns = micros_or0(o, "t_total") * 1000;
+		ev->timer.min_ns = micros_or0(o, "t_min") * 1000;
+		ev->timer.max_ns = micros_or0(o, "t_max") * 1000;
+		break;
+	case TRACE2_EVENT_COUNTER:
+	case TRACE2_EVENT_TH_COUNTER:
+		ev->counter.category = str_or(o, "category", "");
+		ev->counter.name = str_or(o, "name", "");
+		ev->counter.value = (uint64_t)int_or(o, "count", 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The record's nesting, and the thread's level after it. */
+static void track_nesting(struct t2_record *rec)
+{
+	struct trace2_event *ev = &rec->ev.pub;
+	struct t2_thread *t = rec->thread;
+	int64_t n = int_or(rec->obj, "nesting", -1);
+	size_t level = t ? t->level : 1;
+
+	rec->level_before = level;
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+		ev->nesting = n >= 0 ? (size_t)n : level;
+		level = ev->nesting + 1;
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		ev->nesting = n >= 0 ? (size_t)n : level;
+		level = ev->nesting;
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+	case TRACE2_EVENT_TH_TIMER:
+	case TRACE2_EVENT_TH_COUNTER:
+	case TRACE2_EVENT_ATEXIT:
+	case TRACE2_EVENT_TIMER:
+	case TRACE2_EVENT_COUNTER:
+		/* written after the thread's open regions were discarded */
+		ev->nesting = 1;
+		level = 1;
+		break;
+	default:
+		ev->nesting = level;
+		break;
+	}
+	if (t)
+		t->level = level;
+}
+
+static void make_record(struct t2_reader *r, struct t2_record *rec)
+{
+	const struct jobj *o = rec->obj;
+	struct trace2_event *ev = &rec->ev.pub;
+	const struct jval *v;
+	uint64_t time_us = 0, t_abs = 0;
+	struct t2_process *p = NULL;
+
+	rec->event = str_or(o, "event", "");
+	ev->kind = t2_event_kind(rec->event);
+	rec->known = ev->kind != 0;
+	v = jobj_get(o, "sid");
+	if (v && v->type == J_STRING && v->str_len) {
+		p = get_process(r, v->str, v->str_len, &rec->new_process);
+		rec->proc = p;
+		v = jobj_get(o, "thread");
+		if (v && v->type == J_STRING && v->str_len)
+			rec->thread = get_thread(p, v->str, v->str_len, &rec->new_thread);
+	}
+	v = jobj_get(o, "time");
+	rec->has_time = v && v->type == J_STRING && !parse_utc_time(v->str, v->str_len, &time_us);
+	rec->has_t_abs = !micros(o, "t_abs", &t_abs);
+	if (p) {
+		if (rec->has_time) {
+			p->last_us = time_us;
+			p->have_time = 1;
+		} else
+			time_us = p->last_us;
+		if (rec->has_time && rec->has_t_abs && !p->have_start && time_us >= t_abs) {
+			p->start_us = time_us - t_abs;
+			p->have_start = 1;
+		}
+		if (!rec->has_t_abs) {
+			rec->t_abs_estimated = 1;
+			if (rec->has_time && p->have_start && time_us >= p->start_us)
+				t_abs = time_us - p->start_us;
+			else
+				t_abs = p->last_abs_us;
+		}
+		p->last_abs_us = t_abs;
+		p->records++;
+	}
+	tr2_ev_start(&rec->ev, ev->kind, str_or(o, "file", NULL), (int)int_or(o, "line", 0),
+		     time_us, t_abs, &r->times);
+	ev->process = p ? &p->pub : NULL;
+	ev->thread = rec->thread ? &rec->thread->pub : NULL;
+	track_nesting(rec);
+	fill_payload(r, rec);
+	if (rec->thread) {
+		if (ev->kind == TRACE2_EVENT_THREAD_START)
+			rec->thread->started = 1;
+		if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
+			rec->thread->exited = 1;
+	}
+}
+
+void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
+		    const char *line, size_t len, int no_newline)
+{
+	struct t2_record rec;
+	char err[128];
+	size_t at = 0, i;
+
+	if (r->stop)
+		return;
+	r->lines++;
+	if (len && line[len - 1] == '\r')
+		len--;
+	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	if (i == len)
+		return; /* blank */
+	if (line[i] != '{') {
+		r->bad++;
+		if (r->on_bad_line)
+			r->on_bad_line(r->ctx, src, lineno,
+				       line[i] == '#' ? "a comment line, not an event"
+						      : "not an event line (no '{')",
+				       1, no_newline);
+		return;
+	}
+	if (jobj_parse(&r->obj, line, len, err, sizeof(err), &at)) {
+		char reason[192];
+
+		r->bad++;
+		if (at >= len)
+			snprintf(reason, sizeof(reason), "malformed JSON: %s (truncated line?)", err);
+		else
+			snprintf(reason, sizeof(reason), "malformed JSON: %s at column %zu", err,
+				 at + 1);
+		if (r->on_bad_line)
+			r->on_bad_line(r->ctx, src, lineno, reason, 0, no_newline);
+		return;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.obj = &r->obj;
+	rec.src = src;
+	rec.lineno = lineno;
+	rec.no_newline = no_newline;
+	make_record(r, &rec);
+	r->records++;
+	if (r->on_record)
+		r->on_record(r->ctx, &rec);
+}
+
+/* ---------------------------------------------------------------- */
+/* Streams.                                                            */
+
+void t2_source_init(struct t2_source *s, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+}
+
+static void append(struct t2_source *s, const char *data, size_t n)
+{
+	if (s->len + n > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		char *b;
+
+		while (cap < s->len + n)
+			cap *= 2;
+		b = realloc(s->buf, cap);
+		if (!b)
+			xmalloc(SIZE_MAX);
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, data, n);
+	s->len += n;
+}
+
+void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t k;
+
+		if (!nl) {
+			append(s, data, n);
+			return;
+		}
+		k = (size_t)(nl - data);
+		s->lineno++;
+		if (s->len) {
+			append(s, data, k);
+			t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 0);
+			s->len = 0;
+		} else
+			t2_reader_line(r, s->name, s->lineno, data, k, 0);
+		data += k + 1;
+		n -= k + 1;
+	}
+}
+
+void t2_source_end(struct t2_reader *r, struct t2_source *s)
+{
+	if (s->len) {
+		s->lineno++;
+		t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 1);
+	}
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+}
+
+static int read_fd(struct t2_reader *r, int fd, const char *name)
+{
+	static char chunk[READ_CHUNK];
+	struct t2_source s;
+	ssize_t n;
+	int ret = 0;
+
+	t2_source_init(&s, name);
+	while (!r->stop) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "trace2: %s: %s\n", name, strerror(errno));
+			r->io_errors++;
+			ret = -1;
+			break;
+		}
+		if (!n)
+			break;
+		t2_source_feed(r, &s, chunk, (size_t)n);
+	}
+	t2_source_end(r, &s);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_dir(struct t2_reader *r, const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, alloc = 0, i;
+	int ret = 0;
+
+	if (!d) {
+		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
+		r->io_errors++;
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == alloc) {
+			char **nn;
+
+			alloc = alloc ? 2 * alloc : 64;
+			nn = realloc(names, alloc * sizeof(*names));
+			if (!nn)
+				xmalloc(SIZE_MAX);
+			names = nn;
+		}
+		names[n] = xmalloc(strlen(path) + strlen(de->d_name) + 2);
+		sprintf(names[n], "%s/%s", path, de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (r->stop) {
+			free(names[i]);
+			continue;
+		}
+
+		if (!stat(names[i], &st) && S_ISREG(st.st_mode) && t2_reader_read_path(r, names[i]))
+			ret = -1;
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+int t2_reader_read_path(struct t2_reader *r, const char *path)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return read_fd(r, 0, "-");
+	if (stat(path, &st)) {
+		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
+		r->io_errors++;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return read_dir(r, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
+		r->io_errors++;
+		return -1;
+	}
+	ret = read_fd(r, fd, path);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,111 @@
+/*
+ * The event-format reader: event-format files (evt 3 and 4, from Git or
+ * libtrace2, many processes interleaved, a directory target's files,
+ * standard input) streamed line by line into library records (struct
+ * tr2_ev), one callback per line.  Memory grows with the distinct
+ * processes and threads and with the longest line, not with the input.
+ */
+#ifndef T2_READER_H
+#define T2_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "tr2_event.h"
+
+struct t2_thread {
+	struct trace2_thread pub;
+	struct t2_thread *next;
+	size_t level;       /* 1 + the regions open now, as the stream says */
+	unsigned started : 1, exited : 1;
+	void *user;         /* for the caller (the validator's state) */
+};
+
+struct t2_process {
+	struct trace2_process pub;
+	struct t2_process *next;
+	struct t2_thread *threads;
+	int next_thread_id; /* for thread names without "thNN:" */
+	unsigned have_start : 1, have_time : 1;
+	uint64_t start_us;  /* time - t_abs of its first record with both */
+	uint64_t last_us;   /* the last time seen */
+	uint64_t last_abs_us;
+	unsigned long records;
+	void *user;
+};
+
+/* One line made into a record. */
+struct t2_record {
+	struct tr2_ev ev;
+	const struct jobj *obj;
+	const char *src;           /* the input's name */
+	unsigned long lineno;
+	const char *event;         /* the event name ("" when missing) */
+	int known;                 /* event names a kind (ev.pub.kind) */
+	int no_newline;            /* the input's last line, without LF */
+	struct t2_process *proc;   /* NULL: no "sid" string */
+	struct t2_thread *thread;  /* NULL: no "thread" string (or no proc) */
+	int new_process, new_thread;
+	size_t level_before;       /* the thread's level before this record */
+	unsigned has_time : 1, has_t_abs : 1, t_abs_estimated : 1;
+};
+
+struct t2_reader;
+
+/* A line that is not a record (malformed JSON, not an object...).
+ * ignored: a line collectors skip (blank, '#', not starting with '{');
+ * no_newline: the input's last line without LF. */
+typedef void (*t2_bad_line_fn)(void *ctx, const char *src, unsigned long lineno,
+			       const char *reason, int ignored, int no_newline);
+typedef void (*t2_record_fn)(void *ctx, struct t2_record *rec);
+
+struct t2_source {
+	const char *name;
+	unsigned long lineno;
+	char *buf;              /* the partial line so far */
+	size_t len, cap;
+};
+
+struct t2_reader {
+	t2_record_fn on_record;
+	t2_bad_line_fn on_bad_line;
+	void *ctx;
+	struct t2_process **table;
+	size_t table_size, nproc;
+	struct jobj obj;
+	struct tr2_time_cache times;
+	char *scratch;
+	size_t scratch_cap;
+	unsigned long lines, records, bad;
+	int io_errors;
+	int stop;               /* set by a callback: read no further */
+};
+
+void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
+		    t2_bad_line_fn on_bad_line, void *ctx);
+void t2_reader_free(struct t2_reader *r);
+
+/* Read a file, every file of a directory (in name order), or "-" for
+ * standard input.  Returns 0, or -1 when it cannot be read (reported on
+ * stderr). */
+int t2_reader_read_path(struct t2_reader *r, const char *path);
+
+/* Feed bytes of a stream (a socket connection); t2_source_end() at its
+ * end handles a last line without LF. */
+void t2_source_init(struct t2_source *s, const char *name);
+void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
+void t2_source_end(struct t2_reader *r, struct t2_source *s);
+
+/* One line (without its LF). */
+void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
+		    const char *line, size_t len, int no_newline);
+
+/* The kind of an event name, 0 for an unknown name. */
+enum trace2_event_kind t2_event_kind(const char *name);
+
+/* Every process read so far (for summaries). */
+void t2_reader_each_process(struct t2_reader *r,
+			    void (*fn)(void *ctx, struct t2_process *p), void *ctx);
+
+#endif

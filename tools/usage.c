@@ -1,0 +1,181 @@
+/* trace2's help texts (see docs/tools.md). */
+#include "usage.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct page {
+	const char *name;
+	const char *synopsis;
+	const char *text;
+};
+
+static const char main_text[] =
+"NAME\n"
+"    trace2 - read, convert and check Trace2 event logs\n"
+"\n"
+"SYNOPSIS\n"
+"    trace2 convert --to perf|normal [--brief] FILE...\n"
+"    trace2 validate [--strict] [--quiet] FILE...\n"
+"    trace2 validate [--strict] [--quiet] --listen af_unix:PATH [--count N]\n"
+"    trace2 help [COMMAND]\n"
+"    trace2 --help\n"
+"\n"
+"DESCRIPTION\n"
+"    Works on event-format logs (GIT_TRACE2_EVENT), evt \"3\" or \"4\", as\n"
+"    written by Git or by libtrace2. A FILE is a log file, a directory (a\n"
+"    directory target: every file in it, in name order) or - for standard\n"
+"    input. Logs of many processes may be interleaved in one file. Lines\n"
+"    that are not events are reported as FILE:LINE: REASON on standard\n"
+"    error and skipped.\n"
+"\n"
+"    Get a log from any Git command:\n"
+"        GIT_TRACE2_EVENT=/tmp/status.json git status\n"
+"\n"
+"COMMANDS\n"
+"    convert     the perf or normal target's text of an event log\n"
+"    validate    check an event log (or a live stream) against the event\n"
+"                format and the collectors' rules\n"
+"    help        show the manual of a command\n"
+"\n"
+"EXIT STATUS\n"
+"    0 success, 1 a problem found (see each command), 2 usage error.\n"
+"\n"
+"SEE ALSO\n"
+"    docs/tools.md, docs/event-schema.md, docs/targets.md\n";
+
+static const struct page pages[] = {
+	{ "convert", "trace2 convert --to perf|normal [--brief] FILE...",
+"NAME\n"
+"    trace2 convert - an event log as the perf or normal target writes it\n"
+"\n"
+"SYNOPSIS\n"
+"    trace2 convert --to perf|normal [--brief] FILE...\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads every record of the event-format FILEs (a file, a directory\n"
+"    target's directory, or - for standard input) and hands it to\n"
+"    libtrace2's own perf or normal target, which writes to standard\n"
+"    output. Where the event stream carries the information, the output\n"
+"    is byte for byte what that target would have written in the same\n"
+"    run. It does not carry (docs/tools.md lists them all):\n"
+"      - the local time of day: made from the UTC \"time\" in the\n"
+"        converter's time zone (set TZ to the traced machine's);\n"
+"      - time, file and line in brief event logs: use --brief;\n"
+"      - regions and data deeper than GIT_TRACE2_EVENT_NESTING (the event\n"
+"        target drops them), and with them the indentation of records\n"
+"        written inside them;\n"
+"      - printf records of Git before evt \"4\";\n"
+"      - bytes that are not UTF-8 (libtrace2 writes U+FFFD), and a\n"
+"        pretty data_json's line breaks.\n"
+"\n"
+"OPTIONS\n"
+"    --to perf|normal\n"
+"        the target whose text is written (required).\n"
+"    --brief\n"
+"        write the brief form (GIT_TRACE2_PERF_BRIEF, GIT_TRACE2_BRIEF):\n"
+"        no time and location columns.\n"
+"\n"
+"EXIT STATUS\n"
+"    0, or 1 when an input could not be read or standard output failed.\n"
+"    Malformed lines are reported on standard error and skipped; they do\n"
+"    not change the exit status.\n"
+"\n"
+"EXAMPLE\n"
+"    GIT_TRACE2_EVENT=/tmp/log.json GIT_TRACE2_EVENT_NESTING=100 git status\n"
+"    trace2 convert --to perf /tmp/log.json\n" },
+	{ "validate", "trace2 validate [--strict] [--quiet] FILE... | --listen af_unix:PATH [--count N]",
+"NAME\n"
+"    trace2 validate - check event logs against the event format\n"
+"\n"
+"SYNOPSIS\n"
+"    trace2 validate [--strict] [--quiet] FILE...\n"
+"    trace2 validate [--strict] [--quiet] --listen af_unix:PATH [--count N]\n"
+"\n"
+"DESCRIPTION\n"
+"    Checks every line: valid JSON, the required keys of its event and\n"
+"    their types (per evt version), the time format, \"version\" first for\n"
+"    every SID, the SID's form and hierarchy, region nesting per thread,\n"
+"    threads started before use. Each problem is printed on standard\n"
+"    output as\n"
+"        FILE:LINE: error: REASON\n"
+"        FILE:LINE: warning: REASON\n"
+"    An error is what makes a collector (trace2receiver) drop the\n"
+"    process's whole stream. A warning is legal Trace2 that loses data\n"
+"    somewhere: a valueless def_param, brief mode's missing time, Git's\n"
+"    raw invalid UTF-8, a JSON null string, a region_leave without its\n"
+"    region_enter, an unknown event. docs/event-schema.md is the schema.\n"
+"\n"
+"OPTIONS\n"
+"    --strict\n"
+"        exit with status 1 on warnings too.\n"
+"    --quiet\n"
+"        print no summary line.\n"
+"    --listen af_unix:PATH\n"
+"        be a local stand-in collector: listen on a stream socket at PATH\n"
+"        (created; removed at the end), accept connections (one per\n"
+"        traced process, as GIT_TRACE2_EVENT=af_unix:PATH makes them) and\n"
+"        validate what arrives; the problems are printed as they are found,\n"
+"        named PATH#N for the N-th connection. Stops on SIGINT or SIGTERM.\n"
+"    --count N\n"
+"        with --listen: stop after N connections have closed.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 no error, 1 an error (--strict: or a warning) or unreadable input,\n"
+"    2 usage error.\n"
+"\n"
+"EXAMPLE\n"
+"    trace2 validate --listen af_unix:/tmp/t2.sock --count 1 &\n"
+"    GIT_TRACE2_EVENT=af_unix:/tmp/t2.sock git version\n" },
+	{ "help", "trace2 help [COMMAND]",
+"NAME\n"
+"    trace2 help - show the manual of trace2 or of one of its commands\n"
+"\n"
+"SYNOPSIS\n"
+"    trace2 help [COMMAND]\n"
+"    trace2 COMMAND --help\n" },
+};
+
+int usage_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pages) / sizeof(*pages); i++)
+		if (!strcmp(pages[i].name, name))
+			return 1;
+	return 0;
+}
+
+int usage_show(const char *cmd, int code)
+{
+	size_t i;
+
+	if (!cmd) {
+		fputs(main_text, stdout);
+		return code;
+	}
+	for (i = 0; i < sizeof(pages) / sizeof(*pages); i++)
+		if (!strcmp(pages[i].name, cmd)) {
+			fputs(pages[i].text, stdout);
+			return code;
+		}
+	fprintf(stderr, "trace2: no such command '%s' (see trace2 --help)\n", cmd);
+	return 2;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	size_t i;
+
+	fprintf(stderr, "trace2 %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	for (i = 0; i < sizeof(pages) / sizeof(*pages); i++)
+		if (!strcmp(pages[i].name, cmd))
+			fprintf(stderr, "usage: %s\n", pages[i].synopsis);
+	return 2;
+}

@@ -1,0 +1,14 @@
+/* trace2's help texts. */
+#ifndef T2_USAGE_H
+#define T2_USAGE_H
+
+/* Print the manual of a subcommand (NULL: the command's) to stdout;
+ * returns code, or 2 for an unknown subcommand. */
+int usage_show(const char *cmd, int code);
+/* "trace2 <cmd>: <message>" and the synopsis on stderr; returns 2. */
+int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Whether name is a subcommand. */
+int usage_known(const char *name);
+
+#endif

@@ -1,0 +1,660 @@
+/*
+ * trace2 validate FILE... | --listen af_unix:PATH: every line checked
+ * against the event format (docs/event-schema.md); problems printed as
+ * "file:line: error|warning: reason".
+ */
+#include "validate.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "usage.h"
+
+enum ktype { T_STR, T_INT, T_SECS, T_BOOL, T_ARGV, T_ANY, T_STR_OR_NUM };
+/* REQ: collectors need it (error when missing); FMT: every writer writes
+ * it but no collector needs it (warning); LEGAL: Trace2 omits it in a
+ * legal case that a collector needing it loses (warning); OPT. */
+enum need { OPT, REQ, FMT, LEGAL };
+
+struct key { const char *name; enum ktype type; enum need need; };
+
+#define MAX_KEYS 8
+struct kind_schema { enum trace2_event_kind kind; struct key keys[MAX_KEYS]; };
+
+static const struct kind_schema schema[] = {
+	{ TRACE2_EVENT_VERSION, { { "evt", T_STR, REQ }, { "exe", T_STR, REQ } } },
+	{ TRACE2_EVENT_TOO_MANY_FILES, { { NULL, 0, 0 } } },
+	{ TRACE2_EVENT_START, { { "t_abs", T_SECS, FMT }, { "argv", T_ARGV, REQ } } },
+	{ TRACE2_EVENT_EXIT, { { "t_abs", T_SECS, FMT }, { "code", T_INT, REQ } } },
+	{ TRACE2_EVENT_ATEXIT, { { "t_abs", T_SECS, FMT }, { "code", T_INT, REQ } } },
+	{ TRACE2_EVENT_SIGNAL, { { "t_abs", T_SECS, FMT }, { "signo", T_INT, REQ } } },
+	{ TRACE2_EVENT_ERROR, { { "msg", T_STR, LEGAL }, { "fmt", T_STR, LEGAL } } },
+	{ TRACE2_EVENT_CMD_PATH, { { "path", T_STR, REQ } } },
+	{ TRACE2_EVENT_CMD_ANCESTRY, { { "ancestry", T_ARGV, REQ } } },
+	{ TRACE2_EVENT_CMD_NAME, { { "name", T_STR, REQ }, { "hierarchy", T_STR, LEGAL } } },
+	{ TRACE2_EVENT_CMD_MODE, { { "name", T_STR, REQ } } },
+	{ TRACE2_EVENT_ALIAS, { { "alias", T_STR, REQ }, { "argv", T_ARGV, REQ } } },
+	{ TRACE2_EVENT_CHILD_START, { { "t_abs", T_SECS, OPT }, { "child_id", T_INT, REQ },
+		{ "child_class", T_STR, REQ }, { "hook_name", T_STR, OPT }, { "cd", T_STR, OPT },
+		{ "use_shell", T_BOOL, REQ }, { "argv", T_ARGV, REQ } } },
+	{ TRACE2_EVENT_CHILD_EXIT, { { "child_id", T_INT, REQ }, { "pid", T_INT, REQ },
+		{ "code", T_INT, REQ }, { "t_rel", T_SECS, FMT } } },
+	{ TRACE2_EVENT_CHILD_READY, { { "child_id", T_INT, REQ }, { "pid", T_INT, REQ },
+		{ "ready", T_STR, REQ }, { "t_rel", T_SECS, FMT } } },
+	{ TRACE2_EVENT_THREAD_START, { { NULL, 0, 0 } } },
+	{ TRACE2_EVENT_THREAD_EXIT, { { "t_rel", T_SECS, FMT } } },
+	{ TRACE2_EVENT_EXEC, { { "exec_id", T_INT, REQ }, { "exe", T_STR, OPT },
+		{ "argv", T_ARGV, REQ } } },
+	{ TRACE2_EVENT_EXEC_RESULT, { { "exec_id", T_INT, REQ }, { "code", T_INT, REQ } } },
+	{ TRACE2_EVENT_DEF_PARAM, { { "scope", T_STR, OPT }, { "param", T_STR, REQ },
+		{ "value", T_STR, LEGAL } } },
+	{ TRACE2_EVENT_DEF_REPO, { { "repo", T_INT, REQ }, { "worktree", T_STR, REQ } } },
+	{ TRACE2_EVENT_REGION_ENTER, { { "nesting", T_INT, REQ }, { "category", T_STR, OPT },
+		{ "label", T_STR, OPT }, { "msg", T_STR, OPT } } },
+	{ TRACE2_EVENT_REGION_LEAVE, { { "t_rel", T_SECS, FMT }, { "nesting", T_INT, REQ },
+		{ "category", T_STR, OPT }, { "label", T_STR, OPT }, { "msg", T_STR, OPT } } },
+	{ TRACE2_EVENT_DATA, { { "t_abs", T_SECS, FMT }, { "t_rel", T_SECS, FMT },
+		{ "nesting", T_INT, REQ }, { "category", T_STR, REQ }, { "key", T_STR, REQ },
+		{ "value", T_STR_OR_NUM, REQ } } },
+	{ TRACE2_EVENT_DATA_JSON, { { "t_abs", T_SECS, FMT }, { "t_rel", T_SECS, FMT },
+		{ "nesting", T_INT, REQ }, { "category", T_STR, REQ }, { "key", T_STR, REQ },
+		{ "value", T_ANY, REQ } } },
+	{ TRACE2_EVENT_PRINTF, { { "t_abs", T_SECS, FMT }, { "msg", T_STR, LEGAL } } },
+	{ TRACE2_EVENT_TIMER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
+		{ "intervals", T_INT, REQ }, { "t_total", T_SECS, REQ },
+		{ "t_min", T_SECS, REQ }, { "t_max", T_SECS, REQ } } },
+	{ TRACE2_EVENT_TH_TIMER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
+		{ "intervals", T_INT, REQ }, { "t_total", T_SECS, REQ },
+		{ "t_min", T_SECS, REQ }, { "t_max", T_SECS, REQ } } },
+	{ TRACE2_EVENT_COUNTER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
+		{ "count", T_INT, REQ } } },
+	{ TRACE2_EVENT_TH_COUNTER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
+		{ "count", T_INT, REQ } } },
+};
+
+/* What the validator keeps per process (t2_process.user). */
+struct proc_state {
+	int evt;              /* 3, 4, or 0 before version / unknown */
+	unsigned seen_version : 1, started_child : 1;
+};
+
+struct validator {
+	unsigned long errors, warnings;
+	int quiet;
+};
+
+static void report(struct validator *v, const char *src, unsigned long lineno, int error,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void report(struct validator *v, const char *src, unsigned long lineno, int error,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (error)
+		v->errors++;
+	else
+		v->warnings++;
+	printf("%s:%lu: %s: ", src, lineno, error ? "error" : "warning");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
+		     int ignored, int no_newline)
+{
+	struct validator *v = ctx;
+
+	if (ignored)
+		report(v, src, lineno, 0, "%s; collectors skip it", reason);
+	else if (no_newline)
+		report(v, src, lineno, 0, "%s, last line without newline (cut off?); "
+		       "collectors discard it", reason);
+	else
+		report(v, src, lineno, 1, "%s", reason);
+}
+
+static const char *type_name(enum ktype t)
+{
+	switch (t) {
+	case T_STR: return "a string";
+	case T_INT: return "an integer";
+	case T_SECS: return "a number of seconds";
+	case T_BOOL: return "true or false";
+	case T_ARGV: return "an array of strings";
+	case T_STR_OR_NUM: return "a string or a number";
+	default: return "a JSON value";
+	}
+}
+
+static const char *jtype_name(enum jtype t)
+{
+	static const char *const names[] = { "null", "false", "true", "a number",
+					     "a string", "an array", "an object" };
+
+	return names[t];
+}
+
+/* One key's type; 0 when fine or already reported as a warning. */
+static void check_type(struct validator *v, const struct t2_record *rec, const char *key,
+		       const struct jval *j, enum ktype t)
+{
+	int64_t i;
+	uint64_t us;
+	int ok;
+
+	if (j->type == J_NULL && (t == T_STR || t == T_STR_OR_NUM)) {
+		report(v, rec->src, rec->lineno, 0,
+		       "\"%s\" is null, not a string (Go collectors read it as \"\")", key);
+		return;
+	}
+	switch (t) {
+	case T_STR: ok = j->type == J_STRING; break;
+	case T_INT: ok = !jval_int(j, &i); break;
+	case T_SECS: ok = !jval_micros(j, &us); break;
+	case T_BOOL: ok = j->type == J_TRUE || j->type == J_FALSE; break;
+	case T_ARGV: ok = j->type == J_ARRAY && j->strs; break;
+	case T_STR_OR_NUM: ok = j->type == J_STRING || j->type == J_NUMBER; break;
+	default: ok = 1; break;
+	}
+	if (!ok)
+		report(v, rec->src, rec->lineno, 1, "\"%s\" must be %s, not %s: %.*s%s", key,
+		       type_name(t), jtype_name(j->type),
+		       (int)(j->raw_len > 40 ? 40 : j->raw_len), j->raw,
+		       j->raw_len > 40 ? "..." : "");
+}
+
+static int is_sid_part(const char *s, size_t n)
+{
+	/* YYYYMMDDTHHMMSS.ffffffZ-H<8 hex>-P<8 hex> */
+	static const char form[] = "dddddddd" "Tdddddd.ddddddZ-Hxxxxxxxx-Pxxxxxxxx";
+	size_t i;
+
+	if (n != sizeof(form) - 1)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i], f = form[i];
+
+		if (f == 'd' ? !(c >= '0' && c <= '9')
+		    : f == 'x' ? !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
+		    : c != f)
+			return 0;
+	}
+	return 1;
+}
+
+static void *zalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p) {
+		fputs("trace2: out of memory\n", stderr);
+		exit(2);
+	}
+	return p;
+}
+
+static void check_common(struct validator *v, const struct t2_record *rec)
+{
+	const struct jobj *o = rec->obj;
+	const struct jval *j;
+	size_t i;
+	const char *src = rec->src;
+	unsigned long ln = rec->lineno;
+
+	if (rec->no_newline)
+		report(v, src, ln, 0, "last line without newline (cut off?); collectors discard it");
+	if (o->duplicate)
+		report(v, src, ln, 0, "key \"%s\" appears twice; readers keep the last", o->dup_key);
+	j = jobj_get(o, "time");
+	if (!j)
+		report(v, src, ln, 0, "no \"time\" (brief mode); collectors that need a time "
+		       "on every record (trace2receiver) lose it");
+	else if (j->type != J_STRING)
+		report(v, src, ln, 1, "\"time\" must be a string, not %s", jtype_name(j->type));
+	else if (!rec->has_time)
+		report(v, src, ln, 1, "\"time\" is not a UTC time YYYY-MM-DDTHH:MM:SS.ffffffZ: \"%s\"",
+		       j->str);
+	j = jobj_get(o, "file");
+	if (j && j->type != J_STRING)
+		report(v, src, ln, 1, "\"file\" must be a string, not %s", jtype_name(j->type));
+	j = jobj_get(o, "line");
+	if (j)
+		check_type(v, rec, "line", j, T_INT);
+	if (!!jobj_get(o, "file") != !!jobj_get(o, "line"))
+		report(v, src, ln, 0, "\"file\" and \"line\" come together");
+	j = jobj_get(o, "repo");
+	if (j && rec->ev.pub.kind != TRACE2_EVENT_DEF_REPO)
+		check_type(v, rec, "repo", j, T_INT);
+	for (i = 0; i < o->n; i++) {
+		const struct jval *m = &o->m[i].v;
+
+		if ((m->type == J_STRING && m->bad_utf8) ||
+		    (m->type == J_ARRAY && m->strs && m->strs_bad_utf8)) {
+			report(v, src, ln, 0, "\"%s\" has bytes that are not UTF-8 (Git writes "
+			       "them raw; JSON readers reject the line or read U+FFFD)", o->m[i].key);
+			break;
+		}
+	}
+}
+
+static void check_kind(struct validator *v, const struct t2_record *rec, struct proc_state *ps)
+{
+	const struct jobj *o = rec->obj;
+	const struct kind_schema *ks = NULL;
+	const struct jval *j;
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(schema) / sizeof(*schema); i++)
+		if (schema[i].kind == rec->ev.pub.kind)
+			ks = &schema[i];
+	if (!ks)
+		return;
+	for (k = 0; k < MAX_KEYS && ks->keys[k].name; k++) {
+		const struct key *key = &ks->keys[k];
+
+		j = jobj_get(o, key->name);
+		if (j) {
+			check_type(v, rec, key->name, j, key->type);
+			continue;
+		}
+		switch (key->need) {
+		case REQ:
+			report(v, rec->src, rec->lineno, 1, "%s without \"%s\"", rec->event, key->name);
+			break;
+		case FMT:
+			report(v, rec->src, rec->lineno, 0, "%s without \"%s\" (every writer "
+			       "writes it)", rec->event, key->name);
+			break;
+		case LEGAL:
+			if (rec->ev.pub.kind == TRACE2_EVENT_ERROR && !strcmp(key->name, "fmt"))
+				break; /* reported with msg */
+			report(v, rec->src, rec->lineno, 0, "%s without \"%s\"%s", rec->event,
+			       key->name,
+			       rec->ev.pub.kind == TRACE2_EVENT_DEF_PARAM ?
+			       " (a valueless config entry); collectors that need it lose it" :
+			       rec->ev.pub.kind == TRACE2_EVENT_CMD_NAME ?
+			       " (empty hierarchy); collectors that need it lose it" :
+			       " (empty format); collectors that need it lose it");
+			break;
+		default:
+			break;
+		}
+	}
+	switch (rec->ev.pub.kind) {
+	case TRACE2_EVENT_VERSION:
+		j = jobj_get(o, "evt");
+		if (j && j->type == J_STRING) {
+			if (!strcmp(j->str, "3") || !strcmp(j->str, "4"))
+				ps->evt = j->str[0] - '0';
+			else
+				report(v, rec->src, rec->lineno, 0,
+				       "evt \"%s\" is not a known format version (3, 4)", j->str);
+		}
+		break;
+	case TRACE2_EVENT_START:
+		j = jobj_get(o, "argv");
+		if (j && j->type == J_ARRAY && !j->count)
+			report(v, rec->src, rec->lineno, 1, "start with an empty \"argv\"");
+		break;
+	case TRACE2_EVENT_ERROR:
+		if (!!jobj_get(o, "msg") != !!jobj_get(o, "fmt"))
+			report(v, rec->src, rec->lineno, 1, "error has one of \"msg\" and \"fmt\" "
+			       "without the other");
+		break;
+	case TRACE2_EVENT_CHILD_START:
+		j = jobj_get(o, "child_class");
+		if (j && j->type == J_STRING && !strcmp(j->str, "hook") && !jobj_get(o, "hook_name"))
+			report(v, rec->src, rec->lineno, 1, "child_start of class hook without "
+			       "\"hook_name\"");
+		ps->started_child = 1;
+		break;
+	case TRACE2_EVENT_EXEC:
+		ps->started_child = 1;
+		break;
+	case TRACE2_EVENT_PRINTF:
+		if (ps->evt == 3)
+			report(v, rec->src, rec->lineno, 0, "printf in an evt \"3\" log "
+			       "(evt 3 writers do not write it)");
+		break;
+	default:
+		break;
+	}
+}
+
+static void check_nesting(struct validator *v, const struct t2_record *rec)
+{
+	const struct trace2_event *ev = &rec->ev.pub;
+	size_t level = rec->level_before, n = ev->nesting;
+	int64_t raw;
+	const struct jval *j = jobj_get(rec->obj, "nesting");
+
+	if (!j || jval_int(j, &raw) || raw < 0)
+		return; /* reported as a type problem */
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+		if (n != level)
+			report(v, rec->src, rec->lineno, 0, "region_enter with nesting %zu on a "
+			       "thread at level %zu; collectors ignore it", n, level);
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
+		if (level <= 1)
+			report(v, rec->src, rec->lineno, 0, "region_leave without a matching "
+			       "region_enter (no region open on thread %s)", rec->thread->pub.name);
+		else if (n != level - 1)
+			report(v, rec->src, rec->lineno, 0, "region_leave with nesting %zu, but "
+			       "the open region has %zu; collectors ignore it", n, level - 1);
+		break;
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		if (n != level)
+			report(v, rec->src, rec->lineno, 0, "%s with nesting %zu on a thread at "
+			       "level %zu", rec->event, n, level);
+		break;
+	default:
+		break;
+	}
+}
+
+static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_record *rec)
+{
+	const char *sid = rec->proc->pub.sid, *part = sid, *slash;
+	size_t len = rec->proc->pub.sid_len;
+
+	for (;;) {
+		slash = memchr(part, '/', len - (size_t)(part - sid));
+		if (!is_sid_part(part, slash ? (size_t)(slash - part) : len - (size_t)(part - sid))) {
+			report(v, rec->src, rec->lineno, 0, "SID component \"%.*s\" is not of the "
+			       "form YYYYMMDDTHHMMSS.ffffffZ-H<8 hex>-P<8 hex>",
+			       (int)(slash ? slash - part : (long)(len - (size_t)(part - sid))), part);
+			break;
+		}
+		if (!slash)
+			break;
+		part = slash + 1;
+	}
+	slash = memrchr(sid, '/', len);
+	if (slash) {
+		/* a traced parent in the input must have started a child first */
+		size_t plen = (size_t)(slash - sid);
+		size_t i;
+
+		for (i = 0; i < r->table_size; i++) {
+			struct t2_process *p;
+
+			for (p = r->table[i]; p; p = p->next)
+				if (p->pub.sid_len == plen && !memcmp(p->pub.sid, sid, plen)) {
+					struct proc_state *pp = p->user;
+
+					if (pp && !pp->started_child)
+						report(v, rec->src, rec->lineno, 0, "child process "
+						       "before its parent %.*s started a child",
+						       (int)plen, sid);
+					return;
+				}
+		}
+	}
+}
+
+struct vctx {
+	struct validator v;
+	struct t2_reader *r;
+};
+
+static void record(void *ctx, struct t2_record *rec)
+{
+	struct vctx *c = ctx;
+	struct validator *v = &c->v;
+	const struct jval *j;
+	struct proc_state *ps;
+	struct t2_thread *t = rec->thread;
+
+	j = jobj_get(rec->obj, "event");
+	if (!j || j->type != J_STRING) {
+		report(v, rec->src, rec->lineno, 1, j ? "\"event\" must be a string"
+						   : "no \"event\" key");
+		return;
+	}
+	j = jobj_get(rec->obj, "sid");
+	if (!j || j->type != J_STRING || !j->str_len) {
+		report(v, rec->src, rec->lineno, 1, !j ? "no \"sid\" key" :
+		       j->type != J_STRING ? "\"sid\" must be a string" : "\"sid\" is empty");
+		return;
+	}
+	j = jobj_get(rec->obj, "thread");
+	if (!j || j->type != J_STRING || !j->str_len) {
+		report(v, rec->src, rec->lineno, 1, !j ? "no \"thread\" key" :
+		       j->type != J_STRING ? "\"thread\" must be a string" : "\"thread\" is empty");
+		return;
+	}
+	if (!rec->proc->user)
+		rec->proc->user = zalloc(sizeof(struct proc_state));
+	ps = rec->proc->user;
+	check_common(v, rec);
+	if (rec->new_process) {
+		check_sid(v, c->r, rec);
+		if (rec->ev.pub.kind != TRACE2_EVENT_VERSION)
+			report(v, rec->src, rec->lineno, 0, "first record of SID %s is %s, not "
+			       "version (a cut log, or another thread's buffer written first "
+			       "in buffered mode)", rec->proc->pub.sid,
+			       *rec->event ? rec->event : "\"\"");
+	} else if (rec->ev.pub.kind == TRACE2_EVENT_VERSION && ps->seen_version)
+		report(v, rec->src, rec->lineno, 0, "a second version record for SID %s",
+		       rec->proc->pub.sid);
+	if (rec->ev.pub.kind == TRACE2_EVENT_VERSION) {
+		ps->seen_version = 1;
+		if (strcmp(t->pub.name, "main"))
+			report(v, rec->src, rec->lineno, 0, "version on thread \"%s\": the main "
+			       "thread is named main (collectors ignore others)", t->pub.name);
+	}
+	if (!rec->known) {
+		report(v, rec->src, rec->lineno, 0, "unknown event \"%s\"; collectors ignore it",
+		       rec->event);
+		return;
+	}
+	if (strcmp(t->pub.name, "main")) {
+		if (rec->new_thread && rec->ev.pub.kind != TRACE2_EVENT_THREAD_START)
+			report(v, rec->src, rec->lineno, 0, "%s on thread %s before its "
+			       "thread_start; collectors ignore it", rec->event, t->pub.name);
+		else if (t->exited && rec->ev.pub.kind != TRACE2_EVENT_THREAD_EXIT)
+			report(v, rec->src, rec->lineno, 0, "%s on thread %s after its thread_exit",
+			       rec->event, t->pub.name);
+	} else if (rec->ev.pub.kind == TRACE2_EVENT_THREAD_START ||
+		   rec->ev.pub.kind == TRACE2_EVENT_THREAD_EXIT)
+		report(v, rec->src, rec->lineno, 0, "%s on the main thread", rec->event);
+	check_kind(v, rec, ps);
+	check_nesting(v, rec);
+}
+
+/* ---------------------------------------------------------------- */
+/* --listen                                                            */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct conn {
+	int fd;
+	struct t2_source src;
+	char name[160];
+};
+
+static int listen_loop(struct vctx *c, const char *path, long count)
+{
+	struct sockaddr_un addr;
+	struct sigaction sa;
+	struct conn *conns = NULL;
+	struct pollfd *pfd = NULL;
+	size_t nconn = 0, alloc = 0, i;
+	long closed = 0, accepted = 0;
+	struct stat st;
+	int lfd;
+	static char buf[65536];
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "trace2 validate: socket path too long: %s\n", path);
+		return 2;
+	}
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strcpy(addr.sun_path, path);
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
+		unlink(path);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 64)) {
+		fprintf(stderr, "trace2 validate: %s: %s\n", path, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!c->v.quiet)
+		fprintf(stderr, "trace2 validate: listening on af_unix:%s\n", path);
+	while (!stop && (count <= 0 || closed < count)) {
+		int n;
+
+		if (nconn + 1 > alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			conns = realloc(conns, alloc * sizeof(*conns));
+			pfd = realloc(pfd, (alloc + 1) * sizeof(*pfd));
+			if (!conns || !pfd) {
+				fputs("trace2: out of memory\n", stderr);
+				exit(2);
+			}
+		}
+		pfd[0].fd = lfd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < nconn; i++) {
+			pfd[i + 1].fd = conns[i].fd;
+			pfd[i + 1].events = POLLIN;
+		}
+		fflush(stdout);
+		n = poll(pfd, nconn + 1, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = nconn; i-- > 0;) {
+			ssize_t got;
+
+			if (!pfd[i + 1].revents)
+				continue;
+			got = read(conns[i].fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got > 0) {
+				t2_source_feed(c->r, &conns[i].src, buf, (size_t)got);
+				continue;
+			}
+			t2_source_end(c->r, &conns[i].src);
+			close(conns[i].fd);
+			conns[i] = conns[--nconn];
+			conns[i].src.name = conns[i].name;
+			closed++;
+		}
+		if (pfd[0].revents & POLLIN) {
+			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (fd >= 0) {
+				struct conn *cn = &conns[nconn++];
+
+				cn->fd = fd;
+				snprintf(cn->name, sizeof(cn->name), "af_unix:%s#%ld", path, ++accepted);
+				t2_source_init(&cn->src, cn->name);
+			}
+		}
+	}
+	for (i = 0; i < nconn; i++) {
+		t2_source_end(c->r, &conns[i].src);
+		close(conns[i].fd);
+	}
+	free(conns);
+	free(pfd);
+	close(lfd);
+	unlink(path);
+	return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct vctx c;
+	struct t2_reader r;
+	const char *listen_on = NULL;
+	long count = 0;
+	int strict = 0, i, ret = 0;
+	char *end;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--strict"))
+			strict = 1;
+		else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			c.v.quiet = 1;
+		else if (!strcmp(argv[i], "--listen") && i + 1 < argc)
+			listen_on = argv[++i];
+		else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+			count = strtol(argv[++i], &end, 10);
+			if (*end || count <= 0)
+				return usage_error("validate", "--count needs a positive number");
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage_show("validate", 0);
+		else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("validate", "unknown option '%s'", argv[i]);
+		else
+			break;
+	}
+	if (listen_on && strncmp(listen_on, "af_unix:", 8))
+		return usage_error("validate", "--listen takes af_unix:PATH");
+	if (listen_on && i < argc)
+		return usage_error("validate", "--listen takes no FILE");
+	if (!listen_on && count)
+		return usage_error("validate", "--count goes with --listen");
+	if (!listen_on && i == argc)
+		return usage_error("validate", "no input (give FILE, DIR or -)");
+	t2_reader_init(&r, record, bad_line, &c);
+	c.r = &r;
+	if (listen_on) {
+		const char *path = listen_on + 8;
+
+		if (!strncmp(path, "stream:", 7))
+			path += 7;
+		ret = listen_loop(&c, path, count);
+	} else
+		for (; i < argc; i++)
+			if (t2_reader_read_path(&r, argv[i]))
+				ret = 1;
+	if (!c.v.quiet)
+		fprintf(stderr, "trace2 validate: %lu lines, %lu records, %lu errors, %lu warnings\n",
+			r.lines, r.records, c.v.errors, c.v.warnings);
+	t2_reader_free(&r);
+	fflush(stdout);
+	if (ret)
+		return ret;
+	return c.v.errors || (strict && c.v.warnings) ? 1 : 0;
+}
