@@ -32,7 +32,7 @@ BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
-.PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind bench-startup \
+.PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang
 
@@ -92,10 +92,16 @@ demo: all
 	GIT_TRACE2_PERF=2 $(BUILD)/bin/example-hashsort src/*.c targets/*.c include/trace2.h >/dev/null
 	$(BUILD)/bin/example-stats src/*.c targets/*.c >/dev/null
 
-deps:
+deps: chrome-deps
 	@test -f /usr/include/cmocka.h || { \
 		echo "installing libcmocka-dev"; \
 		apt-get update -qq && apt-get install -y -qq libcmocka-dev; }
+
+# Chrome DevTools' trace engine for tests/test_chrome.c (node, npm ci from
+# tests/chrome/package-lock.json into build/chrome).  The test installs it
+# on first use too, and skips its engine checks if that fails.
+chrome-deps:
+	@tests/chrome/install.sh build/chrome || echo "chrome-deps: not installed; test_chrome skips its engine checks"
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
