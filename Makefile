@@ -25,9 +25,10 @@ SUP_SRC  := $(sort $(wildcard tests/support/*.c))
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-# Tests that start threads; they also run under ThreadSanitizer.
+# Tests that start threads; they also run under ThreadSanitizer (test_chrome:
+# the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
-	$(BUILD)/tests/test_example_stats
+	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/example-stats
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so

@@ -155,7 +155,7 @@ static void run_children(void *p)
 	const struct kids *k = p;
 	struct child_process cmd[16];
 	const char *argv[12];
-	int i, j, status;
+	int i, j, status, bad = 0;
 
 	argv[0] = self_exe;
 	argv[1] = "--child";
@@ -178,9 +178,18 @@ static void run_children(void *p)
 	for (i = 0; i < k->n; i++) {
 		waitpid(cmd[i].pid, &status, 0);
 		trace2_child_exit(&cmd[i], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		/* each role ends as it should (a sanitizer's report does not) */
+		if (!strcmp(k->args[0], "crash") ?
+			    !(WIFSIGNALED(status) && WTERMSIG(status) == atoi(k->args[1])) :
+		    !strcmp(k->args[0], "openexit") ?
+			    !(WIFEXITED(status) && WEXITSTATUS(status) == 3) :
+			    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			bad++;
 	}
 	trace2_region_leave("parent", "spawn", NULL);
-	trace2_cmd_exit(0);
+	trace2_cmd_exit(bad ? 10 : 0);
+	if (bad)
+		exit(10);
 }
 
 /* ------------------------------------------------------------------ */
@@ -837,12 +846,16 @@ static size_t engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect
 	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", chrome);
 	t2_env_add(&env, "GIT_TRACE2_EVENT=%s", event);
 	t2_env_add(&env, "GIT_TRACE2_EVENT_NESTING=100");
-	/* AddressSanitizer's own SIGSEGV handler would keep the signal's
+	/* a sanitizer's own SIGSEGV handler would keep the signal's
 	 * disposition from being the default one */
-	if (UNDER_SANITIZER)
+	if (UNDER_SANITIZER) {
 		t2_env_add(&env, "ASAN_OPTIONS=%s%shandle_segv=0",
 			   getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "",
 			   getenv("ASAN_OPTIONS") ? ":" : "");
+		t2_env_add(&env, "TSAN_OPTIONS=%s%shandle_segv=0",
+			   getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "",
+			   getenv("TSAN_OPTIONS") ? ":" : "");
+	}
 	status = t2_run(fn, arg, t2_env_list(&env));
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if (dir_mode) {
