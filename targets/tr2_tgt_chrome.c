@@ -440,7 +440,9 @@ static void close_all(state *st, event_t *ev, int from_signal, int code)
 		TR2_JSON_INT(&b, "code", code);
 		args_end(&b, at);
 	}
-	finish_as(st, &b, ts, st->own_file);
+	/* buffered, a signal's records may be written out before another
+	 * thread's: no "]" then (viewers do without it) */
+	finish_as(st, &b, ts, st->own_file && !(from_signal && tr2_dst_buffered));
 }
 
 static void signal_(state *st, event_t *ev)
