@@ -246,14 +246,13 @@ static void region_enter(state *st, event_t *ev)
 {
 	const struct trace2_ev_region *r = &ev->region;
 	struct tr2_chrome_thread *t = thread_of(st, ev);
-	size_t level = ev->nesting ? ev->nesting : 1;
 	struct tr2_chrome_slice *s;
 	struct tr2_buf b;
-	size_t at;
+	size_t at, level;
 
 	if (!t)
 		return;
-	close_above(st, t, level - 1, ev->time_us);
+	level = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) + 1;
 	if (level > TR2_CHROME_DEPTH) {
 		__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
 		return;
@@ -273,14 +272,18 @@ static void region_enter(state *st, event_t *ev)
 	finish(st, &b, ev->time_us);
 }
 
+/*
+ * The thread's own count of open regions decides, not the record's
+ * nesting: a leave without an enter (which the library reports as a BUG)
+ * pops the thread's base entry and shifts the nesting of what follows.
+ */
 static void region_leave(state *st, event_t *ev)
 {
 	struct tr2_chrome_thread *t = thread_of(st, ev);
-	size_t level = ev->nesting ? ev->nesting : 1;
+	size_t level;
 
-	if (!t || __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) < level)
-		return; /* never opened here */
-	close_above(st, t, level, ev->time_us);
+	if (!t || !(level = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE)))
+		return; /* nothing open here */
 	__atomic_store_n(&t->depth, level - 1, __ATOMIC_RELEASE);
 	if (level <= TR2_CHROME_DEPTH)
 		end_slice(st, t, level, ev->time_us, ev->region.msg);
@@ -399,6 +402,7 @@ static void start(state *st, event_t *ev)
 	struct tr2_buf b;
 	size_t at;
 
+	thread_of(st, ev);
 	if (argv0)
 		set_name_part(st, ev, st->argv0, base ? base + 1 : argv0);
 	if (st->base.brief)
