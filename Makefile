@@ -28,9 +28,10 @@ TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # The trace2 command's tests: shell scripts on $(BUILD)/bin.
 TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
-# Tests that start threads; they also run under ThreadSanitizer.
+# Tests that start threads; they also run under ThreadSanitizer (test_chrome:
+# the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
-	$(BUILD)/tests/test_example_stats
+	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -38,7 +39,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
-.PHONY: all lib demo check test test-threads deps install clean bench bench-valgrind bench-startup \
+.PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang
 
@@ -107,10 +108,16 @@ demo: all
 	GIT_TRACE2_PERF=2 $(BUILD)/bin/example-hashsort src/*.c targets/*.c include/trace2.h >/dev/null
 	$(BUILD)/bin/example-hashsort --stats src/*.c targets/*.c >/dev/null
 
-deps:
+deps: chrome-deps
 	@test -f /usr/include/cmocka.h || { \
 		echo "installing libcmocka-dev"; \
 		apt-get update -qq && apt-get install -y -qq libcmocka-dev; }
+
+# Chrome DevTools' trace engine for tests/test_chrome.c (node, npm ci from
+# tests/chrome/package-lock.json into build/chrome).  The test installs it
+# on first use too, and skips its engine checks if that fails.
+chrome-deps:
+	@tests/chrome/install.sh build/chrome || echo "chrome-deps: not installed; test_chrome skips its engine checks"
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)

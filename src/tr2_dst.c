@@ -64,6 +64,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->poll_first = 0;
 	dst->hold_signals = 0;
 	dst->datagram = 0;
+	dst->own_file = 0;
 	dst->fifo = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
 		dst->fifo = S_ISFIFO(st.st_mode);
@@ -240,7 +241,9 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 		return 0;
 	dst->too_many_files = state == DIR_FULL;
 	dst->created = 1;
-	return set_fd(dst, fd, 1);
+	set_fd(dst, fd, 1);
+	dst->own_file = 1;
+	return 1;
 }
 
 /* A collector that stops reading must not stall the host for long: the

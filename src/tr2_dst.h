@@ -31,6 +31,8 @@ struct tr2_dst {
 	unsigned too_many_files : 1; /* writing into the discard sentinel */
 	unsigned created : 1;        /* this process starts the stream (see
 				      * struct trace2_target_config) */
+	unsigned own_file : 1;       /* a new file of this process's own in a
+				      * directory */
 	unsigned datagram : 1;       /* a record is one datagram */
 	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
 				      * PIPE_BUF bytes goes out whole or not */

@@ -120,7 +120,7 @@ int tr2_sysenv_add_target(const char *setting, int builtin, int *dst_id,
 	snprintf(brief_key, sizeof(brief_key), "%sbrief", setting);
 	*dst_id = tr2_sysenv_id_of_config_key(key);
 	*brief_id = tr2_sysenv_id_of_config_key(brief_key);
-	if (builtin)
+	if (builtin && (*dst_id >= 0 || *brief_id >= 0))
 		return *dst_id >= 0 && *brief_id >= 0 ? 0 : -1;
 	suffix[0] = '_';
 	for (i = 0; i <= len; i++)

@@ -47,10 +47,11 @@ enum tr2_parser {
 /*
  * Add the destination and brief rows of a target's setting: suffix
  * "_<SETTING>" and "_<SETTING>_BRIEF", keys "<setting>target" and
- * "<setting>brief".  A built-in target's setting ("normal", "perf",
- * "event") names its fixed rows when builtin is set.  0 and the ids, or
- * -1 when the setting is taken (or builtin names no built-in row) or the
- * table is full.
+ * "<setting>brief".  A built-in target with Git's settings ("normal",
+ * "perf", "event") names its fixed rows when builtin is set; a built-in
+ * without fixed rows ("chrome") gets added rows like a registered
+ * target.  0 and the ids, or -1 when the setting is taken (or builtin
+ * names only one fixed row) or the table is full.
  */
 int tr2_sysenv_add_target(const char *setting, int builtin, int *dst_id,
 			  int *brief_id);

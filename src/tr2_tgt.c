@@ -74,3 +74,29 @@ void tr2_json_add_argv(struct tr2_buf *b, const char *const *argv, int git_cmd)
 	}
 	tr2_buf_addc(b, ']');
 }
+
+/* A pretty writer's text with each newline and the indentation after it
+ * removed. */
+static void add_compacted(struct tr2_buf *b, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		if (s[i] == '\n') {
+			for (i++; i < len && s[i] == ' '; i++)
+				;
+			continue;
+		}
+		tr2_buf_addc(b, s[i++]);
+	}
+}
+
+void tr2_json_add_data_value(struct tr2_buf *b, const struct trace2_ev_data *d)
+{
+	if (!d->json_len)
+		tr2_buf_addlit(b, "null");
+	else if (d->json_pretty)
+		add_compacted(b, d->json, d->json_len);
+	else
+		tr2_buf_add(b, d->json, d->json_len);
+}

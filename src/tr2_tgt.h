@@ -66,5 +66,8 @@ char *tr2_json_put_opt_str(char *p, const char *key, size_t key_len,
 	tr2_json_put_opt_str((p), TR2_JSON_KEY_LIT(k), (v), (len))
 /* A JSON array of the strings of argv, "git" first when git_cmd. */
 void tr2_json_add_argv(struct tr2_buf *b, const char *const *argv, int git_cmd);
+/* The JSON value of a data_json record on one line ("null" for none; a
+ * pretty writer's text without its newlines and indentation). */
+void tr2_json_add_data_value(struct tr2_buf *b, const struct trace2_ev_data *d);
 
 #endif

@@ -24,6 +24,7 @@
 #include "tr2_tgt_normal.h"
 #include "tr2_tgt_perf.h"
 #include "tr2_tgt_event.h"
+#include "tr2_tgt_chrome.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -75,9 +76,16 @@ static struct slot *active[TRACE2_TARGETS_MAX];
 static int nactive;
 static int registry_closed; /* trace2_initialize() was called */
 
-static struct tr2_tgt_state builtin_state[3];
-static const struct trace2_target *const builtins[3] = {
-	&tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event,
+static struct tr2_tgt_state normal_state, perf_state, event_state;
+static struct tr2_tgt_chrome chrome_state;
+static const struct {
+	const struct trace2_target *target;
+	void *ctx;
+} builtins[] = {
+	{ &tr2_tgt_normal, &normal_state },
+	{ &tr2_tgt_perf, &perf_state },
+	{ &tr2_tgt_event, &event_state },
+	{ &tr2_tgt_chrome, &chrome_state },
 };
 
 static int add_target(const struct trace2_target *t, void *ctx, int builtin)
@@ -109,7 +117,7 @@ static void register_builtins(void)
 	if (nslots)
 		return;
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
-		add_target(builtins[i], &builtin_state[i], 1);
+		add_target(builtins[i].target, builtins[i].ctx, 1);
 }
 
 /* [a-z][a-z0-9]*, short enough for the settings' names. */

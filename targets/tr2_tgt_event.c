@@ -325,33 +325,6 @@ static HOT void region(state *st, event_t *ev)
 	finish(st, ev, &b);
 }
 
-/* A pretty writer's text with each newline and the indentation after it
- * removed. */
-static void add_compacted(struct tr2_buf *b, const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		if (s[i] == '\n') {
-			for (i++; i < len && s[i] == ' '; i++)
-				;
-			continue;
-		}
-		tr2_buf_addc(b, s[i++]);
-	}
-}
-
-/* The JSON value of a data_json record. */
-static void add_json_value(struct tr2_buf *b, const struct trace2_ev_data *d)
-{
-	if (!d->json_len)
-		tr2_buf_addlit(b, "null");
-	else if (d->json_pretty)
-		add_compacted(b, d->json, d->json_len);
-	else
-		tr2_buf_add(b, d->json, d->json_len);
-}
-
 static HOT void data(state *st, event_t *ev)
 {
 	const struct trace2_ev_data *d = &ev->data;
@@ -375,7 +348,7 @@ static HOT void data(state *st, event_t *ev)
 	TR2_JSON_STR(&b, "key", d->key);
 	TR2_JSON_KEY(&b, "value");
 	if (json)
-		add_json_value(&b, d);
+		tr2_json_add_data_value(&b, d);
 	else
 		tr2_buf_add_json_str(&b, d->value);
 	finish(st, ev, &b);

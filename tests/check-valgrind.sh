@@ -1,7 +1,8 @@
 #!/bin/sh
-# valgrind memcheck over the driver's scenarios (all three targets on), the
-# hashsort example with --stats (threads, its own target) and the tests that
-# do not fork: 0 errors and 0 definitely lost bytes.
+# valgrind memcheck over the driver's scenarios (all four targets on), the
+# hashsort example with --stats (threads, its own target), the trace2
+# command and the tests that do not fork: 0 errors and 0 definitely lost
+# bytes.
 # usage: tests/check-valgrind.sh BUILD_DIR
 set -u
 build=$1
@@ -22,7 +23,7 @@ run() {
 
 # A driver run exits with the scenario's own code; only valgrind's 97 fails.
 scenario() {
-	env GIT_TRACE2="$tmp/n" GIT_TRACE2_PERF="$tmp/p" GIT_TRACE2_EVENT="$tmp/e" \
+	env GIT_TRACE2="$tmp/n" GIT_TRACE2_PERF="$tmp/p" GIT_TRACE2_EVENT="$tmp/e" GIT_TRACE2_CHROME="$tmp/c" \
 		$vg "$build/bin/trace2-tool" trace2 "$@" >"$tmp/out" 2>&1
 	if [ $? -eq 97 ]; then
 		failed=$((failed + 1))

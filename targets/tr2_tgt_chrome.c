@@ -1,0 +1,883 @@
+/*
+ * The CHROME target (GIT_TRACE2_CHROME): the Chrome Trace Event Format
+ * in its JSON array form, one event per line ending in ','.  Perfetto's
+ * UI, chrome://tracing and DevTools load it (docs/targets.md, "Chrome").
+ *
+ * - Regions are B/E pairs on their thread (tid: the thread id + 1).  The
+ *   names of the open ones are kept per thread in fixed slots, so that an
+ *   E always repeats its B's name and category, and whatever is still
+ *   open at thread exit, at exit and at a fatal signal is closed.
+ * - The process is one slice on its main thread from version to atexit;
+ *   each child is a complete (X) slice on a track of its own, linked by
+ *   a flow (s in the parent, f at the child's process slice) whose id
+ *   both sides derive from the parent's SID and the child's pid.
+ * - Data are instant events (integers also counters), timers and
+ *   counters are counter events.
+ *
+ * Records of a signal (from a handler) are formatted into the stack
+ * buffer of a struct tr2_buf, which they never outgrow: names and
+ * categories come from the fixed slots.
+ */
+#include "tr2_tgt_chrome.h"
+#include "tr2_hot.h"
+#include "tr2_sys.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct tr2_tgt_chrome state;
+typedef const struct trace2_event event_t;
+
+#define CAT_PROCESS "process"
+#define FLOW_NAME "child"
+
+/* ---------------------------------------------------------------- */
+/* Strings kept in fixed slots.                                        */
+
+/* The length of s cut to fit cap - 1 bytes, never inside a UTF-8
+ * sequence. */
+static size_t cut_len(const char *s, size_t cap)
+{
+	size_t n = tr2_strnlen(s, cap);
+
+	if (n < cap)
+		return n;
+	n = cap - 1;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+static void keep(char *dst, size_t cap, const char *s)
+{
+	size_t n = s ? cut_len(s, cap) : 0;
+
+	memcpy(dst, s ? s : "", n);
+	dst[n] = '\0';
+}
+
+/* ---------------------------------------------------------------- */
+/* Records.                                                            */
+
+/* {"name":...,"cat":...,"ph":"X","ts":...,"pid":...,"tid":... (cat left
+ * out when NULL or empty). */
+static void head(const state *st, struct tr2_buf *b, const char *name, const char *cat,
+		 char ph, uint64_t ts, int tid)
+{
+	tr2_buf_init(b);
+	tr2_buf_addlit(b, "{\"name\":");
+	tr2_buf_add_json_str(b, name);
+	if (cat && *cat)
+		TR2_JSON_STR(b, "cat", cat);
+	tr2_buf_addlit(b, ",\"ph\":\"");
+	tr2_buf_addc(b, ph);
+	tr2_buf_addc(b, '"');
+	TR2_JSON_KEY(b, "ts");
+	tr2_buf_add_u64(b, ts);
+	TR2_JSON_INT(b, "pid", st->pid);
+	TR2_JSON_INT(b, "tid", tid);
+}
+
+/* ,"args":{ ... }: members are added with their leading comma, which
+ * args_end() removes from the first. */
+static size_t args_begin(struct tr2_buf *b)
+{
+	tr2_buf_addlit(b, ",\"args\":{");
+	return b->len;
+}
+
+static void args_end(struct tr2_buf *b, size_t at)
+{
+	if (!b->failed && b->len > at && b->p[at] == ',') {
+		memmove(b->p + at, b->p + at + 1, b->len - at - 1);
+		b->len--;
+	}
+	tr2_buf_addc(b, '}');
+}
+
+/* The record out, with its ",": or, as the last record of a file of its
+ * own, with the closing "]". */
+static void finish_as(const state *st, struct tr2_buf *b, uint64_t ts, int last)
+{
+	if (last)
+		tr2_buf_addlit(b, "}]\n");
+	else
+		tr2_buf_addlit(b, "},\n");
+	tr2_tgt_emit(st->base.dst, b, ts);
+}
+
+static void finish(const state *st, struct tr2_buf *b, uint64_t ts)
+{
+	finish_as(st, b, ts, 0);
+}
+
+static int tid_of(event_t *ev)
+{
+	return ev->thread->id + 1;
+}
+
+/* A metadata record: process_name or thread_name. */
+static void meta(const state *st, const char *what, uint64_t ts, int tid,
+		 const char *json_name, size_t len)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	tr2_buf_init(&b);
+	tr2_buf_addlit(&b, "{\"name\":\"");
+	tr2_buf_adds(&b, what);
+	tr2_buf_addlit(&b, "\",\"ph\":\"M\"");
+	TR2_JSON_KEY(&b, "ts");
+	tr2_buf_add_u64(&b, ts);
+	TR2_JSON_INT(&b, "pid", st->pid);
+	TR2_JSON_INT(&b, "tid", tid);
+	at = args_begin(&b);
+	tr2_buf_addlit(&b, ",\"name\":\"");
+	tr2_buf_add(&b, json_name, len);
+	tr2_buf_addc(&b, '"');
+	args_end(&b, at);
+	finish(st, &b, ts);
+}
+
+/* An instant event of the calling thread; the caller adds args. */
+static void instant(const state *st, struct tr2_buf *b, event_t *ev, const char *name,
+		    const char *cat)
+{
+	head(st, b, name, cat, 'i', ev->time_us, tid_of(ev));
+	tr2_buf_addlit(b, ",\"s\":\"t\"");
+}
+
+static void add_repo(struct tr2_buf *b, int repo_id)
+{
+	if (tr2_tgt_has_repo(repo_id))
+		TR2_JSON_INT(b, "repo", repo_id);
+}
+
+/* ---------------------------------------------------------------- */
+/* Threads and their open slices.                                       */
+
+static _Thread_local struct tr2_chrome_thread *mine;
+
+static void thread_name(const state *st, event_t *ev)
+{
+	meta(st, "thread_name", ev->time_us, tid_of(ev), ev->thread->json_name,
+	     ev->thread->json_name_len);
+}
+
+/* The calling thread's slots, taken at its first event (which names the
+ * thread); NULL if memory ran out: its regions then get no slices. */
+static struct tr2_chrome_thread *thread_of(state *st, event_t *ev)
+{
+	struct tr2_chrome_thread *t = mine;
+	int tid = tid_of(ev);
+
+	if (t && t->owner == st && t->gen == st->gen && t->tid == tid)
+		return t;
+	for (t = __atomic_load_n(&st->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int free_slot = 0;
+
+		if (__atomic_compare_exchange_n(&t->in_use, &free_slot, 1, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!t) {
+		t = tr2_sys.calloc(1, sizeof(*t));
+		if (!t) {
+			mine = NULL;
+			return NULL;
+		}
+		t->in_use = 1;
+		t->next = __atomic_load_n(&st->threads, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&st->threads, &t->next, t, 1,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
+	t->owner = st;
+	t->gen = st->gen;
+	t->tid = tid;
+	__atomic_store_n(&t->depth, 0, __ATOMIC_RELEASE);
+	mine = t;
+	thread_name(st, ev);
+	return t;
+}
+
+/* The E of the slice at level (1-based, within the slots). */
+static void end_slice(const state *st, const struct tr2_chrome_thread *t, size_t level,
+		      uint64_t ts, const char *msg)
+{
+	const struct tr2_chrome_slice *s = &t->open[level - 1];
+	struct tr2_buf b;
+	size_t at;
+
+	head(st, &b, s->name, s->cat, 'E', ts, t->tid);
+	if (msg && !st->base.brief) {
+		at = args_begin(&b);
+		TR2_JSON_STR(&b, "msg", msg);
+		args_end(&b, at);
+	}
+	finish(st, &b, ts);
+}
+
+/* Close the thread's slices above level (innermost first). */
+static void close_above(const state *st, struct tr2_chrome_thread *t, size_t level,
+			uint64_t ts)
+{
+	size_t d = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+
+	for (; d > level; d--) {
+		__atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+		if (d <= TR2_CHROME_DEPTH)
+			end_slice(st, t, d, ts, NULL);
+	}
+}
+
+/* A region's slice name: its label, else its message, else "region". */
+static const char *slice_name(const struct trace2_ev_region *r)
+{
+	if (r->label && *r->label)
+		return r->label;
+	if (r->msg && *r->msg)
+		return r->msg;
+	return "region";
+}
+
+static void region_enter(state *st, event_t *ev)
+{
+	const struct trace2_ev_region *r = &ev->region;
+	struct tr2_chrome_thread *t = thread_of(st, ev);
+	struct tr2_chrome_slice *s;
+	struct tr2_buf b;
+	size_t at, level;
+
+	if (!t)
+		return;
+	level = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) + 1;
+	if (level > TR2_CHROME_DEPTH) {
+		__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
+		return;
+	}
+	s = &t->open[level - 1];
+	keep(s->name, sizeof(s->name), slice_name(r));
+	keep(s->cat, sizeof(s->cat), r->category);
+	__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
+	head(st, &b, s->name, s->cat, 'B', ev->time_us, t->tid);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		if (r->msg)
+			TR2_JSON_STR(&b, "msg", r->msg);
+		add_repo(&b, r->repo_id);
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+}
+
+/*
+ * The thread's own count of open regions decides, not the record's
+ * nesting: a leave without an enter (which the library reports as a BUG)
+ * pops the thread's base entry and shifts the nesting of what follows.
+ */
+static void region_leave(state *st, event_t *ev)
+{
+	struct tr2_chrome_thread *t = thread_of(st, ev);
+	size_t level;
+
+	if (!t || !(level = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE)))
+		return; /* nothing open here */
+	__atomic_store_n(&t->depth, level - 1, __ATOMIC_RELEASE);
+	if (level <= TR2_CHROME_DEPTH)
+		end_slice(st, t, level, ev->time_us, ev->region.msg);
+}
+
+static void thread_exit(state *st, event_t *ev)
+{
+	struct tr2_chrome_thread *t = thread_of(st, ev);
+
+	if (!t)
+		return;
+	close_above(st, t, 0, ev->time_us);
+	mine = NULL;
+	__atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
+}
+
+/* ---------------------------------------------------------------- */
+/* The process, its name and its end.                                  */
+
+/* The flow id of the child with pid started by the process with SID
+ * sid: "0x" and 16 hex digits of an FNV-1a hash of both. */
+static char *put_flow_id(char *p, const char *sid, size_t sid_len, long pid)
+{
+	uint64_t h = 0xcbf29ce484222325ull, v = (uint64_t)pid;
+	size_t i;
+
+	for (i = 0; i < sid_len; i++)
+		h = (h ^ (unsigned char)sid[i]) * 0x100000001b3ull;
+	for (i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+	p = tr2_put_lit(p, ",\"id\":\"0x");
+	p = tr2_put_hex32(p, (uint32_t)(h >> 32));
+	p = tr2_put_hex32(p, (uint32_t)h);
+	*p++ = '"';
+	return p;
+}
+
+static void add_flow_id(struct tr2_buf *b, const char *sid, size_t sid_len, long pid)
+{
+	char *p = tr2_buf_reserve(b, 32);
+
+	if (p)
+		tr2_buf_commit(b, put_flow_id(p, sid, sid_len, pid));
+}
+
+/* One end of the flow from a child's slice in the parent to the child's
+ * process slice; tid and ts are those of the slice it binds to. */
+static void flow(const state *st, char ph, uint64_t ts, int tid, const char *sid,
+		 size_t sid_len, long pid)
+{
+	struct tr2_buf b;
+
+	head(st, &b, FLOW_NAME, CAT_PROCESS, ph, ts, tid);
+	if (ph == 'f')
+		tr2_buf_addlit(&b, ",\"bp\":\"e\"");
+	add_flow_id(&b, sid, sid_len, pid);
+	finish(st, &b, ts);
+}
+
+static void version(state *st, event_t *ev)
+{
+	const struct trace2_process *proc = ev->process;
+	const char *slash = NULL;
+	struct tr2_buf b;
+	size_t i, at;
+
+	thread_of(st, ev);
+	st->main_tid = tid_of(ev);
+	head(st, &b, "process", CAT_PROCESS, 'B', ev->time_us, st->main_tid);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		TR2_JSON_STR(&b, "sid", proc->sid);
+		TR2_JSON_STR(&b, "version", ev->version.exe);
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+	__atomic_store_n(&st->process_open, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < proc->sid_len; i++)
+		if (proc->sid[i] == '/')
+			slash = proc->sid + i;
+	if (slash)
+		flow(st, 'f', ev->time_us, st->main_tid, proc->sid,
+		     (size_t)(slash - proc->sid), st->pid);
+}
+
+/* process_name: "<argv[0]'s base name> <command> (<mode>)", the parts
+ * known so far.  Called with the lock held. */
+static void process_name(state *st, event_t *ev)
+{
+	char name[3 * TR2_CHROME_PART_MAX + 8];
+	char json[TR2_JSON_ESCAPED_MAX(sizeof(name))];
+	size_t n = 0, len;
+
+	if (*st->argv0)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "%s", st->argv0);
+	if (*st->cmd)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "%s%s", n ? " " : "", st->cmd);
+	if (*st->mode)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "%s(%s)", n ? " " : "", st->mode);
+	len = tr2_json_escape(json, name, n);
+	meta(st, "process_name", ev->time_us, tid_of(ev), json, len);
+}
+
+static void set_name_part(state *st, event_t *ev, char *part, const char *value)
+{
+	pthread_mutex_lock(&st->lock);
+	keep(part, TR2_CHROME_PART_MAX, value);
+	process_name(st, ev);
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void start(state *st, event_t *ev)
+{
+	const char *argv0 = ev->start.argv ? ev->start.argv[0] : NULL;
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+	struct tr2_buf b;
+	size_t at;
+
+	thread_of(st, ev);
+	if (argv0)
+		set_name_part(st, ev, st->argv0, base ? base + 1 : argv0);
+	if (st->base.brief)
+		return;
+	instant(st, &b, ev, "start", NULL);
+	at = args_begin(&b);
+	TR2_JSON_KEY(&b, "argv");
+	tr2_json_add_argv(&b, ev->start.argv, 0);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+/*
+ * The end of the trace (atexit, or a signal): every thread's open slices,
+ * then the process slice, closed at ts; a file of its own gets its "]".
+ * Nothing is written after it.  From a signal handler: no locks, no
+ * allocation (the records fit their stack buffers).
+ */
+static void close_all(state *st, event_t *ev, int from_signal, int code)
+{
+	struct tr2_chrome_thread *t;
+	struct tr2_buf b;
+	uint64_t ts = ev->time_us;
+	size_t at;
+
+	if (__atomic_exchange_n(&st->closed, 1, __ATOMIC_ACQ_REL))
+		return;
+	for (t = __atomic_load_n(&st->threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) && t->owner == st &&
+		    t->gen == st->gen)
+			close_above(st, t, 0, ts);
+	if (!__atomic_load_n(&st->process_open, __ATOMIC_ACQUIRE))
+		return;
+	if (st->own_file && tr2_dst_buffered && !from_signal)
+		tr2_dst_flush_all(); /* so that "]" comes last */
+	head(st, &b, "process", CAT_PROCESS, 'E', ts, st->main_tid);
+	if (!st->base.brief && !from_signal) {
+		at = args_begin(&b);
+		TR2_JSON_INT(&b, "code", code);
+		args_end(&b, at);
+	}
+	/* buffered, a signal's records may be written out before another
+	 * thread's: no "]" then (viewers do without it) */
+	finish_as(st, &b, ts, st->own_file && !(from_signal && tr2_dst_buffered));
+}
+
+static void signal_(state *st, event_t *ev)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (__atomic_load_n(&st->closed, __ATOMIC_ACQUIRE))
+		return;
+	instant(st, &b, ev, "signal", NULL);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		TR2_JSON_INT(&b, "signo", ev->signal.signo);
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+	close_all(st, ev, 1, 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Children.                                                           */
+
+static int child_tid(int id)
+{
+	return TR2_CHROME_CHILD_TID + id;
+}
+
+/* s appended to out (holding n bytes, room for cap), cut to fit. */
+static size_t append(char *out, size_t n, size_t cap, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (n + len >= cap)
+		len = cut_len(s, cap - n);
+	memcpy(out + n, s, len);
+	out[n + len] = '\0';
+	return n + len;
+}
+
+/* The command line as one string: "git" first for a Git command. */
+static void join_argv(char *out, size_t cap, const struct trace2_ev_child *ch)
+{
+	size_t n = 0, i;
+
+	out[0] = '\0';
+	if (ch->git_cmd)
+		n = append(out, n, cap, "git");
+	for (i = 0; ch->argv && ch->argv[i]; i++) {
+		if (n)
+			n = append(out, n, cap, " ");
+		n = append(out, n, cap, ch->argv[i]);
+	}
+	if (!n)
+		append(out, 0, cap, "child");
+}
+
+static void child_start(state *st, event_t *ev)
+{
+	const struct trace2_ev_child *ch = &ev->child;
+	struct tr2_chrome_child *c = NULL;
+	char track[48], json[TR2_JSON_ESCAPED_MAX(48)];
+	int i, n;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < TR2_CHROME_CHILDREN && !c; i++)
+		if (!st->children[(ch->id + i) % TR2_CHROME_CHILDREN].used)
+			c = &st->children[(ch->id + i) % TR2_CHROME_CHILDREN];
+	if (c) {
+		c->used = 1;
+		c->id = ch->id;
+		join_argv(c->argv, sizeof(c->argv), ch);
+		keep(c->child_class, sizeof(c->child_class),
+		     ch->hook_name ? "hook" : ch->child_class ? ch->child_class : "?");
+	}
+	pthread_mutex_unlock(&st->lock);
+	n = snprintf(track, sizeof(track), "child #%d", ch->id);
+	meta(st, "thread_name", ev->time_us, child_tid(ch->id), json,
+	     tr2_json_escape(json, track, (size_t)n));
+}
+
+/* child_exit or child_ready: the child's slice from child_start to now,
+ * and the flow's start. */
+static void child_end(state *st, event_t *ev)
+{
+	const struct trace2_ev_child *ch = &ev->child;
+	char argv[TR2_CHROME_ARGV_MAX] = "child", cls[TR2_CHROME_CAT_MAX] = "?";
+	uint64_t begin = ev->time_us - ev->t_rel_us;
+	int i, tid = child_tid(ch->id);
+	struct tr2_buf b;
+	size_t at;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < TR2_CHROME_CHILDREN; i++) {
+		struct tr2_chrome_child *c = &st->children[i];
+
+		if (c->used && c->id == ch->id) {
+			memcpy(argv, c->argv, sizeof(argv));
+			memcpy(cls, c->child_class, sizeof(cls));
+			c->used = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	head(st, &b, argv, CAT_PROCESS, 'X', begin, tid);
+	TR2_JSON_KEY(&b, "dur");
+	tr2_buf_add_u64(&b, ev->t_rel_us);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		TR2_JSON_INT(&b, "child_id", ch->id);
+		TR2_JSON_STR(&b, "child_class", cls);
+		TR2_JSON_INT(&b, "pid", ch->pid);
+		if (ev->kind == TRACE2_EVENT_CHILD_EXIT)
+			TR2_JSON_INT(&b, "code", ch->code);
+		else
+			TR2_JSON_STR(&b, "ready", ch->ready);
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+	if (ch->pid > 0)
+		flow(st, 's', begin, tid, ev->process->sid, ev->process->sid_len, ch->pid);
+}
+
+/* ---------------------------------------------------------------- */
+/* Data, timers, counters and the other records.                       */
+
+/* A decimal integer as JSON writes it (what trace2_data_intmax() gives). */
+static int is_json_int(const char *s)
+{
+	size_t i = s && *s == '-';
+
+	if (!s || !s[i] || (s[i] == '0' && s[i + 1]))
+		return 0;
+	for (; s[i]; i++)
+		if (s[i] < '0' || s[i] > '9' || i > 19)
+			return 0;
+	return 1;
+}
+
+static void data(state *st, event_t *ev)
+{
+	const struct trace2_ev_data *d = &ev->data;
+	int json = ev->kind == TRACE2_EVENT_DATA_JSON;
+	struct tr2_buf b;
+	size_t at;
+
+	if (json && d->json_open)
+		return; /* not JSON (the event target reports the BUG) */
+	thread_of(st, ev);
+	instant(st, &b, ev, d->key, d->category);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		TR2_JSON_KEY(&b, "value");
+		if (json)
+			tr2_json_add_data_value(&b, d);
+		else
+			tr2_buf_add_json_str(&b, d->value);
+		add_repo(&b, d->repo_id);
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+	if (json || !is_json_int(d->value))
+		return;
+	head(st, &b, d->key, d->category, 'C', ev->time_us, tid_of(ev));
+	at = args_begin(&b);
+	TR2_JSON_KEY(&b, "value");
+	tr2_buf_adds(&b, d->value);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+/* A counter event's name: the metric's, with the thread's for a
+ * thread's own values ("name [th01:worker]"). */
+static void metric_head(state *st, struct tr2_buf *b, event_t *ev, const char *category,
+			const char *name)
+{
+	struct tr2_buf n;
+
+	tr2_buf_init(&n);
+	tr2_buf_adds(&n, name ? name : "");
+	if (ev->kind == TRACE2_EVENT_TH_TIMER || ev->kind == TRACE2_EVENT_TH_COUNTER) {
+		tr2_buf_addlit(&n, " [");
+		tr2_buf_add(&n, ev->thread->name, ev->thread->name_len);
+		tr2_buf_addc(&n, ']');
+	}
+	head(st, b, tr2_buf_cstr(&n), category, 'C', ev->time_us, tid_of(ev));
+	tr2_buf_release(&n);
+}
+
+static void timer(state *st, event_t *ev)
+{
+	const struct trace2_ev_timer *t = &ev->timer;
+	struct tr2_buf b;
+	size_t at;
+
+	metric_head(st, &b, ev, t->category, t->name);
+	at = args_begin(&b);
+	TR2_JSON_INT(&b, "intervals", (int64_t)t->intervals);
+	tr2_buf_addf(&b, ",\"total_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f",
+		     (double)t->total_ns / 1e3, (double)t->min_ns / 1e3,
+		     (double)t->max_ns / 1e3);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+static void counter(state *st, event_t *ev)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	metric_head(st, &b, ev, ev->counter.category, ev->counter.name);
+	at = args_begin(&b);
+	TR2_JSON_INT(&b, "count", (int64_t)ev->counter.value);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+/* An instant event with at most one string and one integer member (none
+ * in brief mode, where only the kinds marked keep are written). */
+static void simple(state *st, event_t *ev, const char *name, int keep_in_brief,
+		   const char *skey, const char *sval, const char *ikey, int64_t ival)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (st->base.brief && !keep_in_brief)
+		return;
+	thread_of(st, ev);
+	instant(st, &b, ev, name, NULL);
+	if (!st->base.brief) {
+		at = args_begin(&b);
+		if (skey && sval) {
+			tr2_buf_addlit(&b, ",\"");
+			tr2_buf_adds(&b, skey);
+			tr2_buf_addlit(&b, "\":");
+			tr2_buf_add_json_str(&b, sval);
+		}
+		if (ikey) {
+			tr2_buf_addlit(&b, ",\"");
+			tr2_buf_adds(&b, ikey);
+			tr2_buf_addlit(&b, "\":");
+			tr2_buf_add_i64(&b, ival);
+		}
+		args_end(&b, at);
+	}
+	finish(st, &b, ev->time_us);
+}
+
+/* An instant event with an argv member (and an optional string). */
+static void with_argv(state *st, event_t *ev, const char *name, const char *skey,
+		      const char *sval, const char *const *argv, int id)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (st->base.brief)
+		return;
+	thread_of(st, ev);
+	instant(st, &b, ev, name, NULL);
+	at = args_begin(&b);
+	if (id >= 0)
+		TR2_JSON_INT(&b, "exec_id", id);
+	if (sval) {
+		tr2_buf_addlit(&b, ",\"");
+		tr2_buf_adds(&b, skey);
+		tr2_buf_addlit(&b, "\":");
+		tr2_buf_add_json_str(&b, sval);
+	}
+	TR2_JSON_KEY(&b, "argv");
+	tr2_json_add_argv(&b, argv, 0);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+static void def_param(state *st, event_t *ev)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (st->base.brief)
+		return;
+	thread_of(st, ev);
+	instant(st, &b, ev, "def_param", NULL);
+	at = args_begin(&b);
+	TR2_JSON_STR(&b, "scope", ev->def_param.scope);
+	TR2_JSON_STR(&b, "param", ev->def_param.param);
+	if (ev->def_param.value)
+		TR2_JSON_STR(&b, "value", ev->def_param.value);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+static void def_repo(state *st, event_t *ev)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (st->base.brief)
+		return;
+	thread_of(st, ev);
+	instant(st, &b, ev, "def_repo", NULL);
+	at = args_begin(&b);
+	add_repo(&b, ev->def_repo.repo_id);
+	TR2_JSON_STR(&b, "worktree", ev->def_repo.worktree);
+	args_end(&b, at);
+	finish(st, &b, ev->time_us);
+}
+
+/* ---------------------------------------------------------------- */
+/* The target.                                                         */
+
+static int open_(void *ctx, const struct trace2_target_config *config)
+{
+	state *st = ctx;
+	struct tr2_chrome_thread *t;
+
+	tr2_tgt_open(&st->base, config);
+	st->own_file = st->base.dst && st->base.dst->own_file;
+	st->pid = (long)getpid();
+	st->gen++;
+	st->main_tid = 1;
+	st->process_open = 0;
+	st->closed = 0;
+	for (t = st->threads; t; t = t->next) {
+		t->in_use = 0;
+		t->depth = 0;
+	}
+	pthread_mutex_init(&st->lock, NULL);
+	st->argv0[0] = st->cmd[0] = st->mode[0] = '\0';
+	memset(st->children, 0, sizeof(st->children));
+	if (config->created && config->output)
+		trace2_output_write(config->output, "[\n", 2, NULL);
+	return 0;
+}
+
+static void event(void *ctx, const struct trace2_event *ev)
+{
+	state *st = ctx;
+
+	if (__atomic_load_n(&st->closed, __ATOMIC_ACQUIRE))
+		return;
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+		region_enter(st, ev);
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
+		region_leave(st, ev);
+		break;
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		data(st, ev);
+		break;
+	case TRACE2_EVENT_PRINTF:
+		simple(st, ev, "printf", 0, "msg", ev->printf.msg, NULL, 0);
+		break;
+	case TRACE2_EVENT_VERSION:
+		version(st, ev);
+		break;
+	case TRACE2_EVENT_START:
+		start(st, ev);
+		break;
+	case TRACE2_EVENT_EXIT:
+		simple(st, ev, "exit", 1, NULL, NULL, "code", ev->exit.code);
+		break;
+	case TRACE2_EVENT_SIGNAL:
+		signal_(st, ev);
+		break;
+	case TRACE2_EVENT_ATEXIT:
+		close_all(st, ev, 0, ev->exit.code);
+		break;
+	case TRACE2_EVENT_ERROR:
+		simple(st, ev, "error", 1, "msg", ev->error.msg, NULL, 0);
+		break;
+	case TRACE2_EVENT_CMD_PATH:
+		simple(st, ev, "cmd_path", 0, "path", ev->cmd_path.path, NULL, 0);
+		break;
+	case TRACE2_EVENT_CMD_ANCESTRY:
+		with_argv(st, ev, "cmd_ancestry", NULL, NULL, ev->cmd_ancestry.names, -1);
+		break;
+	case TRACE2_EVENT_CMD_NAME:
+		set_name_part(st, ev, st->cmd, ev->cmd_name.name);
+		break;
+	case TRACE2_EVENT_CMD_MODE:
+		set_name_part(st, ev, st->mode, ev->cmd_mode.name);
+		break;
+	case TRACE2_EVENT_ALIAS:
+		with_argv(st, ev, "alias", "alias", ev->alias.alias, ev->alias.argv, -1);
+		break;
+	case TRACE2_EVENT_CHILD_START:
+		child_start(st, ev);
+		break;
+	case TRACE2_EVENT_CHILD_EXIT:
+	case TRACE2_EVENT_CHILD_READY:
+		child_end(st, ev);
+		break;
+	case TRACE2_EVENT_THREAD_START:
+		thread_of(st, ev);
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+		thread_exit(st, ev);
+		break;
+	case TRACE2_EVENT_EXEC:
+		with_argv(st, ev, "exec", "exe", ev->exec.exe, ev->exec.argv, ev->exec.id);
+		break;
+	case TRACE2_EVENT_EXEC_RESULT:
+		if (!st->base.brief)
+			simple(st, ev, "exec_result", 0, NULL, NULL, "code", ev->exec.code);
+		break;
+	case TRACE2_EVENT_DEF_PARAM:
+		def_param(st, ev);
+		break;
+	case TRACE2_EVENT_DEF_REPO:
+		def_repo(st, ev);
+		break;
+	case TRACE2_EVENT_TIMER:
+	case TRACE2_EVENT_TH_TIMER:
+		timer(st, ev);
+		break;
+	case TRACE2_EVENT_COUNTER:
+	case TRACE2_EVENT_TH_COUNTER:
+		counter(st, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+const struct trace2_target tr2_tgt_chrome = {
+	.abi_version = TRACE2_TARGET_ABI_VERSION,
+	.name = "chrome",
+	.setting = "chrome",
+	.flags = TRACE2_TARGET_WANTS_CREATED,
+	.open = open_,
+	.event = event,
+};

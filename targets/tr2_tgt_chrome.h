@@ -1,0 +1,70 @@
+/*
+ * The CHROME target (GIT_TRACE2_CHROME): the Chrome Trace Event Format,
+ * JSON array form, one event per line (docs/targets.md, "Chrome").
+ * ctx: a struct tr2_tgt_chrome.
+ */
+#ifndef TR2_TGT_CHROME_H
+#define TR2_TGT_CHROME_H
+
+#include <pthread.h>
+
+#include "tr2_tgt.h"
+
+/* Regions open at once on one thread that get slices; deeper ones are
+ * left out, their enter and their leave (docs/targets.md). */
+#define TR2_CHROME_DEPTH 32
+/* Bytes kept of a slice's name and category (cut on a UTF-8 boundary). */
+#define TR2_CHROME_NAME_MAX 80
+#define TR2_CHROME_CAT_MAX 32
+/* Children started and not yet exited whose command line is kept. */
+#define TR2_CHROME_CHILDREN 64
+#define TR2_CHROME_ARGV_MAX 160
+/* The process name's parts (argv[0]'s base name, command, mode). */
+#define TR2_CHROME_PART_MAX 64
+/* Synthetic thread ids of the children's tracks: this plus the child id. */
+#define TR2_CHROME_CHILD_TID 1000000
+
+struct tr2_chrome_slice {
+	char name[TR2_CHROME_NAME_MAX];
+	char cat[TR2_CHROME_CAT_MAX];
+};
+
+/* One traced thread's open slices; threads take one at their first
+ * event and give it back at thread_exit. */
+struct tr2_chrome_thread {
+	struct tr2_chrome_thread *next; /* the list never shrinks */
+	const void *owner;              /* the ctx that handed it out */
+	unsigned gen;                   /* the open() it belongs to */
+	int in_use;                     /* atomic */
+	int tid;
+	size_t depth;                   /* atomic: regions open (may exceed
+					 * TR2_CHROME_DEPTH) */
+	struct tr2_chrome_slice open[TR2_CHROME_DEPTH];
+};
+
+struct tr2_chrome_child {
+	int used;
+	int id;
+	char argv[TR2_CHROME_ARGV_MAX];
+	char child_class[TR2_CHROME_CAT_MAX];
+};
+
+struct tr2_tgt_chrome {
+	struct tr2_tgt_state base;
+	int own_file;        /* a file of its own in a directory: closed with ']' */
+	long pid;
+	unsigned gen;
+	int main_tid;
+	int process_open;    /* atomic: the whole-process slice is open */
+	int closed;          /* atomic: the trace is finished (atexit, signal) */
+	struct tr2_chrome_thread *threads; /* atomic head */
+	pthread_mutex_t lock; /* the process name and the children */
+	char argv0[TR2_CHROME_PART_MAX];
+	char cmd[TR2_CHROME_PART_MAX];
+	char mode[TR2_CHROME_PART_MAX];
+	struct tr2_chrome_child children[TR2_CHROME_CHILDREN];
+};
+
+extern const struct trace2_target tr2_tgt_chrome;
+
+#endif
