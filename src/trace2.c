@@ -601,6 +601,60 @@ void trace2_initialize_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Process events.                                                    */
 
+/* n lowercase hex digits; *zero set if all are 0. */
+static int lower_hex(const char *s, size_t n, int *zero)
+{
+	size_t i;
+
+	*zero = 1;
+	for (i = 0; i < n; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+		*zero &= s[i] == '0';
+	}
+	return 1;
+}
+
+/* A W3C traceparent: "<version>-<trace id>-<parent id>-<flags>", 2, 32, 16
+ * and 2 lowercase hex digits, the ids not all zero; version ff is
+ * invalid, and only a version after 00 may add fields after the flags. */
+static int is_traceparent(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	int zero;
+
+	if (len < 55 || s[2] != '-' || s[35] != '-' || s[52] != '-')
+		return 0;
+	if (!lower_hex(s, 2, &zero) || !strncmp(s, "ff", 2) ||
+	    (len > 55 && (zero || s[55] != '-')))
+		return 0;
+	return lower_hex(s + 3, 32, &zero) && !zero && lower_hex(s + 36, 16, &zero) &&
+	       !zero && lower_hex(s + 53, 2, &zero);
+}
+
+static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_event_kind kind,
+					     const char *file, int line,
+					     const char *category,
+					     const struct repository *repo,
+					     const char *key);
+
+/* The trace the process was started in (a TRACEPARENT in its environment,
+ * as OpenTelemetry carries it to processes), as a data record, so that a
+ * converter can join that trace. */
+static void record_traceparent(const char *file, int line)
+{
+	const char *tp = tr2_sys.getenv("TRACEPARENT");
+	struct tr2_ev ev;
+	struct tr2_tls *tls;
+
+	if (!is_traceparent(tp) ||
+	    !(tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line, "trace2", NULL,
+				  "traceparent")))
+		return;
+	ev.pub.data.value = tp;
+	dispatch(tls, &ev);
+}
+
 void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 {
 	const char **redacted;
@@ -612,6 +666,7 @@ void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 	ev.pub.start.argv = redacted ? redacted : argv;
 	dispatch(tls, &ev);
 	tr2_redact_free_argv(redacted, argv);
+	record_traceparent(file, line);
 }
 
 int trace2_cmd_exit_fl(const char *file, int line, int code)

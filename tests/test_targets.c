@@ -402,6 +402,58 @@ static void start_quotes_arguments(void **state)
 		     "{\"event\":\"start\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"argv\":[\"git\",\"it's\",\"a!b\",\"\",\"hello world\",\"x=y\"]}\n");
 }
 
+/* A W3C TRACEPARENT in the environment is recorded after "start" as a
+ * data record (category trace2, key traceparent); a malformed one is
+ * not. */
+static void traceparent_recorded(void **state)
+{
+	static const char *const good[] = {
+		"TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", NULL
+	};
+	static const char *const later_version[] = {
+		"TRACEPARENT=01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00-more", NULL
+	};
+	static const char *const bad[][2] = {
+		{ "TRACEPARENT=00-00000000000000000000000000000000-b7ad6b7169203331-01", NULL },
+		{ "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", NULL },
+		{ "TRACEPARENT=ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", NULL },
+		{ "TRACEPARENT=00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01", NULL },
+		{ "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-x", NULL },
+		{ "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b716920333", NULL },
+		{ "TRACEPARENT=", NULL },
+	};
+	const char *start_perf = PERF_PREFIX "start        |     |  0.000000 |           |              | git 'it'\\''s' 'a'\\!'b' '' 'hello world' x=y\n";
+	const char *start_event = "{\"event\":\"start\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"argv\":[\"git\",\"it's\",\"a!b\",\"\",\"hello world\",\"x=y\"]}\n";
+	char *perf = t2_xfmt("%s" PERF_PREFIX "data         |     |  0.000000 |  0.000000 | trace2       | traceparent:%s\n",
+			     start_perf, good[0] + 12);
+	char *event = t2_xfmt("%s{\"event\":\"data\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"t_rel\":0.000000,\"nesting\":1,\"category\":\"trace2\",\"key\":\"traceparent\",\"value\":\"%s\"}\n",
+			      start_event, good[0] + 12);
+	struct opts o = BRIEF_RUN;
+	size_t i;
+
+	(void)state;
+	o.env = good;
+	expect_run(&o, sc_start, NULL, "start git 'it'\\''s' 'a'\\!'b' '' 'hello world' x=y\n",
+		   perf, event);
+	free(perf);
+	free(event);
+	o.env = later_version;
+	perf = t2_xfmt("%s" PERF_PREFIX "data         |     |  0.000000 |  0.000000 | trace2       | traceparent:%s\n",
+		       start_perf, later_version[0] + 12);
+	event = t2_xfmt("%s{\"event\":\"data\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"t_rel\":0.000000,\"nesting\":1,\"category\":\"trace2\",\"key\":\"traceparent\",\"value\":\"%s\"}\n",
+			start_event, later_version[0] + 12);
+	expect_run(&o, sc_start, NULL, "start git 'it'\\''s' 'a'\\!'b' '' 'hello world' x=y\n",
+		   perf, event);
+	free(perf);
+	free(event);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.env = bad[i];
+		expect_run(&o, sc_start, NULL,
+			   "start git 'it'\\''s' 'a'\\!'b' '' 'hello world' x=y\n",
+			   start_perf, start_event);
+	}
+}
+
 static void sc_cmd_events(void *arg)
 {
 	const char *ancestry[] = { "bash", "tmux: server", "init", NULL };
@@ -2343,6 +2395,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(start_quotes_arguments),
+		cmocka_unit_test(traceparent_recorded),
 		cmocka_unit_test(region_stack_cannot_grow),
 		cmocka_unit_test(data_json_unterminated),
 		cmocka_unit_test(cmd_events),

@@ -129,6 +129,7 @@ static void child_environment(const char *const *env, const char *home_dir)
 	snprintf(home, sizeof(home), "HOME=%s", home_dir ? home_dir : "/nonexistent");
 	putenv(home);
 	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("TRACEPARENT");
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	apply_env(env);
 }
@@ -368,6 +369,7 @@ int t2_run_clean(t2_scenario_fn *fn, void *arg, const char *const *env)
 	if (pid == 0) {
 		unset_prefixed("GIT_");
 		unsetenv("XDG_CONFIG_HOME");
+		unsetenv("TRACEPARENT");
 		setenv("HOME", "/nonexistent", 1);
 		setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 		apply_env(env);
@@ -541,6 +543,7 @@ static void capture_child(t2_scenario_fn *fn, void *arg, const char *const *env,
 	default_signals();
 	unset_prefixed("GIT_");
 	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("TRACEPARENT");
 	setenv("HOME", "/nonexistent", 1);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	for (; env && *env; env++)
