@@ -917,9 +917,10 @@ static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
  * any.  A child: its parent's child span of its pid (the id is computed
  * from the parent's SID and the pid in the child's own SID, whether or
  * not the parent is in the input).  When the parent is in the input but
- * ran no child of that pid (a shell in between, an exec'd program), the
- * parent's child span open when the child started, else the parent's
- * process span.
+ * ran no child of that pid: a program it exec'd (same pid) goes under
+ * the parent's process span; else (a shell in between) under the
+ * parent's child span open when the child started (the latest started),
+ * else the parent's process span.
  */
 static void resolve_parent(struct otlp *o, struct oproc *op)
 {
@@ -948,6 +949,10 @@ static void resolve_parent(struct otlp *o, struct oproc *op)
 	for (d = parent->done; d; d = d->next)
 		if (op->has_pid && d->has_pid && d->pid == op->pid)
 			return;
+	if (op->has_pid && parent->has_pid && op->pid == parent->pid) {
+		op->sp->parent = parent->sp->id; /* exec'd by its parent */
+		return;
+	}
 	for (d = parent->done; d; d = d->next)
 		if (d->start_ns <= op->sp->start_ns && op->sp->start_ns <= d->end_ns &&
 		    (!best || d->start_ns > best->start_ns))
