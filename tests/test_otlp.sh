@@ -225,6 +225,17 @@ for v in 00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01 \
 	grep -q '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' "$tmp/tpbad.otlp" && bad "traceparent $v was used" || ok
 done
 
+# Times past 2262 do not fit OTLP's signed 64-bit nanoseconds: clamped.
+F=99991231T235959.999999Z-H00000000-P00000001
+{
+	printf '{"event":"version","sid":"%s","thread":"main","time":"9999-12-31T23:59:59.999999Z","evt":"4","exe":"x"}\n' $F
+	printf '{"event":"atexit","sid":"%s","thread":"main","time":"9999-12-31T23:59:59.999999Z","t_abs":0.1,"code":0}\n' $F
+} >"$tmp/future.event"
+convert future "$tmp/future.event"
+check future "$tmp/future.otlp" "$tmp/future.event"
+grep -q '"startTimeUnixNano":"9223372036854775000"' "$tmp/future.otlp" && ok ||
+	bad "future: time not clamped to INT64_MAX"
+
 # --- usage ------------------------------------------------------------------
 "$T2" convert --to otlp --brief "$tmp/tp.event" >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "--brief with otlp is not a usage error"

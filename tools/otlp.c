@@ -406,16 +406,19 @@ struct oproc {
 };
 
 struct otlp {
-	struct t2_reader *reader;
 	struct oproc *procs, **tail;
 	struct otree *trees;
 	unsigned long skipped;
 	FILE *out;
 };
 
+/* Nanoseconds, at most INT64_MAX (OTLP's fixed64 is read as a signed
+ * 64-bit integer by some; that is the year 2262). */
 static uint64_t ns_of(const struct t2_record *rec)
 {
-	return rec->ev.pub.time_us * 1000;
+	uint64_t us = rec->ev.pub.time_us;
+
+	return us > INT64_MAX / 1000 ? INT64_MAX / 1000 * 1000 : us * 1000;
 }
 
 static struct otree *get_tree(struct otlp *o, const char *sid)
@@ -1063,35 +1066,54 @@ static void free_proc(struct oproc *op)
 	free(op);
 }
 
-int otlp_convert(char **paths, int npaths, FILE *out)
+struct otlp *otlp_new(FILE *out)
 {
-	struct otlp o;
-	struct t2_reader r;
+	struct otlp *o = xrealloc(NULL, sizeof(*o));
+
+	memset(o, 0, sizeof(*o));
+	o->tail = &o->procs;
+	o->out = out;
+	return o;
+}
+
+void otlp_record(void *ctx, struct t2_record *rec)
+{
+	on_record(ctx, rec);
+}
+
+int otlp_finish(struct otlp *o)
+{
 	struct oproc *op;
 	struct otree *t;
-	int i, ret = 0;
 
-	memset(&o, 0, sizeof(o));
-	o.tail = &o.procs;
-	o.out = out;
-	t2_reader_init(&r, on_record, bad_line, &o);
-	o.reader = &r;
-	for (i = 0; i < npaths; i++)
-		if (t2_reader_read_path(&r, paths[i]))
-			ret = 1;
-	for (op = o.procs; op; op = op->next)
+	for (op = o->procs; op; op = op->next)
 		finish_proc(op);
-	for (op = o.procs; op; op = op->next)
-		write_proc(&o, op);
-	while ((op = o.procs)) {
-		o.procs = op->next;
+	for (op = o->procs; op; op = op->next)
+		write_proc(o, op);
+	while ((op = o->procs)) {
+		o->procs = op->next;
 		free_proc(op);
 	}
-	while ((t = o.trees)) {
-		o.trees = t->next;
+	while ((t = o->trees)) {
+		o->trees = t->next;
 		free(t->root);
 		free(t);
 	}
+	free(o);
+	return 0;
+}
+
+int otlp_convert(char **paths, int npaths, FILE *out)
+{
+	struct otlp *o = otlp_new(out);
+	struct t2_reader r;
+	int i, ret = 0;
+
+	t2_reader_init(&r, on_record, bad_line, o);
+	for (i = 0; i < npaths; i++)
+		if (t2_reader_read_path(&r, paths[i]))
+			ret = 1;
+	otlp_finish(o);
 	t2_reader_free(&r);
 	if (fflush(out) || ferror(out))
 		ret = 1;
