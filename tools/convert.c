@@ -1,7 +1,8 @@
 /*
  * trace2 convert --to perf|normal [--brief] FILE...: every record read
  * from the event-format files is handed to the library's own perf or
- * normal target, writing to standard output.
+ * normal target, writing to standard output.  --to otlp: OpenTelemetry
+ * traces (otlp.c).
  */
 #include "convert.h"
 
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otlp.h"
 #include "reader.h"
 #include "tr2_dst.h"
 #include "tr2_sysenv.h"
@@ -80,13 +82,20 @@ int cmd_convert(int argc, char **argv)
 	}
 	nfiles = argc - i;
 	if (!to)
-		return usage_error("convert", "--to perf|normal is required");
+		return usage_error("convert", "--to perf|normal|otlp is required");
+	if (!strcmp(to, "otlp")) {
+		if (brief)
+			return usage_error("convert", "--brief is for perf and normal");
+		if (!nfiles)
+			return usage_error("convert", "no input (give FILE, DIR or -)");
+		return otlp_convert(argv + i, nfiles, stdout);
+	}
 	if (!strcmp(to, "perf"))
 		c.target = &tr2_tgt_perf;
 	else if (!strcmp(to, "normal"))
 		c.target = &tr2_tgt_normal;
 	else
-		return usage_error("convert", "unknown format '%s' (perf or normal)", to);
+		return usage_error("convert", "unknown format '%s' (perf, normal or otlp)", to);
 	if (!nfiles)
 		return usage_error("convert", "no input (give FILE, DIR or -)");
 

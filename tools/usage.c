@@ -17,6 +17,7 @@ static const char main_text[] =
 "\n"
 "SYNOPSIS\n"
 "    trace2 convert --to perf|normal [--brief] FILE...\n"
+"    trace2 convert --to otlp FILE...\n"
 "    trace2 validate [--strict] [--quiet] FILE...\n"
 "    trace2 validate [--strict] [--quiet] --listen af_unix:PATH [--count N]\n"
 "    trace2 help [COMMAND]\n"
@@ -34,7 +35,8 @@ static const char main_text[] =
 "        GIT_TRACE2_EVENT=/tmp/status.json git status\n"
 "\n"
 "COMMANDS\n"
-"    convert     the perf or normal target's text of an event log\n"
+"    convert     the perf or normal target's text of an event log, or\n"
+"                OpenTelemetry traces (OTLP/JSON)\n"
 "    validate    check an event log (or a live stream) against the event\n"
 "                format and the collectors' rules\n"
 "    help        show the manual of a command\n"
@@ -46,12 +48,14 @@ static const char main_text[] =
 "    docs/tools.md, docs/event-schema.md, docs/targets.md\n";
 
 static const struct page pages[] = {
-	{ "convert", "trace2 convert --to perf|normal [--brief] FILE...",
+	{ "convert", "trace2 convert --to perf|normal [--brief] FILE... | --to otlp FILE...",
 "NAME\n"
-"    trace2 convert - an event log as the perf or normal target writes it\n"
+"    trace2 convert - an event log as the perf or normal target writes it,\n"
+"    or as OpenTelemetry traces\n"
 "\n"
 "SYNOPSIS\n"
 "    trace2 convert --to perf|normal [--brief] FILE...\n"
+"    trace2 convert --to otlp FILE...\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads every record of the event-format FILEs (a file, a directory\n"
@@ -70,9 +74,19 @@ static const struct page pages[] = {
 "      - bytes that are not UTF-8 (libtrace2 writes U+FFFD), and a\n"
 "        pretty data_json's line breaks.\n"
 "\n"
+"    --to otlp writes OpenTelemetry traces as OTLP/JSON, one TracesData\n"
+"    object per process and line (what the collector's otlpjsonfile\n"
+"    receiver reads): a span per process, per region and per child\n"
+"    process run (child_start to child_exit), the child's process span\n"
+"    under it. Trace and span ids are hashes of the SIDs, so the logs of\n"
+"    one command tree make one trace even when converted apart. A data\n"
+"    record trace2/traceparent with a W3C traceparent value puts the\n"
+"    command tree into that trace, under that span. Spans are held until\n"
+"    the end of the input.\n"
+"\n"
 "OPTIONS\n"
-"    --to perf|normal\n"
-"        the target whose text is written (required).\n"
+"    --to perf|normal|otlp\n"
+"        the output format (required).\n"
 "    --brief\n"
 "        write the brief form (GIT_TRACE2_PERF_BRIEF, GIT_TRACE2_BRIEF):\n"
 "        no time and location columns.\n"
@@ -84,7 +98,8 @@ static const struct page pages[] = {
 "\n"
 "EXAMPLE\n"
 "    GIT_TRACE2_EVENT=/tmp/log.json GIT_TRACE2_EVENT_NESTING=100 git status\n"
-"    trace2 convert --to perf /tmp/log.json\n" },
+"    trace2 convert --to perf /tmp/log.json\n"
+"    trace2 convert --to otlp /tmp/log.json >/tmp/traces.jsonl\n" },
 	{ "validate", "trace2 validate [--strict] [--quiet] FILE... | --listen af_unix:PATH [--count N]",
 "NAME\n"
 "    trace2 validate - check event logs against the event format\n"

@@ -1,11 +1,13 @@
 /*
  * Fuzzer: the trace2 command's event-log reader (tools/json.c,
- * tools/reader.c) and the perf and normal targets fed with what it reads.
+ * tools/reader.c) and the perf and normal targets and the OTLP converter
+ * (tools/otlp.c) fed with what it reads.
  *
  * 1. The input is a log: it is fed to the reader in pieces whose sizes
  *    come from its own first bytes, and every record goes through the
- *    perf and normal targets (writing to /dev/null), as "trace2 convert"
- *    does.  Nothing may crash, leak or read out of bounds.
+ *    perf and normal targets (writing to /dev/null) and the OTLP
+ *    converter, as "trace2 convert" does.  Nothing may crash, leak or
+ *    read out of bounds.
  * 2. Every line is also parsed by the tests' independent strict parser
  *    (tests/support/tjson.c): where tjson accepts an object, the reader
  *    must accept it with the same member names, types and decoded strings;
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "otlp.h"
 #include "reader.h"
 #include "tr2_dst.h"
 #include "tr2_sysenv.h"
@@ -31,6 +34,7 @@
 
 static struct tr2_dst dst;
 static struct tr2_tgt_state perf, normal, perf_brief;
+static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -48,14 +52,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tr2_tgt_normal.open(&normal, &config);
 	config.brief = 1;
 	tr2_tgt_perf.open(&perf_brief, &config);
+	devnull = fopen("/dev/null", "w");
 	return 0;
 }
 
 static void on_record(void *ctx, struct t2_record *rec)
 {
-	(void)ctx;
 	if (!rec->known || !rec->proc || !rec->thread)
 		return;
+	otlp_record(ctx, rec);
 	tr2_tgt_perf.event(&perf, &rec->ev.pub);
 	tr2_tgt_normal.event(&normal, &rec->ev.pub);
 	tr2_tgt_perf.event(&perf_brief, &rec->ev.pub);
@@ -145,8 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *p = (const char *)data, *end = p + size, *nl;
 	size_t off = 0;
 	unsigned step = size ? data[0] % 61 + 1 : 1;
+	struct otlp *o = otlp_new(devnull);
 
-	t2_reader_init(&r, on_record, on_bad, NULL);
+	FZ_CHECK(devnull != NULL);
+	t2_reader_init(&r, on_record, on_bad, o);
 	t2_source_init(&src, "fuzz");
 	while (off < size) {
 		size_t n = size - off < step ? size - off : step;
@@ -156,6 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		step = data[off - 1] % 61 + 1;
 	}
 	t2_source_end(&r, &src);
+	otlp_finish(o);
 	t2_reader_free(&r);
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));

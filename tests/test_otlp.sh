@@ -1,0 +1,282 @@
+#!/bin/sh
+# trace2 convert --to otlp: logs written by the library's programs and by
+# the installed Git (one file, a directory target, child processes),
+# converted to OTLP/JSON and checked by tests/otlp/check_otlp.mjs against
+# the schema of npm @opentelemetry/otlp-transformer 0.57.2 (installed on
+# demand into the build directory from the committed lockfile) and against
+# the logs themselves (span counts, parents, one trace per command tree,
+# the ids of docs/tools.md recomputed).  Without node, npm or the registry
+# the schema checks are skipped with a message; the rest still runs.
+# usage: T2_BIN=build/bin tests/test_otlp.sh
+set -u
+BIN=${T2_BIN:-build/bin}
+T2=$BIN/trace2
+TOOL=$BIN/trace2-tool
+top=$(pwd)
+npmdir=$(cd "$BIN/.." && pwd)/otlp-npm
+tmp=$(mktemp -d)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 skipped=0
+unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
+	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
+	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "test_otlp: FAIL: $*" >&2; }
+
+# --- the schema: npm ci from the committed lockfile, once per build dir ----
+schema=
+install_schema() {
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		echo "test_otlp: SKIP schema checks: node or npm not found (needs node >= 18 and npm" \
+			"to install @opentelemetry/otlp-transformer 0.57.2)"
+		return
+	fi
+	root_js=$npmdir/node_modules/@opentelemetry/otlp-transformer/build/src/generated/root.js
+	if [ ! -f "$root_js" ] || ! cmp -s tests/otlp/package-lock.json "$npmdir/package-lock.json"; then
+		rm -rf "$npmdir"
+		mkdir -p "$npmdir"
+		cp tests/otlp/package.json tests/otlp/package-lock.json "$npmdir/"
+		if ! npm ci --prefix "$npmdir" --no-audit --no-fund --ignore-scripts \
+			>"$tmp/npm.log" 2>&1; then
+			echo "test_otlp: SKIP schema checks: npm ci of @opentelemetry/otlp-transformer" \
+				"0.57.2 failed (registry unreachable?): $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
+			rm -rf "$npmdir"
+			return
+		fi
+	fi
+	[ -f "$root_js" ] && schema=$root_js ||
+		echo "test_otlp: SKIP schema checks: $root_js missing after npm ci"
+}
+install_schema
+
+# convert NAME LOG...: $tmp/NAME.otlp; exit 0 and nothing on stderr
+convert() {
+	name=$1; shift
+	if ! "$T2" convert --to otlp "$@" >"$tmp/$name.otlp" 2>"$tmp/$name.err"; then
+		bad "$name: convert --to otlp failed: $(head -3 "$tmp/$name.err")"
+	elif [ -s "$tmp/$name.err" ]; then
+		bad "$name: convert --to otlp complained: $(head -3 "$tmp/$name.err")"
+	elif [ ! -s "$tmp/$name.otlp" ]; then
+		bad "$name: no output"
+	else
+		ok
+	fi
+}
+
+# check NAME [--traceparent TP] OTLP LOG...: the checker finds 0 problems
+check() {
+	name=$1; shift
+	if [ -z "$schema" ]; then
+		skipped=$((skipped + 1))
+		return
+	fi
+	if node tests/otlp/check_otlp.mjs --schema "$schema" "$@" >"$tmp/check.out" 2>&1; then
+		ok
+	else
+		bad "$name: check_otlp: $(head -10 "$tmp/check.out")"
+	fi
+}
+
+# case NAME [ENV=VALUE...] -- COMMAND...: event log of COMMAND, converted, checked
+case_() {
+	name=$1; shift
+	vars=
+	while [ "$1" != -- ]; do vars="$vars $1"; shift; done
+	shift
+	rm -f "$tmp/$name.event"
+	# shellcheck disable=SC2086
+	env GIT_TRACE2_EVENT="$tmp/$name.event" GIT_TRACE2_EVENT_NESTING=100 $vars "$@" \
+		>/dev/null 2>&1 </dev/null
+	[ -s "$tmp/$name.event" ] || { bad "$name: no event log"; return; }
+	convert "$name" "$tmp/$name.event"
+	check "$name" "$tmp/$name.otlp" "$tmp/$name.event"
+	# one TracesData line per process
+	nsid=$(grep -o '"sid":"[^"]*"' "$tmp/$name.event" | sort -u | wc -l)
+	[ "$(wc -l <"$tmp/$name.otlp")" -eq "$nsid" ] && ok || bad "$name: not one line per process"
+}
+
+# --- the library's programs -------------------------------------------------
+case_ hashsort -- "$BIN/example-hashsort" src/tr2_buf.c src/tr2_sid.c include/trace2.h
+case_ return -- "$TOOL" trace2 001return 0
+case_ exit -- "$TOOL" trace2 002exit 5
+case_ error -- "$TOOL" trace2 003error "hello world" "x'y!z"
+case_ child -- "$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+case_ data -- "$TOOL" trace2 006data cat1 k1 v1 cat2 k2 "a b"
+case_ bug -- "$TOOL" trace2 008bug
+case_ timer -- "$TOOL" trace2 100timer 3 1
+case_ thtimer -- "$TOOL" trace2 101timer 2 1 3
+case_ thcounter -- "$TOOL" trace2 201counter 1 2 3
+case_ redact -- "$TOOL" trace2 300redact_start git clone https://u:pw@example.com/r
+case_ brief GIT_TRACE2_EVENT_BRIEF=1 -- "$TOOL" trace2 004child "$TOOL" trace2 003error oops
+case_ utf8 -- "$TOOL" trace2 300redact_start "$(printf 'caf\303\251-\377')"
+command -v git >/dev/null 2>&1 && case_ exec -- "$TOOL" trace2 005exec version
+
+# What the spans say (grep: the converter's own output, not the checker's).
+grep -q '"status":{"message":"exit code 5","code":2}' "$tmp/exit.otlp" && ok ||
+	bad "exit 5: no ERROR status on the process span"
+grep -q '"status"' "$tmp/return.otlp" && bad "exit 0: a status" || ok
+grep -q '"events":\[{"timeUnixNano":"[0-9]*","name":"error","attributes":\[{"key":"exception.message","value":{"stringValue":"hello world"}}' \
+	"$tmp/error.otlp" && ok || bad "error: no error event on the process span"
+grep -q '"key":"trace2.data.cat2.k2","value":{"stringValue":"a b"}' "$tmp/data.otlp" && ok ||
+	bad "data: no attribute"
+grep -q '"name":"trace2","kind":1,' "$tmp/return.otlp" && ok || bad "return: the span is not named after cmd_name"
+grep -q '"name":"hashsort:hash-file"' "$tmp/hashsort.otlp" && ok || bad "hashsort: no region span name"
+# exactly one root (no parentSpanId) per command tree without traceparent
+for n in child hashsort; do
+	[ "$(grep -o '"traceId":"[0-9a-f]*","spanId":"[0-9a-f]*","name"' "$tmp/$n.otlp" | wc -l)" -eq 1 ] &&
+		ok || bad "$n: not exactly one span without a parent"
+done
+grep -q '"stringValue":"caf\\u00e9-\\ufffd"\|"stringValue":"café-�"' "$tmp/utf8.otlp" && ok ||
+	bad "utf8: an invalid byte is not U+FFFD"
+
+# The checker is not blind: a field the schema lacks, an id in upper case,
+# a number where the mapping wants a string are each reported.
+if [ -n "$schema" ]; then
+	for s in 's/"kind":1,/"kind":1,"flags":1,/' 's/"spanId":"\([0-9a-f]\)/"spanId":"A/' \
+		's/"startTimeUnixNano":"\([0-9]*\)"/"startTimeUnixNano":\1/' 's/"kind":1/"kind":"SPAN_KIND_INTERNAL"/' \
+		's/"parentSpanId":"[0-9a-f]*"/"parentSpanId":"0123456789abcdef"/'; do
+		sed "$s" "$tmp/child.otlp" >"$tmp/broken.otlp"
+		if node tests/otlp/check_otlp.mjs --schema "$schema" "$tmp/broken.otlp" "$tmp/child.event" \
+			>/dev/null 2>&1; then
+			bad "check_otlp accepts a broken file ($s)"
+		else
+			ok
+		fi
+	done
+	# a span too many or too few
+	head -2 "$tmp/child.otlp" >"$tmp/broken.otlp"
+	node tests/otlp/check_otlp.mjs --schema "$schema" "$tmp/broken.otlp" "$tmp/child.event" \
+		>/dev/null 2>&1 && bad "check_otlp accepts a missing process" || ok
+fi
+
+# --- a directory target: files of one tree, converted together or apart -----
+mkdir "$tmp/dir"
+GIT_TRACE2_EVENT="$tmp/dir" "$TOOL" trace2 004child "$TOOL" trace2 004child \
+	"$TOOL" trace2 006data c k v >/dev/null 2>&1
+[ "$(ls "$tmp/dir" | wc -l)" -eq 3 ] && ok || bad "dir: expected three files"
+convert dir "$tmp/dir"
+check dir "$tmp/dir.otlp" "$tmp/dir"
+: >"$tmp/apart.otlp"
+for f in "$tmp/dir"/*; do
+	"$T2" convert --to otlp "$f" >>"$tmp/apart.otlp" 2>/dev/null || bad "dir: $f failed"
+done
+LC_ALL=C sort "$tmp/dir.otlp" >"$tmp/dir.sorted"
+LC_ALL=C sort "$tmp/apart.otlp" >"$tmp/apart.sorted"
+cmp -s "$tmp/dir.sorted" "$tmp/apart.sorted" && ok ||
+	bad "dir: the files converted apart differ from the directory converted at once"
+check apart "$tmp/apart.otlp" "$tmp/dir"
+"$T2" convert --to otlp - <"$tmp/child.event" >"$tmp/stdin.otlp" 2>/dev/null
+cmp -s "$tmp/child.otlp" "$tmp/stdin.otlp" && ok || bad "standard input differs"
+
+# --- W3C traceparent: a hand-written log --------------------------------------
+TP=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+R=20260101T000000.000000Z-H00000000-P00000100
+C=$R/20260101T000000.200000Z-H00000000-P00000101
+ev() { # SID THREAD TIME EVENT [JSON-MEMBERS]
+	printf '{"event":"%s","sid":"%s","thread":"%s","time":"2026-01-01T00:00:%sZ"%s}\n' \
+		"$4" "$1" "$2" "$3" "${5:+,$5}"
+}
+{
+	ev $R main 00.000010 version '"evt":"4","exe":"2.47.0"'
+	ev $R main 00.000020 start '"t_abs":0.000020,"argv":["git","fetch"]'
+	ev $R main 00.000030 data "\"t_abs\":0.000030,\"t_rel\":0.000030,\"nesting\":1,\"category\":\"trace2\",\"key\":\"traceparent\",\"value\":\"$TP\""
+	ev $R main 00.000040 cmd_name '"name":"fetch","hierarchy":"fetch"'
+	ev $R main 00.000050 region_enter '"nesting":1,"category":"fetch","label":"remote"'
+	ev $R main 00.100000 child_start '"child_id":0,"child_class":"transport/ssh","use_shell":false,"argv":["ssh","host","git-upload-pack"]'
+	ev $C main 00.200010 version '"evt":"4","exe":"2.47.0"'
+	ev $C main 00.200020 start '"t_abs":0.000010,"argv":["git","upload-pack","."]'
+	ev $C main 00.200030 data "\"t_abs\":0.000020,\"t_rel\":0.000020,\"nesting\":1,\"category\":\"trace2\",\"key\":\"traceparent\",\"value\":\"$TP\""
+	ev $C main 00.200040 region_enter '"nesting":1,"category":"pack","label":"write"'
+	ev $C main 00.300000 region_leave '"t_rel":0.099960,"nesting":1,"category":"pack","label":"write"'
+	ev $C main 00.300010 exit '"t_abs":0.100000,"code":0'
+	ev $C main 00.300020 atexit '"t_abs":0.100010,"code":0'
+	ev $R main 00.400000 child_exit '"child_id":0,"pid":257,"code":0,"t_rel":0.300000'
+	ev $R main 00.400010 region_leave '"t_rel":0.399960,"nesting":1,"category":"fetch","label":"remote"'
+	ev $R main 00.400020 exit '"t_abs":0.400020,"code":0'
+	ev $R main 00.400030 atexit '"t_abs":0.400030,"code":0'
+} >"$tmp/tp.event"
+convert tp "$tmp/tp.event"
+check tp --traceparent "$TP" "$tmp/tp.otlp" "$tmp/tp.event"
+[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/tp.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
+	ok || bad "traceparent: not every span in the caller's trace"
+grep -q '"spanId":"[0-9a-f]*","parentSpanId":"00f067aa0ba902b7","name":"fetch"' "$tmp/tp.otlp" && ok ||
+	bad "traceparent: the root process span is not under the caller's span"
+# The ids of docs/tools.md, computed by hand here: FNV-1a 64 of the SID;
+# the child's parent, of "<parent SID>\nchild\n00000101".
+grep -q "\"spanId\":\"$(printf '%s' "$R" | python3 -c 'import sys
+h=0xcbf29ce484222325
+for b in sys.stdin.buffer.read(): h=((h^b)*0x100000001b3)%2**64
+print("%016x"%h)' 2>/dev/null)\",\"parentSpanId\":\"00f067aa0ba902b7\"" "$tmp/tp.otlp" && ok ||
+	{ command -v python3 >/dev/null && bad "traceparent: root span id is not FNV-1a 64 of its SID"; }
+# The child converted alone still joins the caller's trace and its parent.
+grep "\"sid\":\"$C\"" "$tmp/tp.event" >"$tmp/tpchild.event"
+convert tpchild "$tmp/tpchild.event"
+grep "$C" "$tmp/tp.otlp" | grep '"trace2.span","value":{"stringValue":"process"}' >"$tmp/tpchild.exp"
+cmp -s "$tmp/tpchild.exp" "$tmp/tpchild.otlp" && ok ||
+	bad "traceparent: the child converted alone differs"
+# Not a valid traceparent (upper case, version ff, zero ids): ignored.
+for v in 00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01 \
+	ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 \
+	00-00000000000000000000000000000000-00f067aa0ba902b7-01 00-4bf92f35-00f067aa0ba902b7-01; do
+	sed "s/$TP/$v/" "$tmp/tp.event" >"$tmp/tpbad.event"
+	convert tpbad "$tmp/tpbad.event"
+	check "tpbad $v" "$tmp/tpbad.otlp" "$tmp/tpbad.event"
+	grep -q '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' "$tmp/tpbad.otlp" && bad "traceparent $v was used" || ok
+done
+
+# Times past 2262 do not fit OTLP's signed 64-bit nanoseconds: clamped.
+F=99991231T235959.999999Z-H00000000-P00000001
+{
+	printf '{"event":"version","sid":"%s","thread":"main","time":"9999-12-31T23:59:59.999999Z","evt":"4","exe":"x"}\n' $F
+	printf '{"event":"atexit","sid":"%s","thread":"main","time":"9999-12-31T23:59:59.999999Z","t_abs":0.1,"code":0}\n' $F
+} >"$tmp/future.event"
+convert future "$tmp/future.event"
+check future "$tmp/future.otlp" "$tmp/future.event"
+grep -q '"startTimeUnixNano":"9223372036854775000"' "$tmp/future.otlp" && ok ||
+	bad "future: time not clamped to INT64_MAX"
+
+# --- usage ------------------------------------------------------------------
+"$T2" convert --to otlp --brief "$tmp/tp.event" >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--brief with otlp is not a usage error"
+"$T2" convert --to otlp >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "no input is not a usage error"
+"$T2" convert --to otlp "$tmp/nonexistent" >/dev/null 2>&1
+[ $? -eq 1 ] && ok || bad "a missing input is not exit status 1"
+
+# --- the installed Git --------------------------------------------------------
+if command -v git >/dev/null 2>&1; then
+	g=$tmp/git
+	mkdir "$g"
+	(
+		cd "$g" && git init -q src && cd src && echo a >a && git add a &&
+		git -c user.name=t -c user.email=t@t commit -q -m one &&
+		git -c user.name=t -c user.email=t@t commit -q --allow-empty -m two
+	) >/dev/null 2>&1
+	case_ gitstatus -- git -C "$g/src" status
+	# a local clone: children (upload-pack through a shell), all in one file
+	case_ gitclone -- git clone -q "$g/src" "$g/clone"
+	grep -q '"sid":"[^"]*/' "$tmp/gitclone.event" && ok || bad "git clone: no child process"
+	# status, log and a clone in one file: three trees, three traces
+	rm -rf "$g/clone"
+	rm -f "$tmp/git3.event"
+	for c in "-C $g/src status" "-C $g/src log --oneline" "clone -q $g/src $g/clone"; do
+		# shellcheck disable=SC2086
+		GIT_TRACE2_EVENT="$tmp/git3.event" git $c >/dev/null 2>&1
+	done
+	convert git3 "$tmp/git3.event"
+	check git3 "$tmp/git3.otlp" "$tmp/git3.event"
+	# a directory target: one file per process of the clone
+	rm -rf "$g/clone"
+	mkdir "$tmp/gitdir"
+	GIT_TRACE2_EVENT="$tmp/gitdir" git clone -q "$g/src" "$g/clone" >/dev/null 2>&1
+	[ "$(ls "$tmp/gitdir" | wc -l)" -ge 2 ] && ok || bad "git dir: expected several files"
+	convert gitdir "$tmp/gitdir"
+	check gitdir "$tmp/gitdir.otlp" "$tmp/gitdir"
+else
+	echo "test_otlp: SKIP Git logs: git not found"
+fi
+
+[ "$skipped" -gt 0 ] && echo "test_otlp: $skipped schema checks skipped"
+echo "test_otlp: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
