@@ -225,6 +225,16 @@ for v in 00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01 \
 	grep -q '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' "$tmp/tpbad.otlp" && bad "traceparent $v was used" || ok
 done
 
+# The library records TRACEPARENT from the environment; that run joins
+# the caller's trace, its process span under the caller's span.
+TRACEPARENT=$TP GIT_TRACE2_EVENT="$tmp/tplib.event" "$BIN/example-hashsort" src/tr2_buf.c >/dev/null
+convert tplib "$tmp/tplib.event"
+check tplib --traceparent "$TP" "$tmp/tplib.otlp" "$tmp/tplib.event"
+[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/tplib.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
+	ok || bad "library traceparent: not every span in the caller's trace"
+grep -q '"parentSpanId":"00f067aa0ba902b7","name":"hashsort"' "$tmp/tplib.otlp" && ok ||
+	bad "library traceparent: the process span is not under the caller's span"
+
 # Times past 2262 do not fit OTLP's signed 64-bit nanoseconds: clamped.
 F=99991231T235959.999999Z-H00000000-P00000001
 {
