@@ -186,6 +186,10 @@ same "standard input" "$tmp/hand.out" "$tmp/stdin.out"
 "$T2" summary --top x "$log" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--top x: not status 2"
 "$T2" summary "$tmp/missing" >/dev/null 2>&1; [ $? = 1 ] && ok || bad "missing file: not status 1"
 "$T2" help summary | grep -q 'trace2 summary' && ok || bad "help summary"
+if [ -w /dev/full ]; then
+	"$T2" summary "$log" >/dev/full 2>"$tmp/full.err"
+	[ $? = 1 ] && grep -q 'standard output' "$tmp/full.err" && ok || bad "/dev/full: not status 1"
+fi
 
 # A malformed line is reported and skipped; the numbers stay.
 { cat "$log"; echo '{"event":"region_leave",'; } >"$tmp/broken.event"

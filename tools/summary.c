@@ -18,6 +18,7 @@
  */
 #include "summary.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -961,7 +962,9 @@ int cmd_summary(int argc, char **argv)
 	free(s.timers.slot);
 	free(s.counters.slot);
 	t2_reader_free(&r);
-	if (fflush(f) || ferror(f))
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "trace2: standard output: %s\n", strerror(errno));
 		ret = 1;
+	}
 	return ret;
 }
