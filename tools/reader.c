@@ -46,7 +46,8 @@ static char *json_escaped(const char *s, size_t n, size_t *out_len)
 
 enum trace2_event_kind t2_event_kind(const char *name)
 {
-	/* every line asks: the last answer first, then by first letter */
+	/* every line asks: the last answer first (the command is one
+	 * thread), then by first letter */
 	static enum trace2_event_kind last;
 	const char *n;
 	int k;
