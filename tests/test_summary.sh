@@ -236,6 +236,24 @@ else
 	echo "test_summary: python3 missing: --json checks skipped" >&2
 fi
 
+# --- odd logs ---------------------------------------------------------------
+# The validator's corpus and the reader fuzzer's seeds (broken SIDs, bad
+# UTF-8, missing keys, cut lines...): status 0, and --json stays JSON.
+n=0
+for f in tests/validate/*.json tests/fuzz/corpus/event_reader/*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	"$T2" summary "$f" >/dev/null 2>&1; rc=$?
+	[ $rc = 0 ] || bad "$f: status $rc"
+	"$T2" summary --json "$f" >"$tmp/odd.json" 2>/dev/null; rc=$?
+	[ $rc = 0 ] || bad "$f: --json status $rc"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/odd.json" ||
+			bad "$f: --json is not JSON"
+	fi
+done
+[ $n -gt 20 ] && ok || bad "odd logs: only $n found"
+
 # --- real logs ------------------------------------------------------------
 # nested_ok FILE: every process line below a root is indented under a
 # process whose SID is its SID's parent part; prints how many are nested.
