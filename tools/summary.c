@@ -265,8 +265,9 @@ struct sproc {
 	uint64_t exit_abs, atexit_abs, signal_abs;
 };
 
-struct summary {
+struct t2_summary {
 	struct t2_reader *reader;
+	int quiet;                    /* no messages on stderr */
 	struct table regions, timers, counters;
 	unsigned long nproc;
 	unsigned long open_regions;   /* never left: not counted */
@@ -280,7 +281,7 @@ static void set_str(char **dst, const char *s)
 	*dst = xstrdup_or_null(s);
 }
 
-static void region_enter(struct summary *s, struct sthread *t, const struct trace2_event *ev)
+static void region_enter(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev)
 {
 	struct frame *f;
 
@@ -300,7 +301,7 @@ static void region_enter(struct summary *s, struct sthread *t, const struct trac
 	f->child_us = 0;
 }
 
-static void region_leave(struct summary *s, struct sthread *t, const struct trace2_event *ev)
+static void region_leave(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev)
 {
 	size_t i = t->n;
 	struct rkey *k;
@@ -334,17 +335,18 @@ static void region_leave(struct summary *s, struct sthread *t, const struct trac
 static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
 		     int ignored, int no_newline)
 {
-	struct summary *s = ctx;
+	struct t2_summary *s = ctx;
 
 	(void)ignored;
 	s->skipped++;
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
+	if (!s->quiet)
+		fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
 		no_newline ? " (last line, no newline)" : "");
 }
 
 static void record(void *ctx, struct t2_record *rec)
 {
-	struct summary *s = ctx;
+	struct t2_summary *s = ctx;
 	const struct trace2_event *ev = &rec->ev.pub;
 	struct sproc *p;
 	struct sthread *t = NULL;
@@ -355,7 +357,8 @@ static void record(void *ctx, struct t2_record *rec)
 		return;
 	if (!rec->proc || !rec->thread) {
 		s->skipped++;
-		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
+		if (!s->quiet)
+			fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
 			rec->proc ? "\"thread\"" : "\"sid\"");
 		return;
 	}
@@ -560,7 +563,7 @@ static long find_sid(struct t2_process **by_sid, size_t n, const char *sid, size
 	return -1;
 }
 
-static void build_tree(struct summary *s, struct tree *t)
+static void build_tree(struct t2_summary *s, struct tree *t)
 {
 	struct t2_process **by_sid;
 	size_t i;
@@ -714,7 +717,7 @@ static void put_name(FILE *f, const char *a, const char *b)
 	fprintf(f, "%s/%s\n", a ? a : "", b ? b : "");
 }
 
-static void print_regions(FILE *f, int json, struct summary *s, long top)
+static void print_regions(FILE *f, int json, struct t2_summary *s, long top)
 {
 	struct rkey **v = (struct rkey **)table_items(&s->regions);
 	size_t all = s->regions.n, n = 0, shown, i;
@@ -869,7 +872,7 @@ static void print_metrics(FILE *f, int json, struct table *t, int timers)
 /* Count the regions still open at the end; free the threads' stacks. */
 static void finish_process(void *ctx, struct t2_process *p)
 {
-	struct summary *s = ctx;
+	struct t2_summary *s = ctx;
 	struct t2_thread *t;
 
 	for (t = p->threads; t; t = t->next) {
@@ -897,17 +900,58 @@ static void free_names(void *ctx, struct t2_process *p)
 	}
 }
 
+struct t2_summary *t2_summary_new(struct t2_reader *r, int quiet)
+{
+	struct t2_summary *s = xcalloc(1, sizeof(*s));
+
+	h_init();
+	table_init(&s->regions);
+	table_init(&s->timers);
+	table_init(&s->counters);
+	s->quiet = quiet;
+	t2_reader_init(r, record, bad_line, s);
+	s->reader = r;
+	return s;
+}
+
+int t2_summary_write(struct t2_summary *s, FILE *f, int json, long top)
+{
+	struct t2_reader *r = s->reader;
+	struct tree tree;
+
+	t2_reader_each_process(r, finish_process, s);
+	build_tree(s, &tree);
+	if (json) {
+		fputs("{\"processes\":[", f);
+		print_tree(f, 1, &tree);
+		fputs("],", f);
+	} else {
+		fprintf(f, "processes: %zu (%zu root%s)\n", tree.n, tree.nroots,
+			tree.nroots == 1 ? "" : "s");
+		print_tree(f, 0, &tree);
+	}
+	free_tree(&tree);
+	t2_reader_each_process(r, free_names, NULL);
+	print_regions(f, json, s, top);
+	print_metrics(f, json, &s->timers, 1);
+	print_metrics(f, json, &s->counters, 0);
+	if (json)
+		fputs("}\n", f);
+	free(s->regions.slot);
+	free(s->timers.slot);
+	free(s->counters.slot);
+	free(s);
+	return fflush(f) || ferror(f) ? -1 : 0;
+}
+
 int cmd_summary(int argc, char **argv)
 {
-	struct summary s;
+	struct t2_summary *s;
 	struct t2_reader r;
-	struct tree tree;
-	FILE *f = stdout;
 	long top = -1;
 	int json = 0, i, ret = 0;
 	char *end;
 
-	memset(&s, 0, sizeof(s));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
@@ -930,41 +974,14 @@ int cmd_summary(int argc, char **argv)
 	if (i >= argc)
 		return usage_error("summary", "no input (give FILE, DIR or -)");
 
-	h_init();
-	table_init(&s.regions);
-	table_init(&s.timers);
-	table_init(&s.counters);
-	t2_reader_init(&r, record, bad_line, &s);
-	s.reader = &r;
+	s = t2_summary_new(&r, 0);
 	for (; i < argc; i++)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
-	t2_reader_each_process(&r, finish_process, &s);
-
-	build_tree(&s, &tree);
-	if (json) {
-		fputs("{\"processes\":[", f);
-		print_tree(f, 1, &tree);
-		fputs("],", f);
-	} else {
-		fprintf(f, "processes: %zu (%zu root%s)\n", tree.n, tree.nroots,
-			tree.nroots == 1 ? "" : "s");
-		print_tree(f, 0, &tree);
-	}
-	free_tree(&tree);
-	t2_reader_each_process(&r, free_names, NULL);
-	print_regions(f, json, &s, top);
-	print_metrics(f, json, &s.timers, 1);
-	print_metrics(f, json, &s.counters, 0);
-	if (json)
-		fputs("}\n", f);
-	free(s.regions.slot);
-	free(s.timers.slot);
-	free(s.counters.slot);
-	t2_reader_free(&r);
-	if (fflush(f) || ferror(f)) {
+	if (t2_summary_write(s, stdout, json, top)) {
 		fprintf(stderr, "trace2: standard output: %s\n", strerror(errno));
 		ret = 1;
 	}
+	t2_reader_free(&r);
 	return ret;
 }
