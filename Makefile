@@ -6,6 +6,8 @@
 #   make check      install test dependencies if missing, run every test:
 #                   plain (gcc), ASan+UBSan, TSan (threaded tests), clang build
 #   make bench      run the benchmarks in tests/bench/
+#   make bench-tool the trace2 command's speed and memory on generated
+#                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
@@ -40,6 +42,7 @@ STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
 .PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
+	bench-tool \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang
 
@@ -163,6 +166,11 @@ bench-valgrind: all
 
 bench-startup: all
 	$(MAKE) -C tests/bench startup BUILD=$(abspath $(BUILD))
+
+# Sizes in MiB: make bench-tool TOOL_BENCH_SIZES="100 1024"
+TOOL_BENCH_SIZES ?= 100 1024
+bench-tool: all
+	BUILD=$(BUILD) tests/bench/tool_speed.sh $(TOOL_BENCH_SIZES)
 
 install: lib $(BUILD)/bin/trace2
 	install -d $(DESTDIR)$(PREFIX)/include/trace2 $(DESTDIR)$(PREFIX)/lib/pkgconfig \

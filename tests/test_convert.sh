@@ -154,6 +154,23 @@ n=$(wc -l <"$tmp/broken.event")
 grep -q "broken.event:$((n + 1)): .*no newline" "$tmp/broken.err" && ok ||
 	bad "broken: the cut last line not reported"
 
+# A failing standard output: status 1, said once. Output is written in
+# 64 KiB pieces: a small log fails at the end, a long one on the way.
+if [ -w /dev/full ]; then
+	for f in return hashsort; do
+		"$T2" convert --to perf "$tmp/$f.event" >/dev/full 2>"$tmp/full.err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(grep -c 'standard output' "$tmp/full.err")" = 1 ] && ok ||
+			bad "$f to /dev/full: status $rc, $(cat "$tmp/full.err")"
+	done
+	i=0
+	while [ $i -lt 40 ]; do cat "$tmp/hashsort.event"; i=$((i + 1)); done >"$tmp/long.event"
+	"$T2" convert --to perf "$tmp/long.event" >/dev/full 2>"$tmp/full.err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(grep -c 'standard output' "$tmp/full.err")" = 1 ] && ok ||
+		bad "long log to /dev/full: status $rc, $(cat "$tmp/full.err")"
+fi
+
 # --- real Git logs ----------------------------------------------------------
 if command -v git >/dev/null 2>&1; then
 	g="$tmp/git"

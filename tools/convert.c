@@ -6,6 +6,7 @@
  */
 #include "convert.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,71 @@
 #include "otlp.h"
 #include "reader.h"
 #include "tr2_dst.h"
+#include "tr2_sys.h"
 #include "tr2_sysenv.h"
 #include "tr2_tgt.h"
 #include "tr2_tgt_normal.h"
 #include "tr2_tgt_perf.h"
 #include "usage.h"
+
+/*
+ * Standard output, buffered: the targets write one record at a time (a
+ * write() each, and for a pipe or terminal signals held around it, as a
+ * traced program must); the converter is one thread that owns its
+ * output, so it collects records and writes them 64 KiB at a time.  The
+ * destination is made a plain file's, whose writes go through tr2_sys.
+ */
+static char out_buf[65536];
+static size_t out_len;
+static ssize_t (*real_write)(int fd, const void *buf, size_t n);
+
+static int out_write_all(const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = real_write(1, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int out_errno; /* the first failure */
+
+static int out_flush(void)
+{
+	int r = out_write_all(out_buf, out_len);
+
+	if (r && !out_errno)
+		out_errno = errno;
+	out_len = 0;
+	return r;
+}
+
+static ssize_t out_write(int fd, const void *buf, size_t n)
+{
+	if (fd != 1)
+		return real_write(fd, buf, n);
+	if (out_len + n > sizeof(out_buf) && out_flush())
+		return -1;
+	if (n > sizeof(out_buf)) {
+		if (!out_write_all(buf, n))
+			return (ssize_t)n;
+		if (!out_errno)
+			out_errno = errno;
+		return -1;
+	}
+	memcpy(out_buf + out_len, buf, n);
+	out_len += n;
+	return (ssize_t)n;
+}
 
 struct convert {
 	const struct trace2_target *target;
@@ -101,6 +162,9 @@ int cmd_convert(int argc, char **argv)
 
 	tr2_dst_init(&dst, c.target == &tr2_tgt_perf ? TR2_SYSENV_PERF : TR2_SYSENV_NORMAL);
 	tr2_dst_attach_fd(&dst, 1);
+	dst.kind = TR2_DST_FILE; /* plain write()s, into out_buf */
+	real_write = tr2_sys.write;
+	tr2_sys.write = out_write;
 	config.output = tr2_output_of(&dst);
 	config.brief = brief;
 	config.created = 1;
@@ -112,6 +176,13 @@ int cmd_convert(int argc, char **argv)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
 	t2_reader_free(&r);
+	if (tr2_dst_is_on(&dst))
+		out_flush();
+	tr2_sys.write = real_write;
+	if (out_errno) {
+		fprintf(stderr, "trace2: standard output: %s\n", strerror(out_errno));
+		ret = 1;
+	}
 	if (!tr2_dst_is_on(&dst))
 		ret = 1;
 	return ret;

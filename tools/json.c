@@ -103,6 +103,12 @@ static char *put_utf8(char *q, unsigned long cp)
 	return q;
 }
 
+/* A byte a string copies as it is: printable ASCII but '"' and '\\'. */
+static inline int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 /* A string at ps->p (the opening quote); decoded into the arena. */
 static int parse_string(struct parser *ps, struct jval *v)
 {
@@ -113,7 +119,16 @@ static int parse_string(struct parser *ps, struct jval *v)
 	v->bad_utf8 = v->has_nul = v->lone_surrogate = 0;
 	for (;;) {
 		unsigned char c;
+		const char *run = ps->p;
 
+		/* a run of plain ASCII (most of a line) in one copy */
+		while (run < ps->end && plain((unsigned char)*run))
+			run++;
+		if (run > ps->p) {
+			memcpy(q, ps->p, (size_t)(run - ps->p));
+			q += run - ps->p;
+			ps->p = run;
+		}
 		if (ps->p >= ps->end)
 			return fail(ps, "unterminated string");
 		c = (unsigned char)*ps->p;
@@ -458,9 +473,15 @@ const struct jval *jobj_get(const struct jobj *o, const char *key)
 {
 	size_t i = o->n;
 
-	while (i--)
-		if (!strcmp(o->m[i].key, key))
+	while (i--) {
+		const char *a = o->m[i].key, *b = key;
+
+		/* inline: most keys differ in their first bytes */
+		while (*a && *a == *b)
+			a++, b++;
+		if (*a == *b)
 			return &o->m[i].v;
+	}
 	return NULL;
 }
 

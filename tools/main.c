@@ -1,12 +1,13 @@
 /*
  * trace2: the command-line tool for Trace2 event logs.  One file per
- * subcommand (convert.c, validate.c); the reader (reader.c, json.c) is
+ * subcommand (convert.c, summary.c, validate.c); the reader (reader.c, json.c) is
  * what they share.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "convert.h"
+#include "summary.h"
 #include "usage.h"
 #include "validate.h"
 
@@ -24,6 +25,8 @@ int main(int argc, char **argv)
 		return usage_show(argc > 2 ? argv[2] : NULL, 0);
 	if (!strcmp(cmd, "convert"))
 		return cmd_convert(argc - 1, argv + 1);
+	if (!strcmp(cmd, "summary"))
+		return cmd_summary(argc - 1, argv + 1);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc - 1, argv + 1);
 	fprintf(stderr, "trace2: unknown command '%s' (see trace2 --help)\n", cmd);

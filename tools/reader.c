@@ -46,11 +46,19 @@ static char *json_escaped(const char *s, size_t n, size_t *out_len)
 
 enum trace2_event_kind t2_event_kind(const char *name)
 {
+	/* every line asks: the last answer first (the command is one
+	 * thread), then by first letter */
+	static enum trace2_event_kind last;
+	const char *n;
 	int k;
 
-	for (k = 1; k < TRACE2_EVENT_KIND_MAX; k++)
-		if (!strcmp(name, trace2_event_name((enum trace2_event_kind)k)))
-			return (enum trace2_event_kind)k;
+	if (last && !strcmp(name, trace2_event_name(last)))
+		return last;
+	for (k = 1; k < TRACE2_EVENT_KIND_MAX; k++) {
+		n = trace2_event_name((enum trace2_event_kind)k);
+		if (n[0] == name[0] && !strcmp(name, n))
+			return last = (enum trace2_event_kind)k;
+	}
 	return (enum trace2_event_kind)0;
 }
 

@@ -13,6 +13,9 @@
  *    must accept it with the same member names, types and decoded strings;
  *    where the reader accepts a line without bytes that are not UTF-8,
  *    lone surrogates or deep nesting, tjson must accept it too.
+ * 3. The log is read once more into "trace2 summary" (tools/summary.c),
+ *    whose text or JSON form (the first byte says which) goes to
+ *    /dev/null.
  */
 #include "fuzz.h"
 #include "tjson.h"
@@ -26,6 +29,7 @@
 #include "json.h"
 #include "otlp.h"
 #include "reader.h"
+#include "summary.h"
 #include "tr2_dst.h"
 #include "tr2_sysenv.h"
 #include "tr2_tgt.h"
@@ -165,6 +169,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t2_source_end(&r, &src);
 	otlp_finish(o);
 	t2_reader_free(&r);
+
+	if (devnull) {
+		struct t2_summary *s = t2_summary_new(&r, 1);
+
+		t2_source_init(&src, "fuzz");
+		t2_source_feed(&r, &src, p, size);
+		t2_source_end(&r, &src);
+		FZ_CHECK(!t2_summary_write(s, devnull, size && (data[0] & 0x40),
+					   size > 1 ? (long)(data[1] % 4) - 1 : -1));
+		t2_reader_free(&r);
+	}
+
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)

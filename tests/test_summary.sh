@@ -1,0 +1,308 @@
+#!/bin/sh
+# trace2 summary: a hand-written event log with known region times (nested
+# regions for self time, a region repeated 100 times with known durations
+# for the quantiles, processes with parent/child SIDs, timers and
+# counters) must summarize to exactly the numbers computed here by hand
+# (median and p95 within the documented 1 %), as text and as --json.
+# Real logs (the library's example program, Git with a local clone and
+# its child processes) summarize without a complaint, children under
+# their parent.
+# usage: T2_BIN=build/bin tests/test_summary.sh
+set -u
+BIN=${T2_BIN:-build/bin}
+T2=$BIN/trace2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
+	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
+	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "test_summary: FAIL: $*" >&2; }
+
+# same NAME EXPECTED GOT
+same() {
+	if cmp -s "$2" "$3"; then ok; else bad "$1"; diff "$2" "$3" | head -20 >&2; fi
+}
+
+# --- the hand-written log ----------------------------------------------------
+log=$tmp/hand.event
+# ev SID THREAD EVENT [EXTRA JSON MEMBERS]
+ev() {
+	printf '{"event":"%s","sid":"%s","thread":"%s"%s}\n' "$3" "$1" "$2" "${4:+,$4}" >>"$log"
+}
+secs() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
+enter() { ev "$1" "$2" region_enter "\"category\":\"$3\",\"label\":\"$4\""; }
+leave() { ev "$1" "$2" region_leave "\"t_rel\":$(secs "$5"),\"category\":\"$3\",\"label\":\"$4\""; }
+
+: >"$log"
+# A (root): clone, mode m1; nested regions on main, one on a thread.
+ev A main version '"evt":"4","exe":"2.47.0"'
+ev A main start '"t_abs":0.000100,"argv":["/usr/bin/git","clone","x"]'
+ev A main cmd_name '"name":"clone","hierarchy":"clone"'
+ev A main cmd_mode '"name":"m1"'
+leave A main t lonely 5000              # a leave without its enter: skipped
+enter A main t outer
+enter A main t inner
+enter A main t deep
+leave A main t deep 100000
+leave A main t inner 300000
+# B, A's child, starts while A's regions are open
+ev A/B main version '"evt":"4","exe":"2.47.0"'
+ev A/B main start '"t_abs":0.000050,"argv":["/usr/bin/git","index-pack"]'
+ev A/B main cmd_name '"name":"index-pack","hierarchy":"clone/index-pack"'
+enter A main t inner
+leave A main t inner 200000
+leave A main t outer 1000000
+ev A th01:w thread_start '"t_abs":1.0'
+enter A th01:w t outer
+leave A th01:w t outer 500000
+ev A th01:w thread_exit '"t_abs":1.6,"t_rel":0.6'
+# 100 regions rep/x of 1, 2, ... 100 ms in B
+k=1
+while [ $k -le 100 ]; do
+	enter A/B main rep x
+	leave A/B main rep x $((k * 1000))
+	k=$((k + 1))
+done
+ev A/B main timer '"category":"tm","name":"t1","intervals":2,"t_total":0.250000,"t_min":0.050000,"t_max":0.200000'
+ev A/B main counter '"category":"cn","name":"c1","count":5'
+ev A/B main exit '"t_abs":0.700000,"code":3'
+ev A/B main atexit '"t_abs":0.750000,"code":3'
+# C, B's child, never exits; 100 regions rep/small of 1..100 us
+ev A/B/C main version '"evt":"4","exe":"2.47.0"'
+ev A/B/C main start '"t_abs":0.000010,"argv":["/usr/lib/git-core/grand","-v"]'
+k=1
+while [ $k -le 100 ]; do
+	enter A/B/C main rep small
+	leave A/B/C main rep small $k
+	k=$((k + 1))
+done
+ev A/B/C main data '"t_abs":0.300000,"t_rel":0.3,"nesting":1,"category":"c","key":"k","value":"v"'
+# X/Y: its parent is not in the input, so a root
+ev X/Y main version '"evt":"4","exe":"2.47.0"'
+ev X/Y main start '"t_abs":0.000010,"argv":["prog"]'
+ev X/Y main atexit '"t_abs":0.125000,"code":0'
+# A's end: process timers and counters, thread ones (not summed)
+ev A main th_timer '"category":"tm","name":"t1","intervals":99,"t_total":9.0,"t_min":9.0,"t_max":9.0'
+ev A main th_counter '"category":"cn","name":"c1","count":99'
+ev A main timer '"category":"tm","name":"t1","intervals":3,"t_total":0.500000,"t_min":0.100000,"t_max":0.300000'
+ev A main counter '"category":"cn","name":"c1","count":7'
+ev A main counter '"category":"cn","name":"c2","count":1'
+ev A main exit '"t_abs":2.500000,"code":0'
+ev A main atexit '"t_abs":2.600000,"code":0'
+# D (root) with a child killed by a signal, a region never left
+ev D main version '"evt":"4","exe":"2.47.0"'
+ev D main start '"t_abs":0.000010,"argv":["d"]'
+enter D main t open
+ev D/E main version '"evt":"4","exe":"2.47.0"'
+ev D/E main start '"t_abs":0.000010,"argv":["e"]'
+ev D/E main signal '"t_abs":0.400000,"signo":9'
+ev D main atexit '"t_abs":1.000000,"code":1'
+
+"$T2" summary "$log" >"$tmp/hand.out" 2>"$tmp/hand.err"
+rc=$?
+[ $rc = 0 ] && ok || bad "hand: exit status $rc"
+[ -s "$tmp/hand.err" ] && bad "hand: complained: $(head -3 "$tmp/hand.err")" || ok
+
+# The process tree, exactly.
+cat >"$tmp/tree.exp" <<'EOF'
+processes: 6 (3 roots)
+  clone  mode=m1  exit=0  elapsed=2.600000  sid=A
+    index-pack  mode=-  exit=3  elapsed=0.750000  sid=A/B
+      grand  mode=-  exit=-  elapsed=0.300000  sid=A/B/C
+  prog  mode=-  exit=0  elapsed=0.125000  sid=X/Y
+  d  mode=-  exit=1  elapsed=1.000000  sid=D
+    e  mode=-  exit=-  signal=9  elapsed=0.400000  sid=D/E
+EOF
+sed -n '1,/^regions:/p' "$tmp/hand.out" | sed '$d' >"$tmp/tree.got"
+same "hand: process tree" "$tmp/tree.exp" "$tmp/tree.got"
+
+# Regions: exact rows but for the quantiles (Q) at or above 1.024 ms,
+# sorted by total. outer: 1.0 + 0.5; self 1.0 - (0.3 + 0.2) + 0.5. inner:
+# 0.3 + 0.2; self 0.3 - 0.1 + 0.2. rep/x: 1..100 ms, sum 5.05 s,
+# nearest-rank median (50th) 50 ms, p95 (95th) 95 ms. rep/small: 1..100
+# us, exact (below 1.024 ms). deep: one value, so min = max = quantiles.
+# t/open was never left: not there.
+cat >"$tmp/regions.exp" <<'EOF'
+rep/x 100 5.050000 5.050000 0.001000 Q Q 0.100000
+t/outer 2 1.500000 1.000000 0.500000 Q Q 1.000000
+t/inner 2 0.500000 0.400000 0.200000 Q Q 0.300000
+t/deep 1 0.100000 0.100000 0.100000 0.100000 0.100000 0.100000
+rep/small 100 0.005050 0.005050 0.000001 0.000050 0.000095 0.000100
+EOF
+awk '/^regions:/ { on = 1; next } /^(timers|counters):/ { on = 0 }
+	on && $1 ~ /^[0-9]+$/ { q = $8 ~ /^(rep\/x|t\/outer|t\/inner)$/
+		print $8, $1, $2, $3, $4, (q ? "Q Q" : $5 " " $6), $7 }' \
+	"$tmp/hand.out" >"$tmp/regions.got"
+same "hand: region rows" "$tmp/regions.exp" "$tmp/regions.got"
+# within1 NAME GOT WANT: |GOT - WANT| <= 1 % of WANT
+within1() {
+	if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 100) }'; then
+		ok
+	else
+		bad "$1: $2 is not within 1% of $3"
+	fi
+}
+within1 "rep/x median" "$(awk '$8 == "rep/x" { print $5 }' "$tmp/hand.out")" 0.050
+within1 "rep/x p95" "$(awk '$8 == "rep/x" { print $6 }' "$tmp/hand.out")" 0.095
+# two values: the nearest-rank median is the smaller, p95 the larger
+within1 "t/outer median" "$(awk '$8 == "t/outer" { print $5 }' "$tmp/hand.out")" 0.5
+within1 "t/outer p95" "$(awk '$8 == "t/outer" { print $6 }' "$tmp/hand.out")" 1.0
+within1 "t/inner median" "$(awk '$8 == "t/inner" { print $5 }' "$tmp/hand.out")" 0.2
+within1 "t/inner p95" "$(awk '$8 == "t/inner" { print $6 }' "$tmp/hand.out")" 0.3
+grep -q '^regions: 5 keys' "$tmp/hand.out" && ok || bad "hand: region key count"
+grep -q '^regions: 1 never left' "$tmp/hand.out" && ok || bad "hand: the open region"
+grep -q '^regions: 1 region_leave without region_enter' "$tmp/hand.out" && ok ||
+	bad "hand: the lone leave"
+
+# Timers and counters: process totals summed over A and B; th_ ignored.
+cat >"$tmp/metrics.exp" <<'EOF'
+timers: 1 (process totals, summed over processes)
+ intervals          total            min            max  category/name
+         5       0.750000       0.050000       0.300000  tm/t1
+counters: 2 (process totals, summed over processes)
+               count  category/name
+                  12  cn/c1
+                   1  cn/c2
+EOF
+sed -n '/^timers:/,$p' "$tmp/hand.out" >"$tmp/metrics.got"
+same "hand: timers and counters" "$tmp/metrics.exp" "$tmp/metrics.got"
+
+# --top 2: the two largest totals only.
+"$T2" summary --top 2 "$log" >"$tmp/top.out" 2>&1
+awk '/^regions:/ { on = 1; next } /^(timers|counters):/ { on = 0 }
+	on && $1 ~ /^[0-9]+$/ { print $8 }' "$tmp/top.out" | tr '\n' ' ' >"$tmp/top.got"
+[ "$(cat "$tmp/top.got")" = "rep/x t/outer " ] && ok || bad "--top 2: got $(cat "$tmp/top.got")"
+grep -q '^regions: 5 keys, top 2 by total' "$tmp/top.out" && ok || bad "--top 2: header"
+
+# The same log from standard input, and as a directory target.
+"$T2" summary - <"$log" >"$tmp/stdin.out" 2>&1
+same "standard input" "$tmp/hand.out" "$tmp/stdin.out"
+
+# Usage errors.
+"$T2" summary >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no input: not status 2"
+"$T2" summary --top x "$log" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--top x: not status 2"
+"$T2" summary "$tmp/missing" >/dev/null 2>&1; [ $? = 1 ] && ok || bad "missing file: not status 1"
+"$T2" help summary | grep -q 'trace2 summary' && ok || bad "help summary"
+if [ -w /dev/full ]; then
+	"$T2" summary "$log" >/dev/full 2>"$tmp/full.err"
+	[ $? = 1 ] && grep -q 'standard output' "$tmp/full.err" && ok || bad "/dev/full: not status 1"
+fi
+
+# A malformed line is reported and skipped; the numbers stay.
+{ cat "$log"; echo '{"event":"region_leave",'; } >"$tmp/broken.event"
+"$T2" summary "$tmp/broken.event" >"$tmp/broken.out" 2>"$tmp/broken.err"
+grep -q 'broken.event:[0-9]*: malformed JSON' "$tmp/broken.err" && ok || bad "broken: not reported"
+same "broken: the rest summarizes" "$tmp/hand.out" "$tmp/broken.out"
+
+# --- --json ---------------------------------------------------------------
+if command -v python3 >/dev/null 2>&1; then
+	"$T2" summary --json --top 4 "$log" >"$tmp/hand.json" 2>&1
+	if python3 - "$tmp/hand.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def proc(p):
+    return (p["sid"], p["name"], p["mode"], p["exit"], p["signal"], p["complete"],
+            p["elapsed"], [proc(c) for c in p["children"]])
+tree = [proc(p) for p in d["processes"]]
+want = [("A", "clone", "m1", 0, None, True, 2.6,
+         [("A/B", "index-pack", None, 3, None, True, 0.75,
+           [("A/B/C", "grand", None, None, None, False, 0.3, [])])]),
+        ("X/Y", "prog", None, 0, None, True, 0.125, []),
+        ("D", "d", None, 1, None, True, 1.0,
+         [("D/E", "e", None, None, 9, False, 0.4, [])])]
+assert tree == want, tree
+r = d["regions"]
+assert [(x["category"], x["label"]) for x in r] == \
+    [("rep", "x"), ("t", "outer"), ("t", "inner"), ("t", "deep")], r
+x = r[0]
+assert (x["count"], x["total"], x["self"], x["min"], x["max"]) == (100, 5.05, 5.05, 0.001, 0.1), x
+assert abs(x["median"] - 0.050) <= 0.0005 and abs(x["p95"] - 0.095) <= 0.00095, x
+o = r[1]
+assert (o["count"], o["total"], o["self"], o["min"], o["max"]) == (2, 1.5, 1.0, 0.5, 1.0), o
+assert abs(o["median"] - 0.5) <= 0.005 and abs(o["p95"] - 1.0) <= 0.01, o
+s = [x for x in r if x["label"] == "deep"][0]
+assert (s["median"], s["p95"]) == (0.1, 0.1), s
+assert (d["region_keys"], d["regions_open"], d["region_leaves_unmatched"]) == (5, 1, 1), d
+assert d["timers"] == [{"category": "tm", "name": "t1", "intervals": 5, "total": 0.75,
+                        "min": 0.05, "max": 0.3}], d["timers"]
+assert d["counters"] == [{"category": "cn", "name": "c1", "count": 12},
+                         {"category": "cn", "name": "c2", "count": 1}], d["counters"]
+EOF
+	then ok; else bad "--json: not the expected document"; fi
+else
+	echo "test_summary: python3 missing: --json checks skipped" >&2
+fi
+
+# --- odd logs ---------------------------------------------------------------
+# The validator's corpus and the reader fuzzer's seeds (broken SIDs, bad
+# UTF-8, missing keys, cut lines...): status 0, and --json stays JSON.
+n=0
+for f in tests/validate/*.json tests/fuzz/corpus/event_reader/*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	"$T2" summary "$f" >/dev/null 2>&1; rc=$?
+	[ $rc = 0 ] || bad "$f: status $rc"
+	"$T2" summary --json "$f" >"$tmp/odd.json" 2>/dev/null; rc=$?
+	[ $rc = 0 ] || bad "$f: --json status $rc"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/odd.json" ||
+			bad "$f: --json is not JSON"
+	fi
+done
+[ $n -gt 20 ] && ok || bad "odd logs: only $n found"
+
+# --- real logs ------------------------------------------------------------
+# nested_ok FILE: every process line below a root is indented under a
+# process whose SID is its SID's parent part; prints how many are nested.
+nested() {
+	awk '/^regions:/ { exit } / sid=/ {
+		match($0, /^ */); d = RLENGTH / 2; sid = $NF; sub(/^sid=/, "", sid)
+		if (d > 1) { p = sid; sub(/\/[^\/]*$/, "", p); if (p != s[d - 1]) bad++; n++ }
+		s[d] = sid }
+		END { print bad ? -1 : n + 0 }' "$1"
+}
+rm -f "$tmp/hs.event"
+GIT_TRACE2_EVENT="$tmp/hs.event" GIT_TRACE2_EVENT_NESTING=100 \
+	"$BIN/example-hashsort" src/tr2_buf.c src/tr2_sid.c include/trace2.h >/dev/null 2>&1
+if "$T2" summary "$tmp/hs.event" >"$tmp/hs.out" 2>"$tmp/hs.err" && [ ! -s "$tmp/hs.err" ]; then
+	ok
+else
+	bad "hashsort: summary failed: $(head -3 "$tmp/hs.err")"
+fi
+grep -q '^  hashsort  .* exit=0 ' "$tmp/hs.out" && ok || bad "hashsort: no process line"
+grep -q ' hashsort/hash-file$' "$tmp/hs.out" && ok || bad "hashsort: no hash-file regions"
+
+if command -v git >/dev/null 2>&1; then
+	g="$tmp/git"
+	mkdir "$g"
+	(
+		cd "$g" && git init -q src && cd src && echo a >a && git add a &&
+		git -c user.name=t -c user.email=t@t commit -q -m one
+	) >/dev/null 2>&1
+	GIT_TRACE2_EVENT="$tmp/git.event" git -C "$g/src" status >/dev/null 2>&1
+	GIT_TRACE2_EVENT="$tmp/git.event" git clone -q --no-local "$g/src" "$g/clone" >/dev/null 2>&1
+	if "$T2" summary "$tmp/git.event" >"$tmp/git.out" 2>"$tmp/git.err" &&
+		[ ! -s "$tmp/git.err" ]; then
+		ok
+	else
+		bad "git: summary failed: $(head -3 "$tmp/git.err")"
+	fi
+	grep -q '^  status  ' "$tmp/git.out" && ok || bad "git: no status process"
+	grep -q '^  clone  ' "$tmp/git.out" && ok || bad "git: no clone process"
+	n=$(nested "$tmp/git.out")
+	[ "$n" -gt 0 ] && ok || bad "git: no child under its parent (nested=$n)"
+	"$T2" summary --json "$tmp/git.event" >"$tmp/git.json" 2>&1
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = [p for p in d["processes"] if p["name"] == "clone"][0]
+assert c["children"] and all(k["sid"].startswith(c["sid"] + "/") for k in c["children"])' \
+			"$tmp/git.json" && ok || bad "git: --json has no clone child"
+	fi
+fi
+
+echo "test_summary: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
