@@ -108,21 +108,24 @@ static uint64_t h_value(size_t b)
 /* ---------------------------------------------------------------- */
 /* Keys.                                                              */
 
+struct khead {               /* what every key starts with */
+	struct khead *next;
+	char *cat, *name;    /* region: category/label; metric: category/name */
+};
+
 struct rkey {                /* a region category/label */
-	struct rkey *next;
-	char *cat, *label;   /* NULL when the record had none */
+	struct khead h;      /* cat, name: NULL when the record had none */
 	uint64_t count, total, self, min, max;
 	uint64_t *hist;      /* H_BUCKETS */
 };
 
 struct mkey {                /* a timer or counter category/name */
-	struct mkey *next;
-	char *cat, *name;
+	struct khead h;
 	uint64_t intervals, total_ns, min_ns, max_ns, value;
 };
 
 struct table {
-	void **slot;
+	struct khead **slot;
 	size_t size, n;
 };
 
@@ -147,63 +150,32 @@ static int same(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* The region key, created on first use. */
-static struct rkey *rkey_get(struct table *t, const char *cat, const char *label)
-{
-	size_t h = hash2(cat, label) & (t->size - 1);
-	struct rkey *k;
-
-	for (k = t->slot[h]; k; k = k->next)
-		if (same(k->cat, cat) && same(k->label, label))
-			return k;
-	k = xcalloc(1, sizeof(*k));
-	k->cat = xstrdup_or_null(cat);
-	k->label = xstrdup_or_null(label);
-	k->hist = xcalloc(H_BUCKETS, sizeof(*k->hist));
-	k->next = t->slot[h];
-	t->slot[h] = k;
-	if (++t->n > t->size) {
-		size_t n = t->size * 2, i;
-		void **s = xcalloc(n, sizeof(*s));
-
-		for (i = 0; i < t->size; i++) {
-			struct rkey *x = t->slot[i], *next;
-
-			for (; x; x = next) {
-				size_t g = hash2(x->cat, x->label) & (n - 1);
-
-				next = x->next;
-				x->next = s[g];
-				s[g] = x;
-			}
-		}
-		free(t->slot);
-		t->slot = s;
-		t->size = n;
-	}
-	return k;
-}
-
-static struct mkey *mkey_get(struct table *t, const char *cat, const char *name)
+/*
+ * The key cat/name in t, created (size bytes, zeroed, *fresh set) on first
+ * use; t doubles when it holds more keys than slots.
+ */
+static struct khead *key_get(struct table *t, const char *cat, const char *name,
+			     size_t size, int *fresh)
 {
 	size_t h = hash2(cat, name) & (t->size - 1);
-	struct mkey *k;
+	struct khead *k;
 
+	*fresh = 0;
 	for (k = t->slot[h]; k; k = k->next)
-		if (!strcmp(k->cat, cat) && !strcmp(k->name, name))
+		if (same(k->cat, cat) && same(k->name, name))
 			return k;
-	k = xcalloc(1, sizeof(*k));
+	*fresh = 1;
+	k = xcalloc(1, size);
 	k->cat = xstrdup_or_null(cat);
 	k->name = xstrdup_or_null(name);
-	k->min_ns = UINT64_MAX;
 	k->next = t->slot[h];
 	t->slot[h] = k;
 	if (++t->n > t->size) {
 		size_t n = t->size * 2, i;
-		void **s = xcalloc(n, sizeof(*s));
+		struct khead **s = xcalloc(n, sizeof(*s));
 
 		for (i = 0; i < t->size; i++) {
-			struct mkey *x = t->slot[i], *next;
+			struct khead *x = t->slot[i], *next;
 
 			for (; x; x = next) {
 				size_t g = hash2(x->cat, x->name) & (n - 1);
@@ -220,6 +192,27 @@ static struct mkey *mkey_get(struct table *t, const char *cat, const char *name)
 	return k;
 }
 
+/* The region key, created on first use. */
+static struct rkey *rkey_get(struct table *t, const char *cat, const char *label)
+{
+	int fresh;
+	struct rkey *k = (struct rkey *)key_get(t, cat, label, sizeof(*k), &fresh);
+
+	if (fresh)
+		k->hist = xcalloc(H_BUCKETS, sizeof(*k->hist));
+	return k;
+}
+
+static struct mkey *mkey_get(struct table *t, const char *cat, const char *name)
+{
+	int fresh;
+	struct mkey *k = (struct mkey *)key_get(t, cat, name, sizeof(*k), &fresh);
+
+	if (fresh)
+		k->min_ns = UINT64_MAX;
+	return k;
+}
+
 static void table_init(struct table *t)
 {
 	t->size = 64;
@@ -227,19 +220,17 @@ static void table_init(struct table *t)
 	t->slot = xcalloc(t->size, sizeof(*t->slot));
 }
 
-/* The table's entries in an array (its chains: the first member). */
+/* The table's entries in an array. */
 static void **table_items(struct table *t)
 {
 	void **v = xcalloc(t->n, sizeof(*v));
 	size_t i, n = 0;
 
 	for (i = 0; i < t->size; i++) {
-		void *x = t->slot[i];
+		struct khead *x;
 
-		while (x) {
+		for (x = t->slot[i]; x; x = x->next)
 			v[n++] = x;
-			memcpy(&x, x, sizeof(x)); /* next: the first member of both kinds */
-		}
 	}
 	return v;
 }
@@ -309,8 +300,8 @@ static void region_leave(struct t2_summary *s, struct sthread *t, const struct t
 
 	/* its enter: the innermost open region with its category/label;
 	 * regions opened inside it and never left are dropped */
-	while (i > 0 && !(same(t->stack[i - 1].key->cat, ev->region.category) &&
-			  same(t->stack[i - 1].key->label, ev->region.label)))
+	while (i > 0 && !(same(t->stack[i - 1].key->h.cat, ev->region.category) &&
+			  same(t->stack[i - 1].key->h.name, ev->region.label)))
 		i--;
 	if (!i) {
 		s->lone_leaves++;
@@ -489,8 +480,8 @@ static int cmp_rkey(const void *a, const void *b)
 
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	c = strcmp(x->cat ? x->cat : "", y->cat ? y->cat : "");
-	return c ? c : strcmp(x->label ? x->label : "", y->label ? y->label : "");
+	c = strcmp(x->h.cat ? x->h.cat : "", y->h.cat ? y->h.cat : "");
+	return c ? c : strcmp(x->h.name ? x->h.name : "", y->h.name ? y->h.name : "");
 }
 
 static int cmp_timer(const void *a, const void *b)
@@ -500,8 +491,8 @@ static int cmp_timer(const void *a, const void *b)
 
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
-	c = strcmp(x->cat, y->cat);
-	return c ? c : strcmp(x->name, y->name);
+	c = strcmp(x->h.cat, y->h.cat);
+	return c ? c : strcmp(x->h.name, y->h.name);
 }
 
 static int cmp_counter(const void *a, const void *b)
@@ -511,8 +502,8 @@ static int cmp_counter(const void *a, const void *b)
 
 	if (x->value != y->value)
 		return x->value > y->value ? -1 : 1;
-	c = strcmp(x->cat, y->cat);
-	return c ? c : strcmp(x->name, y->name);
+	c = strcmp(x->h.cat, y->h.cat);
+	return c ? c : strcmp(x->h.name, y->h.name);
 }
 
 struct tree {
@@ -758,9 +749,9 @@ static void print_regions(FILE *f, int json, struct t2_summary *s, long top)
 		vals[5] = k->max;
 		if (json) {
 			fputs(i ? ",{\"category\":" : "{\"category\":", f);
-			put_json_str(f, k->cat);
+			put_json_str(f, k->h.cat);
 			fputs(",\"label\":", f);
-			put_json_str(f, k->label);
+			put_json_str(f, k->h.name);
 			fprintf(f, ",\"count\":%llu", (unsigned long long)k->count);
 			for (j = 0; j < 6; j++) {
 				fprintf(f, ",\"%s\":", names[j]);
@@ -779,7 +770,7 @@ static void print_regions(FILE *f, int json, struct t2_summary *s, long top)
 			fprintf(f, " %14s", buf);
 		}
 		fputs("  ", f);
-		put_name(f, k->cat, k->label);
+		put_name(f, k->h.cat, k->h.name);
 	}
 	if (json) {
 		fprintf(f, "],\"region_keys\":%zu,\"regions_open\":%lu,\"region_leaves_unmatched\":%lu",
@@ -793,8 +784,8 @@ static void print_regions(FILE *f, int json, struct t2_summary *s, long top)
 				s->lone_leaves);
 	}
 	for (i = 0; i < all; i++) {
-		free(v[i]->cat);
-		free(v[i]->label);
+		free(v[i]->h.cat);
+		free(v[i]->h.name);
 		free(v[i]->hist);
 		free(v[i]);
 	}
@@ -824,9 +815,9 @@ static void print_metrics(FILE *f, int json, struct table *t, int timers)
 
 		if (json) {
 			fputs(i ? ",{\"category\":" : "{\"category\":", f);
-			put_json_str(f, m->cat);
+			put_json_str(f, m->h.cat);
 			fputs(",\"name\":", f);
-			put_json_str(f, m->name);
+			put_json_str(f, m->h.name);
 			if (timers) {
 				fprintf(f, ",\"intervals\":%llu,\"total\":",
 					(unsigned long long)m->intervals);
@@ -855,13 +846,13 @@ static void print_metrics(FILE *f, int json, struct table *t, int timers)
 				fprintf(f, " %14s", buf);
 			}
 			fputs("  ", f);
-			put_name(f, m->cat, m->name);
+			put_name(f, m->h.cat, m->h.name);
 		} else {
 			fprintf(f, "%20llu  ", (unsigned long long)m->value);
-			put_name(f, m->cat, m->name);
+			put_name(f, m->h.cat, m->h.name);
 		}
-		free(m->cat);
-		free(m->name);
+		free(m->h.cat);
+		free(m->h.name);
 		free(m);
 	}
 	if (json)
