@@ -83,6 +83,12 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+/* n zeroed bytes. */
+static void *xzalloc(size_t n)
+{
+	return memset(xrealloc(NULL, n), 0, n);
+}
+
 static char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -284,9 +290,8 @@ struct span {
 
 static struct span *span_new(uint64_t start_ns, const char *name)
 {
-	struct span *s = xrealloc(NULL, sizeof(*s));
+	struct span *s = xzalloc(sizeof(*s));
 
-	memset(s, 0, sizeof(*s));
 	s->start_ns = s->end_ns = start_ns;
 	s->name = xstrdup(name && *name ? name : "?");
 	return s;
@@ -429,8 +434,7 @@ static struct otree *get_tree(struct otlp *o, const char *sid)
 	for (t = o->trees; t; t = t->next)
 		if (strlen(t->root) == n && !memcmp(t->root, sid, n))
 			return t;
-	t = xrealloc(NULL, sizeof(*t));
-	memset(t, 0, sizeof(*t));
+	t = xzalloc(sizeof(*t));
 	t->root = xrealloc(NULL, n + 1);
 	memcpy(t->root, sid, n);
 	t->root[n] = 0;
@@ -500,8 +504,7 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 
 	if (op)
 		return op;
-	op = xrealloc(NULL, sizeof(*op));
-	memset(op, 0, sizeof(*op));
+	op = xzalloc(sizeof(*op));
 	op->p = p;
 	p->user = op;
 	op->tree = get_tree(o, p->pub.sid);
@@ -523,8 +526,7 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 
 	if (ot)
 		return ot;
-	ot = xrealloc(NULL, sizeof(*ot));
-	memset(ot, 0, sizeof(*ot));
+	ot = xzalloc(sizeof(*ot));
 	ot->t = t;
 	t->user = ot;
 	ot->next = op->threads;
@@ -980,8 +982,7 @@ static void finish_proc(struct oproc *op)
 		s->end_ns = op->sp->end_ns;
 		s->id = id_of("%s\nchild_id\n%d", op->p->pub.sid, s->child_id);
 		kv_bool(&s->attrs, "trace2.unfinished", 1);
-		d = xrealloc(NULL, sizeof(*d));
-		memset(d, 0, sizeof(*d));
+		d = xzalloc(sizeof(*d));
 		d->id = s->id;
 		d->start_ns = s->start_ns;
 		d->end_ns = s->end_ns;
@@ -1068,9 +1069,8 @@ static void free_proc(struct oproc *op)
 
 struct otlp *otlp_new(FILE *out)
 {
-	struct otlp *o = xrealloc(NULL, sizeof(*o));
+	struct otlp *o = xzalloc(sizeof(*o));
 
-	memset(o, 0, sizeof(*o));
 	o->tail = &o->procs;
 	o->out = out;
 	return o;
