@@ -7,26 +7,15 @@
 # without a complaint.
 # usage: T2_BIN=build/bin tests/test_convert.sh
 set -u
+. "$(dirname "$0")/tool_test_lib.sh"
 BIN=${T2_BIN:-build/bin}
 T2=$BIN/trace2
 TOOL=$BIN/trace2-tool
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
 # The converter's time zone is the programs' (docs: local time column).
 TZ=UTC
 export TZ
-unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
-	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
-	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "test_convert: FAIL: $*" >&2; }
-
-# same NAME EXPECTED GOT: byte for byte
-same() {
-	if cmp -s "$2" "$3"; then ok; else bad "$1"; diff "$2" "$3" | head -20 >&2; fi
-}
 
 # run NAME [BRIEF] -- COMMAND...: all three targets into $tmp/NAME.*
 run() {
@@ -207,5 +196,4 @@ if command -v git >/dev/null 2>&1; then
 	same "git clone --to perf --brief (time columns aside)" "$tmp/gitp.exp" "$tmp/gitp.got"
 fi
 
-echo "test_convert: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -9,6 +9,7 @@
 # the schema checks are skipped with a message; the rest still runs.
 # usage: T2_BIN=build/bin tests/test_otlp.sh
 set -u
+. "$(dirname "$0")/tool_test_lib.sh"
 BIN=${T2_BIN:-build/bin}
 T2=$BIN/trace2
 TOOL=$BIN/trace2-tool
@@ -16,13 +17,7 @@ top=$(pwd)
 npmdir=$(cd "$BIN/.." && pwd)/otlp-npm
 tmp=$(mktemp -d)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0 skipped=0
-unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
-	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
-	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "test_otlp: FAIL: $*" >&2; }
+skipped=0
 
 # --- the schema: npm ci from the committed lockfile, once per build dir ----
 schema=
@@ -288,5 +283,4 @@ else
 fi
 
 [ "$skipped" -gt 0 ] && echo "test_otlp: $skipped schema checks skipped"
-echo "test_otlp: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

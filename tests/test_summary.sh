@@ -9,22 +9,11 @@
 # their parent.
 # usage: T2_BIN=build/bin tests/test_summary.sh
 set -u
+. "$(dirname "$0")/tool_test_lib.sh"
 BIN=${T2_BIN:-build/bin}
 T2=$BIN/trace2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
-	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
-	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "test_summary: FAIL: $*" >&2; }
-
-# same NAME EXPECTED GOT
-same() {
-	if cmp -s "$2" "$3"; then ok; else bad "$1"; diff "$2" "$3" | head -20 >&2; fi
-}
 
 # --- the hand-written log ----------------------------------------------------
 log=$tmp/hand.event
@@ -304,5 +293,4 @@ assert c["children"] and all(k["sid"].startswith(c["sid"] + "/") for k in c["chi
 	fi
 fi
 
-echo "test_summary: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

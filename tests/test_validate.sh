@@ -6,18 +6,12 @@
 # the logs the installed git writes; --listen as a stand-in collector.
 # usage: T2_BIN=build/bin tests/test_validate.sh
 set -u
+. "$(dirname "$0")/tool_test_lib.sh"
 BIN=${T2_BIN:-build/bin}
 T2=$(cd "$BIN" && pwd)/trace2
 TOOL=$(cd "$BIN" && pwd)/trace2-tool
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
-	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
-	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "test_validate: FAIL: $*" >&2; }
 
 # status NAME WANT GOT
 status() { [ "$2" = "$3" ] && ok || bad "$1: exit status $3, want $2"; }
@@ -195,5 +189,4 @@ status "--count without --listen" 2 $?
 "$T2" validate "$tmp/missing.json" >/dev/null 2>&1
 status "unreadable input" 1 $?
 
-echo "test_validate: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,0 +1,23 @@
+# Sourced by the trace2 tool tests (tests/test_*.sh) after `set -u`:
+#   . "$(dirname "$0")/tool_test_lib.sh"
+# A clean Git trace2 environment, the pass/fail counters, and ok, bad,
+# same and finish for every such test; $t2_test is the test's name.
+t2_test=$(basename "$0" .sh)
+passed=0 failed=0
+unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
+	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
+	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "$t2_test: FAIL: $*" >&2; }
+
+# same NAME EXPECTED GOT: byte for byte
+same() {
+	if cmp -s "$2" "$3"; then ok; else bad "$1"; diff "$2" "$3" | head -20 >&2; fi
+}
+
+# finish: the summary line; the exit status is 1 when a check failed
+finish() {
+	echo "$t2_test: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
