@@ -191,12 +191,17 @@ ev() { # SID THREAD TIME EVENT [JSON-MEMBERS]
 	ev $R main 00.400020 exit '"t_abs":0.400020,"code":0'
 	ev $R main 00.400030 atexit '"t_abs":0.400030,"code":0'
 } >"$tmp/tp.event"
-convert tp "$tmp/tp.event"
-check tp --traceparent "$TP" "$tmp/tp.otlp" "$tmp/tp.event"
-[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/tp.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
-	ok || bad "traceparent: not every span in the caller's trace"
-grep -q '"spanId":"[0-9a-f]*","parentSpanId":"00f067aa0ba902b7","name":"fetch"' "$tmp/tp.otlp" && ok ||
-	bad "traceparent: the root process span is not under the caller's span"
+# joins NAME WHAT PATTERN SPAN: $tmp/NAME.event converted and checked with
+# --traceparent $TP; every span in the caller's trace, and SPAN (the line
+# matching PATTERN) under the caller's span.  WHAT: the case, for failures.
+joins() {
+	convert "$1" "$tmp/$1.event"
+	check "$1" --traceparent "$TP" "$tmp/$1.otlp" "$tmp/$1.event"
+	[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/$1.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
+		ok || bad "$2: not every span in the caller's trace"
+	grep -q "$3" "$tmp/$1.otlp" && ok || bad "$2: $4 is not under the caller's span"
+}
+joins tp traceparent '"spanId":"[0-9a-f]*","parentSpanId":"00f067aa0ba902b7","name":"fetch"' "the root process span"
 # The ids of docs/tools.md, computed by hand here: FNV-1a 64 of the SID;
 # the child's parent, of "<parent SID>\nchild\n00000101".
 grep -q "\"spanId\":\"$(printf '%s' "$R" | python3 -c 'import sys
@@ -223,12 +228,7 @@ done
 # The library records TRACEPARENT from the environment; that run joins
 # the caller's trace, its process span under the caller's span.
 TRACEPARENT=$TP GIT_TRACE2_EVENT="$tmp/tplib.event" "$BIN/example-hashsort" src/tr2_buf.c >/dev/null
-convert tplib "$tmp/tplib.event"
-check tplib --traceparent "$TP" "$tmp/tplib.otlp" "$tmp/tplib.event"
-[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/tplib.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
-	ok || bad "library traceparent: not every span in the caller's trace"
-grep -q '"parentSpanId":"00f067aa0ba902b7","name":"hashsort"' "$tmp/tplib.otlp" && ok ||
-	bad "library traceparent: the process span is not under the caller's span"
+joins tplib "library traceparent" '"parentSpanId":"00f067aa0ba902b7","name":"hashsort"' "the process span"
 
 # Times past 2262 do not fit OTLP's signed 64-bit nanoseconds: clamped.
 F=99991231T235959.999999Z-H00000000-P00000001
