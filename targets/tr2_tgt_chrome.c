@@ -165,6 +165,17 @@ static void thread_name(const state *st, event_t *ev)
 	     ev->thread->json_name_len);
 }
 
+/* Replayed records: the slots of the record's thread, if it has some. */
+static struct tr2_chrome_thread *replayed_thread(const state *st, int tid)
+{
+	struct tr2_chrome_thread *t;
+
+	for (t = st->threads; t; t = t->next)
+		if (t->in_use && t->tid == tid)
+			return t;
+	return NULL;
+}
+
 /* The calling thread's slots, taken at its first event (which names the
  * thread); NULL if memory ran out: its regions then get no slices. */
 static struct tr2_chrome_thread *thread_of(state *st, event_t *ev)
@@ -174,6 +185,8 @@ static struct tr2_chrome_thread *thread_of(state *st, event_t *ev)
 
 	if (t && t->owner == st && t->gen == st->gen && t->tid == tid)
 		return t;
+	if (st->replay && (t = replayed_thread(st, tid)))
+		return mine = t;
 	for (t = __atomic_load_n(&st->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 		int free_slot = 0;
 
@@ -421,11 +434,10 @@ static void start(state *st, event_t *ev)
  * Nothing is written after it.  From a signal handler: no locks, no
  * allocation (the records fit their stack buffers).
  */
-static void close_all(state *st, event_t *ev, int from_signal, int code)
+static void close_all(state *st, uint64_t ts, int from_signal, int code)
 {
 	struct tr2_chrome_thread *t;
 	struct tr2_buf b;
-	uint64_t ts = ev->time_us;
 	size_t at;
 
 	if (__atomic_exchange_n(&st->closed, 1, __ATOMIC_ACQ_REL))
@@ -463,7 +475,7 @@ static void signal_(state *st, event_t *ev)
 		args_end(&b, at);
 	}
 	finish(st, &b, ev->time_us);
-	close_all(st, ev, 1, 0);
+	close_all(st, ev->time_us, 1, 0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -814,7 +826,7 @@ static void event(void *ctx, const struct trace2_event *ev)
 		signal_(st, ev);
 		break;
 	case TRACE2_EVENT_ATEXIT:
-		close_all(st, ev, 0, ev->exit.code);
+		close_all(st, ev->time_us, 0, ev->exit.code);
 		break;
 	case TRACE2_EVENT_ERROR:
 		simple(st, ev, "error", 1, "msg", ev->error.msg, NULL, 0);
@@ -871,6 +883,20 @@ static void event(void *ctx, const struct trace2_event *ev)
 	default:
 		break;
 	}
+}
+
+void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts)
+{
+	struct tr2_chrome_thread *t;
+
+	close_all(st, ts, 1, 0);
+	while ((t = st->threads)) {
+		st->threads = t->next;
+		if (mine == t)
+			mine = NULL;
+		tr2_sys.free(t);
+	}
+	pthread_mutex_destroy(&st->lock);
 }
 
 const struct trace2_target tr2_tgt_chrome = {

@@ -57,6 +57,9 @@ struct tr2_tgt_chrome {
 	int main_tid;
 	int process_open;    /* atomic: the whole-process slice is open */
 	int closed;          /* atomic: the trace is finished (atexit, signal) */
+	int replay;          /* set after open(): one thread hands in the records
+			      * of many (a converter); slots go by the record's
+			      * thread, not the calling one */
 	struct tr2_chrome_thread *threads; /* atomic head */
 	pthread_mutex_t lock; /* the process name and the children */
 	char argv0[TR2_CHROME_PART_MAX];
@@ -66,5 +69,10 @@ struct tr2_tgt_chrome {
 };
 
 extern const struct trace2_target tr2_tgt_chrome;
+
+/* The end of a trace that had no atexit (a converted log cut short):
+ * close every open slice and the process at ts, without an exit code,
+ * and free the state's thread slots.  Single-threaded use only. */
+void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts);
 
 #endif

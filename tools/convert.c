@@ -1,8 +1,8 @@
 /*
- * trace2 convert --to perf|normal [--brief] FILE...: every record read
- * from the event-format files is handed to the library's own perf or
- * normal target, writing to standard output.  --to otlp: OpenTelemetry
- * traces (otlp.c).
+ * trace2 convert --to chrome|perf|normal [--brief] FILE...: every record
+ * read from the event-format files is handed to the library's own chrome,
+ * perf or normal target, writing to standard output.  --to otlp:
+ * OpenTelemetry traces (otlp.c).
  */
 #include "convert.h"
 
@@ -17,6 +17,7 @@
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 #include "tr2_tgt.h"
+#include "tr2_tgt_chrome.h"
 #include "tr2_tgt_normal.h"
 #include "tr2_tgt_perf.h"
 #include "usage.h"
@@ -31,6 +32,7 @@
 static char out_buf[65536];
 static size_t out_len;
 static ssize_t (*real_write)(int fd, const void *buf, size_t n);
+static int out_errno; /* the first failure */
 
 static int out_write_all(const char *p, size_t n)
 {
@@ -42,6 +44,8 @@ static int out_write_all(const char *p, size_t n)
 		if (w <= 0) {
 			if (!w)
 				errno = EIO;
+			if (!out_errno)
+				out_errno = errno;
 			return -1;
 		}
 		p += w;
@@ -50,41 +54,58 @@ static int out_write_all(const char *p, size_t n)
 	return 0;
 }
 
-static int out_errno; /* the first failure */
-
 static int out_flush(void)
 {
 	int r = out_write_all(out_buf, out_len);
 
-	if (r && !out_errno)
-		out_errno = errno;
 	out_len = 0;
 	return r;
+}
+
+static int out_put(const char *p, size_t n)
+{
+	if (out_len + n > sizeof(out_buf) && out_flush())
+		return -1;
+	if (n > sizeof(out_buf))
+		return out_write_all(p, n);
+	memcpy(out_buf + out_len, p, n);
+	out_len += n;
+	return 0;
+}
+
+/*
+ * The chrome target writes each event as a record "{...},\n" of the
+ * array form; the converter writes the object form, strict JSON:
+ * {"traceEvents":[, the events separated by ",\n", then "]}".
+ */
+static int chrome_framing;
+static unsigned long chrome_events;
+
+static int chrome_put(const char *p, size_t n)
+{
+	if (n >= 2 && p[n - 2] == ',' && p[n - 1] == '\n')
+		n -= 2;
+	if (chrome_events++ && out_put(",\n", 2))
+		return -1;
+	return out_put(p, n);
 }
 
 static ssize_t out_write(int fd, const void *buf, size_t n)
 {
 	if (fd != 1)
 		return real_write(fd, buf, n);
-	if (out_len + n > sizeof(out_buf) && out_flush())
+	if (chrome_framing ? chrome_put(buf, n) : out_put(buf, n))
 		return -1;
-	if (n > sizeof(out_buf)) {
-		if (!out_write_all(buf, n))
-			return (ssize_t)n;
-		if (!out_errno)
-			out_errno = errno;
-		return -1;
-	}
-	memcpy(out_buf + out_len, buf, n);
-	out_len += n;
 	return (ssize_t)n;
 }
 
 struct convert {
 	const struct trace2_target *target;
-	struct tr2_tgt_state st;
+	struct tr2_tgt_state st;              /* perf, normal */
+	struct trace2_target_config config;
 	struct t2_reader *reader;
 	unsigned long skipped;
+	long next_pid;                        /* chrome: for SIDs without one */
 };
 
 static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
@@ -98,21 +119,92 @@ static void bad_line(void *ctx, const char *src, unsigned long lineno, const cha
 		no_newline ? " (last line, no newline)" : "");
 }
 
-static void record(void *ctx, struct t2_record *rec)
+/* A record a target can take: a known event of a known process and thread. */
+static int usable(struct convert *c, const struct t2_record *rec)
 {
-	struct convert *c = ctx;
-
 	if (!rec->known)
-		return; /* another version's event: nothing to write */
+		return 0; /* another version's event: nothing to write */
 	if (!rec->proc || !rec->thread) {
 		c->skipped++;
 		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
 			rec->proc ? "\"thread\"" : "\"sid\"");
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+static void record(void *ctx, struct t2_record *rec)
+{
+	struct convert *c = ctx;
+
+	if (!usable(c, rec))
+		return;
 	c->target->event(&c->st, &rec->ev.pub);
 	if (!tr2_dst_is_on(c->st.dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
+}
+
+/*
+ * Chrome: one chrome target state per process, as if each process had
+ * written its own trace, with the pid from the SID, where the child's
+ * side of a flow takes it.  The state is freed when its trace ends
+ * (atexit, signal); what stays per process (t2_process.user, which the
+ * reader frees) is a struct chrome_proc.
+ */
+struct chrome_proc {
+	struct tr2_tgt_chrome *st; /* NULL: the trace has ended */
+};
+
+static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p)
+{
+	struct chrome_proc *cp = calloc(1, sizeof(*cp));
+	uint32_t pid;
+
+	if (!cp || !(cp->st = calloc(1, sizeof(*cp->st))) ||
+	    tr2_tgt_chrome.open(cp->st, &c->config)) {
+		fprintf(stderr, "trace2: out of memory\n");
+		exit(2);
+	}
+	cp->st->replay = 1;
+	/* a SID without one (not Git's form): a pid no system hands out */
+	cp->st->pid = t2_pid_of_sid(p->pub.sid, &pid) ? 0x7f000000L + c->next_pid++ : (long)pid;
+	p->user = cp;
+	return cp;
+}
+
+/* The trace of the process ends at ts (if it has not ended itself). */
+static void chrome_end(struct chrome_proc *cp, uint64_t ts)
+{
+	tr2_tgt_chrome_end(cp->st, ts);
+	free(cp->st);
+	cp->st = NULL;
+}
+
+static void chrome_record(void *ctx, struct t2_record *rec)
+{
+	struct convert *c = ctx;
+	struct chrome_proc *cp;
+
+	if (!usable(c, rec))
+		return;
+	cp = rec->proc->user ? rec->proc->user : chrome_open(c, rec->proc);
+	if (!cp->st)
+		return;
+	tr2_tgt_chrome.event(cp->st, &rec->ev.pub);
+	if (__atomic_load_n(&cp->st->closed, __ATOMIC_RELAXED))
+		chrome_end(cp, 0);
+	if (!tr2_dst_is_on(c->st.dst))
+		c->reader->stop = 1;
+}
+
+/* A process whose log ends without atexit: closed at its last time. */
+static void chrome_close(void *ctx, struct t2_process *p)
+{
+	struct chrome_proc *cp = p->user;
+
+	(void)ctx;
+	if (cp && cp->st)
+		chrome_end(cp, p->last_us);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -120,9 +212,8 @@ int cmd_convert(int argc, char **argv)
 	struct convert c;
 	struct t2_reader r;
 	struct tr2_dst dst;
-	struct trace2_target_config config;
 	const char *to = NULL;
-	int brief = 0, i, nfiles = 0, ret = 0;
+	int brief = 0, i, nfiles = 0, ret = 0, chrome = 0;
 
 	memset(&c, 0, sizeof(c));
 	for (i = 1; i < argc; i++) {
@@ -143,10 +234,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	nfiles = argc - i;
 	if (!to)
-		return usage_error("convert", "--to perf|normal|otlp is required");
+		return usage_error("convert", "--to chrome|perf|normal|otlp is required");
 	if (!strcmp(to, "otlp")) {
 		if (brief)
-			return usage_error("convert", "--brief is for perf and normal");
+			return usage_error("convert", "--brief is for chrome, perf and normal");
 		if (!nfiles)
 			return usage_error("convert", "no input (give FILE, DIR or -)");
 		return otlp_convert(argv + i, nfiles, stdout);
@@ -155,26 +246,39 @@ int cmd_convert(int argc, char **argv)
 		c.target = &tr2_tgt_perf;
 	else if (!strcmp(to, "normal"))
 		c.target = &tr2_tgt_normal;
+	else if (!strcmp(to, "chrome"))
+		chrome = 1;
 	else
-		return usage_error("convert", "unknown format '%s' (perf, normal or otlp)", to);
+		return usage_error("convert", "unknown format '%s' (chrome, perf, normal or otlp)",
+				   to);
 	if (!nfiles)
 		return usage_error("convert", "no input (give FILE, DIR or -)");
 
-	tr2_dst_init(&dst, c.target == &tr2_tgt_perf ? TR2_SYSENV_PERF : TR2_SYSENV_NORMAL);
+	tr2_dst_init(&dst, c.target == &tr2_tgt_normal ? TR2_SYSENV_NORMAL : TR2_SYSENV_PERF);
 	tr2_dst_attach_fd(&dst, 1);
 	dst.kind = TR2_DST_FILE; /* plain write()s, into out_buf */
 	real_write = tr2_sys.write;
 	tr2_sys.write = out_write;
-	config.output = tr2_output_of(&dst);
-	config.brief = brief;
-	config.created = 1;
-	if (c.target->open(&c.st, &config))
+	c.config.output = tr2_output_of(&dst);
+	c.config.brief = brief;
+	c.config.created = 1;
+	c.st.dst = &dst;
+	if (chrome) {
+		c.config.created = 0; /* the framing is the converter's */
+		chrome_framing = 1;
+		out_put("{\"traceEvents\":[\n", 17);
+	} else if (c.target->open(&c.st, &c.config)) {
 		return 2;
-	t2_reader_init(&r, record, bad_line, &c);
+	}
+	t2_reader_init(&r, chrome ? chrome_record : record, bad_line, &c);
 	c.reader = &r;
 	for (; i < argc && !r.stop; i++)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
+	if (chrome) {
+		t2_reader_each_process(&r, chrome_close, &c);
+		out_put("\n]}\n", chrome_events ? 4 : 3);
+	}
 	t2_reader_free(&r);
 	if (tr2_dst_is_on(&dst))
 		out_flush();

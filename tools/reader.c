@@ -112,6 +112,24 @@ void t2_reader_free(struct t2_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int t2_pid_of_sid(const char *sid, uint32_t *pid)
+{
+	const char *own = strrchr(sid, '/'), *p, *q = NULL;
+	char *end;
+	unsigned long v;
+
+	own = own ? own + 1 : sid;
+	for (p = own; (p = strstr(p, "-P")); p += 2)
+		q = p + 2;
+	if (!q || !*q)
+		return -1;
+	v = strtoul(q, &end, 16);
+	if (*end || end - q > 8)
+		return -1;
+	*pid = (uint32_t)v;
+	return 0;
+}
+
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx)
 {

@@ -104,6 +104,10 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 /* The kind of an event name, 0 for an unknown name. */
 enum trace2_event_kind t2_event_kind(const char *name);
 
+/* The pid in a SID's own part ("...-P<hex>" after the last '/'):
+ * 0, or -1 if it has none. */
+int t2_pid_of_sid(const char *sid, uint32_t *pid);
+
 /* Every process read so far (for summaries). */
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx);

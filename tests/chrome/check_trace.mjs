@@ -14,7 +14,8 @@
 // usage: node check_trace.mjs FILE|DIR...   (a directory: all its files)
 //
 // A file is the JSON array as the target writes it: "[", then one event
-// per line ending in ","; the closing "]" may be missing.
+// per line ending in ","; the closing "]" may be missing.  Or the object
+// form {"traceEvents":[...]} that trace2 convert --to chrome writes.
 //
 // The Trace Event Format does not require events in time order, and this
 // engine does not sort them before it pairs them: it pairs every E with
@@ -34,7 +35,8 @@ polyfillDOMRect();
 function readEvents(file) {
   const text = fs.readFileSync(file, 'utf8');
   try {
-    return JSON.parse(text);
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v : v.traceEvents; // the object form
   } catch {
     // the array without its closing bracket
     return JSON.parse(text.replace(/,\s*$/, '') + ']');

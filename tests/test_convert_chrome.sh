@@ -1,0 +1,137 @@
+#!/bin/sh
+# trace2 convert --to chrome: event logs written by the library and by the
+# installed git become strict JSON that Chrome DevTools' trace engine
+# (npm @paulirish/trace_engine 0.0.65, tests/chrome/) loads with every
+# region as a slice of the right duration and depth on the right thread
+# of the right process, every child linked to its parent by a flow, and
+# no begin/end mismatch.  What to expect is worked out from the event log
+# alone (tests/chrome/expect_events.mjs).  A library log converts to the
+# events the chrome target itself wrote in the same run.
+# usage: T2_BIN=build/bin tests/test_convert_chrome.sh
+set -u
+. "$(dirname "$0")/tool_test_lib.sh"
+BIN=${T2_BIN:-build/bin}
+T2=$BIN/trace2
+TOOL=$BIN/trace2-tool
+ENGINE=${T2_CHROME_DIR:-build/chrome}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! tests/chrome/install.sh "$ENGINE" 2>"$tmp/install.err"; then
+	echo "$t2_test: SKIP: the DevTools trace engine is not available: $(cat "$tmp/install.err")"
+	exit 0
+fi
+cp tests/chrome/expect_events.mjs "$ENGINE/"
+
+# convert NAME INPUT...: $tmp/NAME.json, strict JSON, nothing on stderr
+convert() {
+	name=$1; shift
+	if ! "$T2" convert --to chrome "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+		bad "$name: convert failed: $(head -3 "$tmp/$name.err")"
+	elif [ -s "$tmp/$name.err" ]; then
+		bad "$name: convert complained: $(head -3 "$tmp/$name.err")"
+	elif ! node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		if (!Array.isArray(o.traceEvents)) process.exit(1);' "$tmp/$name.json"; then
+		bad "$name: not strict JSON with a traceEvents array"
+	else
+		ok
+	fi
+}
+
+# engine_facts NAME: what the engine made of $tmp/NAME.json, with thread
+# names for tids (the form expect_events.mjs prints)
+engine_facts() {
+	node "$ENGINE/check_trace.mjs" "$tmp/$1.json" >"$tmp/$1.engine" 2>&1 ||
+		bad "$1: check_trace.mjs failed: $(head -3 "$tmp/$1.engine")"
+	awk '$1 == "thread" { n = $4; for (i = 5; i <= NF; i++) n = n " " $i; name[$2 " " $3] = n; next }
+	     $1 == "slice" { s = "slice " $2 " " name[$2 " " $3] " " $4 " " $5 " " $6
+			     for (i = 7; i <= NF; i++) s = s " " $i; print s; next }
+	     $1 == "flow" { print "flow " $2 " " name[$2 " " $3] " " $4 " -> " $6 " " \
+			    name[$6 " " $7] " " $8; next }
+	     $1 == "mismatch" || $1 == "engine-error" { print }' "$tmp/$1.engine" |
+		LC_ALL=C sort
+}
+
+# timeline NAME LOG...: convert, load, compare with what the log says;
+# sets $slices and $flows to the expected counts
+timeline() {
+	name=$1; shift
+	convert "$name" "$@"
+	node "$ENGINE/expect_events.mjs" "$@" | LC_ALL=C sort >"$tmp/$name.exp"
+	engine_facts "$name" >"$tmp/$name.got"
+	same "$name: the engine's slices and flows" "$tmp/$name.exp" "$tmp/$name.got"
+	slices=$(grep -c '^slice' "$tmp/$name.exp")
+	flows=$(grep -c '^flow' "$tmp/$name.exp")
+}
+
+# --- the library's own programs ----------------------------------------------
+# Threads: the example hashes on two worker threads; the chrome target on
+# in the same run.
+GIT_TRACE2_EVENT="$tmp/hs.event" GIT_TRACE2_EVENT_NESTING=100 GIT_TRACE2_CHROME="$tmp/hs.chrome" \
+	"$BIN/example-hashsort" src/tr2_buf.c src/tr2_sid.c src/tr2_json.c include/trace2.h >/dev/null
+timeline hs "$tmp/hs.event"
+grep -q '^slice [0-9]* th01:hasher 1 ' "$tmp/hs.exp" && ok || bad "hs: no nested region on a worker"
+
+# The converted events are the target's own (sorted, one per line, as JSON
+# writes them); the event log carries timers to the microsecond only, so
+# their arguments are left out.
+events() {
+	node -e 'const fs = require("fs");
+		let t = fs.readFileSync(process.argv[1], "utf8"), v;
+		try { v = JSON.parse(t); } catch { v = JSON.parse(t.replace(/,\s*$/, "") + "]"); }
+		for (const e of Array.isArray(v) ? v : v.traceEvents) {
+			if (e.args && "intervals" in e.args) e.args = {intervals: e.args.intervals};
+			console.log(JSON.stringify(e));
+		}' "$1" | LC_ALL=C sort
+}
+events "$tmp/hs.chrome" >"$tmp/hs.target"
+events "$tmp/hs.json" >"$tmp/hs.converted"
+same "hs: converted = the chrome target's own events" "$tmp/hs.target" "$tmp/hs.converted"
+grep -q '"intervals"' "$tmp/hs.target" && ok || bad "hs: no timer in the chrome trace"
+
+# Children (three processes, one file), and the same as a directory target.
+GIT_TRACE2_EVENT="$tmp/ch.event" GIT_TRACE2_EVENT_NESTING=100 \
+	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k 7 >/dev/null
+timeline ch "$tmp/ch.event"
+[ "$flows" = 2 ] && ok || bad "ch: $flows flows, expected 2"
+mkdir "$tmp/chdir"
+GIT_TRACE2_EVENT="$tmp/chdir" GIT_TRACE2_EVENT_NESTING=100 \
+	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k 7 >/dev/null
+timeline chdir "$tmp/chdir"
+[ "$flows" = 2 ] && ok || bad "chdir: $flows flows, expected 2"
+
+# A log cut short (a crashed process): what is open is closed at the last
+# time seen, and the file still loads.
+head -n "$(($(wc -l <"$tmp/hs.event") / 2))" "$tmp/hs.event" >"$tmp/cut.event"
+convert cut "$tmp/cut.event"
+engine_facts cut >"$tmp/cut.got"
+grep -q '^slice .* process$' "$tmp/cut.got" && ok || bad "cut: no process slice"
+grep -q '^mismatch\|^engine-error' "$tmp/cut.got" && bad "cut: $(grep -m1 '^mismatch\|^engine-error' "$tmp/cut.got")" || ok
+
+# --- the installed git ---------------------------------------------------------
+if command -v git >/dev/null 2>&1; then
+	g="$tmp/git"
+	(
+		mkdir -p "$g" && cd "$g" && git init -q src && cd src &&
+		for i in 1 2 3; do echo "$i" >"f$i"; git add "f$i";
+			git -c user.name=t -c user.email=t@t commit -q -m "c$i"; done
+	) >/dev/null 2>&1
+	export GIT_TRACE2_EVENT_NESTING=100
+	GIT_TRACE2_EVENT="$tmp/status.event" git -C "$g/src" status >/dev/null 2>&1
+	GIT_TRACE2_EVENT="$tmp/log.event" git -C "$g/src" log --oneline >/dev/null 2>&1
+	GIT_TRACE2_EVENT="$tmp/gc.event" git -C "$g/src" gc -q >/dev/null 2>&1
+	GIT_TRACE2_EVENT="$tmp/clone.event" git clone -q --no-local "$g/src" "$g/clone" >/dev/null 2>&1
+	unset GIT_TRACE2_EVENT_NESTING
+	for cmd in status log gc clone; do
+		timeline "git-$cmd" "$tmp/$cmd.event"
+		[ "$slices" -ge 1 ] && ok || bad "git-$cmd: no slice"
+	done
+	grep -q '^slice [0-9]* main 1 .* refresh$' "$tmp/git-status.exp" && ok ||
+		bad "git status: no refresh region"
+	timeline git-all "$tmp/status.event" "$tmp/log.event" "$tmp/gc.event" "$tmp/clone.event"
+	[ "$flows" -ge 6 ] && ok || bad "git: $flows flows, expected gc's and clone's children"
+else
+	echo "$t2_test: git not found: the Git logs are not checked"
+fi
+
+finish
