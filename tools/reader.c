@@ -639,13 +639,72 @@ void t2_source_end(struct t2_reader *r, struct t2_source *s)
 	s->len = s->cap = 0;
 }
 
+/*
+ * Progress on standard error, when it is a terminal, for an input over
+ * PROGRESS_MIN bytes (a regular file's size; standard input and pipes
+ * once that much is read): "trace2: reading NAME: 45% (460 of 1024 MiB)"
+ * redrawn at each percent, then ", done." on its own line.
+ */
+#define PROGRESS_MIN (100u << 20)
+
+struct progress {
+	const char *name;
+	uint64_t size;  /* 0: unknown */
+	uint64_t done;
+	long shown;     /* percent (or MiB, size unknown) last shown; -1 none */
+};
+
+static int progress_wanted(void)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(2);
+	return tty;
+}
+
+static void progress_show(const struct progress *p, const char *end)
+{
+	if (p->size)
+		fprintf(stderr, "\rtrace2: reading %s: %ld%% (%llu of %llu MiB)%s", p->name,
+			p->shown, (unsigned long long)(p->done >> 20),
+			(unsigned long long)(p->size >> 20), end);
+	else
+		fprintf(stderr, "\rtrace2: reading %s: %llu MiB%s", p->name,
+			(unsigned long long)(p->done >> 20), end);
+}
+
+static void progress_add(struct progress *p, size_t n)
+{
+	long now;
+
+	p->done += n;
+	if (p->done <= PROGRESS_MIN && p->size <= PROGRESS_MIN)
+		return;
+	now = p->size ? (long)(p->done * 100 / p->size) : (long)(p->done >> 20);
+	if (now == p->shown || !progress_wanted())
+		return;
+	p->shown = now;
+	progress_show(p, "");
+}
+
+static void progress_end(const struct progress *p)
+{
+	if (p->shown >= 0)
+		progress_show(p, ", done.\n");
+}
+
 static int read_fd(struct t2_reader *r, int fd, const char *name)
 {
 	static char chunk[READ_CHUNK];
 	struct t2_source s;
+	struct progress prog = { name, 0, 0, -1 };
+	struct stat st;
 	ssize_t n;
 	int ret = 0;
 
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		prog.size = (uint64_t)st.st_size;
 	t2_source_init(&s, name);
 	while (!r->stop) {
 		n = read(fd, chunk, sizeof(chunk));
@@ -660,8 +719,10 @@ static int read_fd(struct t2_reader *r, int fd, const char *name)
 		if (!n)
 			break;
 		t2_source_feed(r, &s, chunk, (size_t)n);
+		progress_add(&prog, (size_t)n);
 	}
 	t2_source_end(r, &s);
+	progress_end(&prog);
 	return ret;
 }
 
