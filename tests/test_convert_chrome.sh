@@ -125,11 +125,15 @@ if command -v git >/dev/null 2>&1; then
 	for cmd in status log gc clone; do
 		timeline "git-$cmd" "$tmp/$cmd.event"
 		[ "$slices" -ge 1 ] && ok || bad "git-$cmd: no slice"
+		# every child process linked to its parent (clone's upload-pack
+		# through a shell too)
+		kids=$(grep -o '"sid":"[^"]*/[^"]*"' "$tmp/$cmd.event" | sort -u | wc -l)
+		[ "$flows" = "$kids" ] && ok || bad "git-$cmd: $flows flows for $kids child processes"
 	done
 	grep -q '^slice [0-9]* main 1 .* refresh$' "$tmp/git-status.exp" && ok ||
 		bad "git status: no refresh region"
 	timeline git-all "$tmp/status.event" "$tmp/log.event" "$tmp/gc.event" "$tmp/clone.event"
-	[ "$flows" -ge 6 ] && ok || bad "git: $flows flows, expected gc's and clone's children"
+	[ "$flows" -ge 10 ] && ok || bad "git: $flows flows, expected gc's and clone's children"
 else
 	echo "$t2_test: git not found: the Git logs are not checked"
 fi

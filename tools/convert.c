@@ -150,15 +150,42 @@ static void record(void *ctx, struct t2_record *rec)
  * side of a flow takes it.  The state is freed when its trace ends
  * (atexit, signal); what stays per process (t2_process.user, which the
  * reader frees) is a struct chrome_proc.
+ *
+ * A child run through a shell (use_shell) is the shell: the pid its
+ * child_exit gives is not the traced process's, whose cmd_ancestry
+ * starts with the shell.  At that child_exit the record's pid becomes the
+ * traced process's, when exactly one unlinked such child of the process
+ * started within the child's time, so that the flow links them.
  */
+#define CHROME_SHELL_KIDS 8
+
 struct chrome_proc {
-	struct tr2_tgt_chrome *st; /* NULL: the trace has ended */
+	struct tr2_tgt_chrome *st;       /* NULL: the trace has ended */
+	struct chrome_proc *parent;      /* NULL: not in this input */
+	uint32_t pid;
+	uint64_t start_us;
+	unsigned under_shell : 1, linked : 1;
+	/* the last children started by a shell and the last shell children */
+	struct chrome_proc *shell_kids[CHROME_SHELL_KIDS];
+	int shell_ids[CHROME_SHELL_KIDS];
+	unsigned n_kids, n_ids;
 };
 
-static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p)
+static struct chrome_proc *parent_of(struct convert *c, const struct t2_process *p)
+{
+	const char *slash = strrchr(p->pub.sid, '/');
+	struct t2_process *pp;
+
+	if (!slash)
+		return NULL;
+	pp = t2_reader_find(c->reader, p->pub.sid, (size_t)(slash - p->pub.sid));
+	return pp ? pp->user : NULL;
+}
+
+static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
+				       uint64_t time_us)
 {
 	struct chrome_proc *cp = calloc(1, sizeof(*cp));
-	uint32_t pid;
 
 	if (!cp || !(cp->st = calloc(1, sizeof(*cp->st))) ||
 	    tr2_tgt_chrome.open(cp->st, &c->config)) {
@@ -167,9 +194,69 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p)
 	}
 	cp->st->replay = 1;
 	/* a SID without one (not Git's form): a pid no system hands out */
-	cp->st->pid = t2_pid_of_sid(p->pub.sid, &pid) ? 0x7f000000L + c->next_pid++ : (long)pid;
+	if (t2_pid_of_sid(p->pub.sid, &cp->pid))
+		cp->pid = 0x7f000000u + (uint32_t)c->next_pid++;
+	cp->st->pid = (long)cp->pid;
+	cp->start_us = time_us;
+	cp->parent = parent_of(c, p);
 	p->user = cp;
 	return cp;
+}
+
+static int is_shell(const char *name)
+{
+	static const char *const shells[] = { "sh", "dash", "bash", "zsh", "ksh", "mksh", "ash" };
+	size_t i;
+
+	for (i = 0; name && i < sizeof(shells) / sizeof(*shells); i++)
+		if (!strcmp(name, shells[i]))
+			return 1;
+	return 0;
+}
+
+static void note_under_shell(struct chrome_proc *cp, const struct trace2_event *ev)
+{
+	struct chrome_proc *pp = cp->parent;
+
+	if (!pp || cp->under_shell || !ev->cmd_ancestry.names || !is_shell(ev->cmd_ancestry.names[0]))
+		return;
+	cp->under_shell = 1;
+	pp->shell_kids[pp->n_kids++ % CHROME_SHELL_KIDS] = cp;
+}
+
+static int started_by_shell(const struct chrome_proc *cp, int child_id)
+{
+	unsigned i;
+
+	for (i = 0; i < cp->n_ids && i < CHROME_SHELL_KIDS; i++)
+		if (cp->shell_ids[i] == child_id)
+			return 1;
+	return 0;
+}
+
+/* child_exit of a shell child: the pid of the one process it ran. */
+static void link_shell_child(struct chrome_proc *cp, struct trace2_event *ev)
+{
+	struct chrome_proc *found = NULL;
+	uint64_t begin = ev->time_us - ev->t_rel_us;
+	unsigned i;
+
+	if (!started_by_shell(cp, ev->child.id))
+		return;
+	for (i = 0; i < cp->n_kids && i < CHROME_SHELL_KIDS; i++) {
+		struct chrome_proc *k = cp->shell_kids[i];
+
+		if (k->linked || k->pid == (uint32_t)ev->child.pid || k->start_us < begin ||
+		    k->start_us > ev->time_us)
+			continue;
+		if (found)
+			return; /* two candidates: no guess */
+		found = k;
+	}
+	if (found) {
+		found->linked = 1;
+		ev->child.pid = (pid_t)found->pid;
+	}
 }
 
 /* The trace of the process ends at ts (if it has not ended itself). */
@@ -183,14 +270,21 @@ static void chrome_end(struct chrome_proc *cp, uint64_t ts)
 static void chrome_record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
+	struct trace2_event *ev = &rec->ev.pub;
 	struct chrome_proc *cp;
 
 	if (!usable(c, rec))
 		return;
-	cp = rec->proc->user ? rec->proc->user : chrome_open(c, rec->proc);
+	cp = rec->proc->user ? rec->proc->user : chrome_open(c, rec->proc, ev->time_us);
 	if (!cp->st)
 		return;
-	tr2_tgt_chrome.event(cp->st, &rec->ev.pub);
+	if (ev->kind == TRACE2_EVENT_CMD_ANCESTRY)
+		note_under_shell(cp, ev);
+	else if (ev->kind == TRACE2_EVENT_CHILD_START && ev->child.use_shell)
+		cp->shell_ids[cp->n_ids++ % CHROME_SHELL_KIDS] = ev->child.id;
+	else if (ev->kind == TRACE2_EVENT_CHILD_EXIT)
+		link_shell_child(cp, ev);
+	tr2_tgt_chrome.event(cp->st, ev);
 	if (__atomic_load_n(&cp->st->closed, __ATOMIC_RELAXED))
 		chrome_end(cp, 0);
 	if (!tr2_dst_is_on(c->st.dst))

@@ -181,9 +181,8 @@ static struct t2_process *get_process(struct t2_reader *r, const char *sid, size
 	size_t i;
 
 	*created = 0;
-	for (p = r->table[h]; p; p = p->next)
-		if (p->pub.sid_len == len && !memcmp(p->pub.sid, sid, len))
-			return p;
+	if ((p = t2_reader_find(r, sid, len)))
+		return p;
 	p = xmalloc(sizeof(*p));
 	memset(p, 0, sizeof(*p));
 	p->pub.sid = xmemdup(sid, len);
@@ -199,6 +198,16 @@ static struct t2_process *get_process(struct t2_reader *r, const char *sid, size
 	if (++r->nproc > r->table_size)
 		grow_table(r);
 	return p;
+}
+
+struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len)
+{
+	struct t2_process *p = r->table_size ? r->table[hash(sid, len) & (r->table_size - 1)] : NULL;
+
+	for (; p; p = p->next)
+		if (p->pub.sid_len == len && !memcmp(p->pub.sid, sid, len))
+			return p;
+	return NULL;
 }
 
 /* "main" is 0, "thNN:..." is NN, anything else gets an id of its own. */

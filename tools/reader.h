@@ -108,6 +108,9 @@ enum trace2_event_kind t2_event_kind(const char *name);
  * 0, or -1 if it has none. */
 int t2_pid_of_sid(const char *sid, uint32_t *pid);
 
+/* The process with that SID, if read so far. */
+struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len);
+
 /* Every process read so far (for summaries). */
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx);

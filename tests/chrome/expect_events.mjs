@@ -11,7 +11,9 @@
 // the records' "time" (a child: child_exit's time minus its t_rel).
 // A flow links a child's slice to the child process's slice when the
 // child_exit's pid is the pid of a process whose SID extends the
-// parent's.  The shell test compares this with check_trace.mjs's output.
+// parent's; for a child started with use_shell (the pid is the shell's),
+// to the one such process not linked yet whose cmd_ancestry starts with
+// a shell and that started within the child's time, if there is one.  The shell test compares this with check_trace.mjs's output.
 //
 // usage: node expect_events.mjs FILE|DIR...
 import fs from 'node:fs';
@@ -42,6 +44,8 @@ const stacks = new Map();   // sid + thread -> open regions
 const procs = new Map();    // sid -> {version ts}
 const childExits = [];      // {sid, id, pid, begin}
 const childStarts = new Map();
+const underShell = new Set(); // SIDs whose cmd_ancestry starts with a shell
+const shells = new Set(['sh', 'dash', 'bash', 'zsh', 'ksh', 'mksh', 'ash']);
 for (const f of files) {
   for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
     if (!line.startsWith('{')) continue;
@@ -71,23 +75,34 @@ for (const f of files) {
     case 'child_exit': {
       const dur = Math.round(e.t_rel * 1e6);
       const begin = micros(e.time) - dur;
-      childExits.push({sid: e.sid, pid: e.pid, id: e.child_id, begin});
       const start = childStarts.get(`${e.sid}\n${e.child_id}`);
+      childExits.push({sid: e.sid, pid: e.pid, id: e.child_id, begin,
+                       end: micros(e.time), shell: start.use_shell});
       const argv = cut((start.argv ?? []).join(' ') || 'child', 159);
       out.push(`slice ${pid} child #${e.child_id} 0 ${begin} ${dur} ${argv}`);
       break;
     }
+    case 'cmd_ancestry':
+      if (shells.has(e.ancestry?.[0])) underShell.add(e.sid);
+      break;
     case 'child_start':
       childStarts.set(`${e.sid}\n${e.child_id}`, e);
       break;
     }
   }
 }
+const linked = new Set();
+const parentOf = sid => sid.slice(0, Math.max(sid.lastIndexOf('/'), 0));
 for (const c of childExits) {
-  for (const [sid, ts] of procs) {
-    const slash = sid.lastIndexOf('/');
-    if (slash >= 0 && sid.slice(0, slash) === c.sid && pidOf(sid) === c.pid)
-      out.push(`flow ${pidOf(c.sid)} child #${c.id} ${c.begin} -> ${c.pid} main ${ts}`);
+  let kids = [...procs].filter(([sid]) => parentOf(sid) === c.sid && pidOf(sid) === c.pid);
+  if (!kids.length && c.shell) {
+    kids = [...procs].filter(([sid, ts]) => parentOf(sid) === c.sid && underShell.has(sid) &&
+                             !linked.has(sid) && ts >= c.begin && ts <= c.end);
+    if (kids.length > 1) kids = [];
+  }
+  for (const [sid, ts] of kids) {
+    linked.add(sid);
+    out.push(`flow ${pidOf(c.sid)} child #${c.id} ${c.begin} -> ${pidOf(sid)} main ${ts}`);
   }
 }
 console.log(out.sort().join('\n'));
