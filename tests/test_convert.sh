@@ -8,11 +8,6 @@
 # usage: T2_BIN=build/bin tests/test_convert.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$BIN/trace2
-TOOL=$BIN/trace2-tool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # The converter's time zone is the programs' (docs: local time column).
 TZ=UTC
 export TZ
@@ -32,14 +27,7 @@ run() {
 
 # convert NAME FORMAT [--brief]: the converted text; nothing on stderr
 convert() {
-	if ! "$T2" convert --to "$2" ${3:-} "$tmp/$1.event" >"$tmp/$1.conv.$2" \
-		2>"$tmp/$1.err"; then
-		bad "$1: convert --to $2 failed"
-	elif [ -s "$tmp/$1.err" ]; then
-		bad "$1: convert --to $2 complained: $(head -3 "$tmp/$1.err")"
-	else
-		ok
-	fi
+	converted "$2" "$tmp/$1.conv.$2" ${3:-} "$tmp/$1.event" && ok
 }
 
 # check NAME [sort]: both formats, exact (sort: threads interleave their

@@ -10,12 +10,7 @@
 # usage: T2_BIN=build/bin tests/test_convert_chrome.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$BIN/trace2
-TOOL=$BIN/trace2-tool
 ENGINE=${T2_CHROME_DIR:-build/chrome}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 if ! tests/chrome/install.sh "$ENGINE" 2>"$tmp/install.err"; then
 	echo "$t2_test: SKIP: the DevTools trace engine is not available: $(cat "$tmp/install.err")"
@@ -26,15 +21,12 @@ cp tests/chrome/expect_events.mjs "$ENGINE/"
 # convert NAME INPUT...: $tmp/NAME.json, strict JSON, nothing on stderr
 convert() {
 	name=$1; shift
-	if ! "$T2" convert --to chrome "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
-		bad "$name: convert failed: $(head -3 "$tmp/$name.err")"
-	elif [ -s "$tmp/$name.err" ]; then
-		bad "$name: convert complained: $(head -3 "$tmp/$name.err")"
-	elif ! node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+	converted chrome "$tmp/$name.json" "$@" || return
+	if node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 		if (!Array.isArray(o.traceEvents)) process.exit(1);' "$tmp/$name.json"; then
-		bad "$name: not strict JSON with a traceEvents array"
-	else
 		ok
+	else
+		bad "$name: not strict JSON with a traceEvents array"
 	fi
 }
 

@@ -5,10 +5,6 @@
 # usage: T2_BIN=build/bin tests/test_progress.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$BIN/trace2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 if ! command -v script >/dev/null 2>&1; then
 	echo "$t2_test: SKIP: script(1) (bsdutils) not found: no terminal to test with"

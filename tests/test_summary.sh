@@ -10,10 +10,6 @@
 # usage: T2_BIN=build/bin tests/test_summary.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$BIN/trace2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # --- the hand-written log ----------------------------------------------------
 log=$tmp/hand.event

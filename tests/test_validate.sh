@@ -7,11 +7,6 @@
 # usage: T2_BIN=build/bin tests/test_validate.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$(cd "$BIN" && pwd)/trace2
-TOOL=$(cd "$BIN" && pwd)/trace2-tool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # status NAME WANT GOT
 status() { [ "$2" = "$3" ] && ok || bad "$1: exit status $3, want $2"; }
