@@ -219,6 +219,9 @@ struct key_case {
 	const char *base[4]; /* environment that makes the effect visible */
 	/* 1 if the run shows v1's effect, 2 if v2's, 0 if neither */
 	int (*observe)(const char *dir, const struct t2_proc *p);
+	/* brief keys (observe NULL): the log, and whether its text is brief */
+	const char *log;
+	int (*brief)(const char *text);
 };
 
 /* Target keys: v1 "@D/a.log", v2 "@D/b.log". */
@@ -247,31 +250,6 @@ static int event_brief(const char *t) { return !strstr(t, "\"file\":"); }
 static int chrome_brief(const char *t) { return !strstr(t, "\"args\":{\"sid\""); }
 static int mine_is_brief(const char *t) { return t[0] == 'b'; }
 
-static int normal_brief_of(const char *d, const struct t2_proc *p)
-{
-	(void)p;
-	return brief_by(d, "normal.log", normal_brief);
-}
-static int perf_brief_of(const char *d, const struct t2_proc *p)
-{
-	(void)p;
-	return brief_by(d, "perf.log", perf_brief);
-}
-static int event_brief_of(const char *d, const struct t2_proc *p)
-{
-	(void)p;
-	return brief_by(d, "event.log", event_brief);
-}
-static int chrome_brief_of(const char *d, const struct t2_proc *p)
-{
-	(void)p;
-	return brief_by(d, "chrome.json", chrome_brief);
-}
-static int mine_brief_of(const char *d, const struct t2_proc *p)
-{
-	(void)p;
-	return brief_by(d, "mine.log", mine_is_brief);
-}
 
 /* 1 if the event log holds a but not b, 2 if it holds c but not d. */
 static int event_log_pick(const char *dir, const char *a, const char *b, const char *c,
@@ -348,36 +326,41 @@ static int max_size_of(const char *d, const struct t2_proc *p)
 }
 
 static const struct key_case cases[] = {
-	{ "trace2.normalTarget", "GIT_TRACE2", "@D/a.log", "@D/b.log", { NULL }, which_file },
+	{ "trace2.normalTarget", "GIT_TRACE2", "@D/a.log", "@D/b.log",
+	  { NULL }, which_file, NULL, NULL },
 	{ "trace2.normalBrief", "GIT_TRACE2_BRIEF", "true", "false",
-	  { "GIT_TRACE2=@D/normal.log", NULL }, normal_brief_of },
-	{ "trace2.perfTarget", "GIT_TRACE2_PERF", "@D/a.log", "@D/b.log", { NULL }, which_file },
+	  { "GIT_TRACE2=@D/normal.log", NULL }, NULL, "normal.log", normal_brief },
+	{ "trace2.perfTarget", "GIT_TRACE2_PERF", "@D/a.log", "@D/b.log",
+	  { NULL }, which_file, NULL, NULL },
 	{ "trace2.perfBrief", "GIT_TRACE2_PERF_BRIEF", "yes", "no",
-	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, perf_brief_of },
-	{ "trace2.eventTarget", "GIT_TRACE2_EVENT", "@D/a.log", "@D/b.log", { NULL }, which_file },
+	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, NULL, "perf.log", perf_brief },
+	{ "trace2.eventTarget", "GIT_TRACE2_EVENT", "@D/a.log", "@D/b.log",
+	  { NULL }, which_file, NULL, NULL },
 	{ "trace2.eventBrief", "GIT_TRACE2_EVENT_BRIEF", "1", "0",
-	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, event_brief_of },
-	{ "trace2.chromeTarget", "GIT_TRACE2_CHROME", "@D/a.log", "@D/b.log", { NULL },
-	  which_file },
+	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, NULL, "event.log", event_brief },
+	{ "trace2.chromeTarget", "GIT_TRACE2_CHROME", "@D/a.log", "@D/b.log",
+	  { NULL }, which_file, NULL, NULL },
 	{ "trace2.chromeBrief", "GIT_TRACE2_CHROME_BRIEF", "on", "off",
-	  { "GIT_TRACE2_CHROME=@D/chrome.json", NULL }, chrome_brief_of },
-	{ "trace2.mineTarget", "GIT_TRACE2_MINE", "@D/a.log", "@D/b.log", { NULL }, which_file },
+	  { "GIT_TRACE2_CHROME=@D/chrome.json", NULL }, NULL, "chrome.json", chrome_brief },
+	{ "trace2.mineTarget", "GIT_TRACE2_MINE", "@D/a.log", "@D/b.log",
+	  { NULL }, which_file, NULL, NULL },
 	{ "trace2.mineBrief", "GIT_TRACE2_MINE_BRIEF", "true", "false",
-	  { "GIT_TRACE2_MINE=@D/mine.log", NULL }, mine_brief_of },
+	  { "GIT_TRACE2_MINE=@D/mine.log", NULL }, NULL, "mine.log", mine_is_brief },
 	{ "trace2.eventNesting", "GIT_TRACE2_EVENT_NESTING", "3", "1",
-	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, nesting_of },
+	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, nesting_of, NULL, NULL },
 	{ "trace2.configParams", "GIT_TRACE2_CONFIG_PARAMS", "foo.*", "bar.*",
-	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, params_of },
+	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, params_of, NULL, NULL },
 	{ "trace2.envVars", "GIT_TRACE2_ENV_VARS", "T2CFG_A", "T2CFG_B",
-	  { "GIT_TRACE2_EVENT=@D/event.log", "T2CFG_A=a", "T2CFG_B=b", NULL }, env_vars_of },
+	  { "GIT_TRACE2_EVENT=@D/event.log", "T2CFG_A=a", "T2CFG_B=b", NULL },
+	  env_vars_of, NULL, NULL },
 	{ "trace2.destinationDebug", "GIT_TRACE2_DST_DEBUG", "1", "0",
-	  { "GIT_TRACE2_PERF=/nonexistent/t2cfg/x.log", NULL }, dst_debug_of },
+	  { "GIT_TRACE2_PERF=/nonexistent/t2cfg/x.log", NULL }, dst_debug_of, NULL, NULL },
 	{ "trace2.maxFiles", "GIT_TRACE2_MAX_FILES", "3", "100",
-	  { "GIT_TRACE2_PERF=@D/dir", NULL }, max_files_of },
+	  { "GIT_TRACE2_PERF=@D/dir", NULL }, max_files_of, NULL, NULL },
 	{ "trace2.buffer", "GIT_TRACE2_BUFFER", "64k", "0",
-	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, buffer_of },
+	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, buffer_of, NULL, NULL },
 	{ "trace2.maxFileSize", "GIT_TRACE2_MAX_FILE_SIZE", "300", "1m",
-	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, max_size_of },
+	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, max_size_of, NULL, NULL },
 };
 
 enum source { API, ENV, FILES };
@@ -419,7 +402,7 @@ static int effect(const struct key_case *c, enum source hi, const char *hi_value
 	}
 	env[n] = NULL;
 	run(&r, env, &p);
-	got = c->observe(dir, &p);
+	got = c->observe ? c->observe(dir, &p) : brief_by(dir, c->log, c->brief);
 	t2_proc_free(&p);
 	for (i = 0; i < 3; i++)
 		free(owned[i]);

@@ -458,7 +458,8 @@ static void expect_capped(const char *path, long had, const char *sentinel_re)
 	free(text);
 }
 
-#define JSON_SENTINEL "^\\{\"event\":\"max_file_size\",\"sid\":\"[^\"]+\",\"max_file_size\":2048\\}$"
+#define JSON_SENTINEL \
+	"^\\{\"event\":\"max_file_size\",\"sid\":\"[^\"]+\",\"max_file_size\":2048\\}$"
 #define TEXT_SENTINEL "^max_file_size 2048 reached: no more records written to this file$"
 
 static void test_max_file_size(void **state)
