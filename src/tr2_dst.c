@@ -487,24 +487,67 @@ int tr2_dst_reopen(struct tr2_dst *dst)
 	return done;
 }
 
-/* One line that says the file reached its size: a JSON object in a file
- * of JSON records, text otherwise, ending as the records do. */
+/* The value of the string member key ("\"thread\":\"") in the first
+ * line of a JSON record, escapes kept; NULL if there is none. */
+static const char *json_member(const char *record, size_t len, const char *key,
+			       int *n)
+{
+	const char *eol = memchr(record, '\n', len), *at, *p, *end;
+	size_t klen = strlen(key);
+
+	end = eol ? eol : record + len;
+	at = memmem(record, (size_t)(end - record), key, klen);
+	if (!at)
+		return NULL;
+	for (p = at + klen; p < end && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	if (p >= end || p - at > 256)
+		return NULL;
+	*n = (int)(p - (at + klen));
+	return at + klen;
+}
+
+/* ,"<name>":"<value>" when value is not NULL. */
+static size_t put_member(char *line, size_t size, const char *name, const char *value,
+			 int n)
+{
+	int w = value ? snprintf(line, size, ",\"%s\":\"%.*s\"", name, n, value) : 0;
+
+	return w > 0 && (size_t)w < size ? (size_t)w : 0;
+}
+
+/*
+ * One line that says the file reached its size, ending as the records
+ * do.  In a file of JSON records a JSON object with the session id and,
+ * taken from the record that did not fit, the thread and time, so that
+ * it passes for a record of an unknown event (which collectors skip);
+ * text otherwise.
+ */
 static size_t size_sentinel(char *line, size_t size, const char *record, size_t len,
 			    uint64_t max)
 {
 	const struct trace2_process *p = tr2_sid_process();
-	const char *end = len >= 2 && record[len - 2] == ',' ? ",\n" : "\n";
-	int sid_len = p->sid_json_len < size / 2 ? (int)p->sid_json_len : 0, n;
+	const char *end = len >= 2 && record[len - 2] == ',' ? ",\n" : "\n", *thread, *time;
+	int sid_len = p->sid_json_len < size / 2 ? (int)p->sid_json_len : 0, tn = 0, n;
+	size_t at;
 
-	if (len && record[0] == '{')
-		n = snprintf(line, size,
-			     "{\"event\":\"max_file_size\",\"sid\":\"%.*s\","
-			     "\"max_file_size\":%" PRIu64 "}%s",
-			     sid_len, p->sid_json, max, end);
-	else
+	if (!len || record[0] != '{') {
 		n = snprintf(line, size, "max_file_size %" PRIu64 " reached: "
 			     "no more records written to this file\n", max);
-	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+		return n > 0 && (size_t)n < size ? (size_t)n : 0;
+	}
+	n = snprintf(line, size, "{\"event\":\"max_file_size\",\"sid\":\"%.*s\"",
+		     sid_len, p->sid_json);
+	if (n <= 0 || (size_t)n >= size)
+		return 0;
+	at = (size_t)n;
+	thread = json_member(record, len, "\"thread\":\"", &tn);
+	at += put_member(line + at, size - at, "thread", thread, tn);
+	time = json_member(record, len, "\"time\":\"", &tn);
+	at += put_member(line + at, size - at, "time", time, tn);
+	n = snprintf(line + at, size - at, ",\"max_file_size\":%" PRIu64 "}%s", max, end);
+	return n > 0 && (size_t)n < size - at ? at + (size_t)n : 0;
 }
 
 int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)

@@ -459,7 +459,8 @@ static void expect_capped(const char *path, long had, const char *sentinel_re)
 }
 
 #define JSON_SENTINEL \
-	"^\\{\"event\":\"max_file_size\",\"sid\":\"[^\"]+\",\"max_file_size\":2048\\}$"
+	"^\\{\"event\":\"max_file_size\",\"sid\":\"[^\"]+\",\"thread\":\"main\"," \
+	"\"time\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{15}Z\",\"max_file_size\":2048\\}$"
 #define TEXT_SENTINEL "^max_file_size 2048 reached: no more records written to this file$"
 
 static void test_max_file_size(void **state)
@@ -477,6 +478,9 @@ static void test_max_file_size(void **state)
 	/* every line JSON; the sentinel's "event" is max_file_size */
 	assert_null(strstr(names, "INVALID"));
 	assert_non_null(strstr(names, "printf max_file_size"));
+	/* to a validator, a record of an unknown event: a warning, no error */
+	assert_int_equal(t2_system_env(NULL, "'%s/trace2' validate '%s' >/dev/null 2>&1",
+				       t2_bin_dir(), f->path[2]), 0);
 	free(names);
 	free(text);
 }
