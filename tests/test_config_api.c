@@ -69,7 +69,8 @@ struct run {
 	const char *api_value;
 	int own_files;         /* trace2_set_config_files(system, global) */
 	const char *system, *global;
-	int child;             /* start /usr/bin/env as a traced child */
+	/* a traced child to start, its stdout into @D/child.txt */
+	const char *const *child;
 };
 
 static char *at_dir(const char *dir, const char *value)
@@ -77,25 +78,28 @@ static char *at_dir(const char *dir, const char *value)
 	return t2_replace(value, "@D", dir);
 }
 
-static void start_env_child(const char *dir)
+static const char *const env_argv[] = { "/usr/bin/env", NULL };
+static const char *const git_argv[] = { "git", "version", NULL };
+
+static void start_child(const char *dir, const char *const *argv)
 {
 	struct child_process cmd = CHILD_PROCESS_INIT;
-	const char *argv[] = { "/usr/bin/env", NULL };
-	char *out = t2_path(dir, "env.txt");
+	char *out = t2_path(dir, "child.txt");
 	FILE *f = fopen(out, "w");
 	int status;
 	pid_t pid;
 
 	CHECK(f);
-	cmd.args.v = argv;
-	cmd.args.nr = 1;
+	cmd.args.v = (const char **)argv;
+	while (argv[cmd.args.nr])
+		cmd.args.nr++;
 	trace2_child_start(&cmd);
 	fflush(NULL);
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		dup2(fileno(f), 1);
-		execv(argv[0], (char *const *)argv);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	cmd.pid = pid;
@@ -122,7 +126,7 @@ static void workload(const struct run *r)
 	trace2_cmd_set_config("bar.x", "1");
 	trace2_cmd_list_env_vars();
 	if (r->child)
-		start_env_child(r->dir);
+		start_child(r->dir, r->child);
 	printf("perf-bytes=%lld\n", stat(perf, &st) ? -1LL : (long long)st.st_size);
 	free(perf);
 }
@@ -372,7 +376,7 @@ static int effect(const struct key_case *c, enum source hi, const char *hi_value
 		  enum source lo, const char *lo_value)
 {
 	char *dir = fresh_dir(), *cfg = t2_path(dir, "gitconfig");
-	struct run r = { dir, NULL, NULL, NULL, 0, NULL, NULL, 0 };
+	struct run r = { dir, NULL, NULL, NULL, 0, NULL, NULL, NULL };
 	const char *env[12];
 	char *owned[3] = { NULL, NULL, NULL };
 	struct t2_proc p;
@@ -502,7 +506,7 @@ static void test_own_config_files(void **state)
 	char *sys = t2_path(dir, "sys.cfg"), *glob = t2_path(dir, "glob.cfg");
 	char *text, *env_home = t2_xfmt("HOME=%s", home);
 	const char *env[] = { env_home, NULL };
-	struct run r = { dir, NULL, NULL, NULL, 1, "@D/sys.cfg", "@D/glob.cfg", 0 };
+	struct run r = { dir, NULL, NULL, NULL, 1, "@D/sys.cfg", "@D/glob.cfg", NULL };
 	struct t2_proc p;
 
 	(void)state;
@@ -593,7 +597,7 @@ static void test_prefix_child_and_environment(void **state)
 			      "MYAPP_TRACE2_EVENT=@D/my.log", "MYAPP_TRACE2_EVENT_BRIEF=1",
 			      "MYAPP_TRACE2_MINE=@D/mine.log", "GIT_TRACE2_MINE_BRIEF=1",
 			      NULL };
-	struct run r = { dir, "MYAPP", NULL, NULL, 0, NULL, NULL, 1 };
+	struct run r = { dir, "MYAPP", NULL, NULL, 0, NULL, NULL, env_argv };
 	struct t2_proc p;
 
 	(void)state;
@@ -615,7 +619,7 @@ static void test_prefix_child_and_environment(void **state)
 	assert_int_equal(log[0], 'f');
 	free(log);
 
-	envs = file_of(dir, "env.txt");
+	envs = file_of(dir, "child.txt");
 	v = env_value(envs, "MYAPP_TRACE2_PARENT_SID");
 	assert_non_null(v);
 	assert_string_equal(v, sid);
@@ -640,7 +644,7 @@ static void test_prefix_reads_its_own_names(void **state)
 	     *gitcfg = t2_path(home, ".gitconfig"), *env_home = t2_xfmt("HOME=%s", home);
 	const char *env[] = { "MYAPP_TRACE2_EVENT=@D/my.log", "MYAPP_TRACE2_PARENT_SID=my-parent",
 			      "MYAPP_TRACE2_PERF=yes", env_home, NULL };
-	struct run r = { dir, "MYAPP", NULL, NULL, 0, NULL, NULL, 0 };
+	struct run r = { dir, "MYAPP", NULL, NULL, 0, NULL, NULL, NULL };
 	struct t2_proc p;
 	char *text;
 
@@ -684,6 +688,47 @@ static void test_prefix_reads_its_own_names(void **state)
 	free(env_home);
 }
 
+/* A git child joins the program's process tree: its session id starts
+ * with the program's, though GIT_TRACE2_EVENT does not trace the program. */
+static void test_prefix_git_child_joins(void **state)
+{
+	char *dir = fresh_dir(), *mine_log, *git_log, *sid, *want, **lines;
+	const char *env[] = { "GIT_TRACE2_EVENT=@D/git.log", "MYAPP_TRACE2_EVENT=@D/my.log",
+			      NULL };
+	struct run r = { dir, "MYAPP", NULL, NULL, 0, NULL, NULL, git_argv };
+	struct t2_proc p;
+	size_t i, n;
+
+	(void)state;
+	if (t2_system_env(NULL, "git version >/dev/null 2>&1")) {
+		printf("skipped: no git on PATH to start as a child\n");
+		t2_rmtree(dir);
+		free(dir);
+		skip();
+	}
+	run(&r, env, &p);
+	t2_proc_free(&p);
+	mine_log = file_of(dir, "my.log");
+	git_log = file_of(dir, "git.log");
+	sid = sid_of(mine_log);
+	assert_non_null(sid);
+	assert_non_null(strstr(mine_log, "\"event\":\"child_exit\""));
+	want = t2_xfmt("\"sid\":\"%s/", sid);
+	lines = t2_lines(git_log, &n);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++)
+		if (!strstr(lines[i], want))
+			fail_msg("git's record outside the tree of %s: %s", sid, lines[i]);
+	assert_non_null(strstr(git_log, "\"event\":\"version\""));
+	t2_strv_free(lines);
+	free(want);
+	free(sid);
+	free(mine_log);
+	free(git_log);
+	t2_rmtree(dir);
+	free(dir);
+}
+
 /* An invalid prefix is ignored: GIT stays. */
 static void bad_prefix_scenario(void *arg)
 {
@@ -715,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_own_config_files),
 		cmocka_unit_test(test_prefix_child_and_environment),
 		cmocka_unit_test(test_prefix_reads_its_own_names),
+		cmocka_unit_test(test_prefix_git_child_joins),
 		cmocka_unit_test(test_bad_prefix_ignored),
 	};
 
