@@ -329,27 +329,25 @@ static int max_size_of(const char *d, const struct t2_proc *p)
 	return r;
 }
 
+/* A target's two keys: its destination, and its brief flag seen in log. */
+#define TARGET_KEY(setting, env) \
+	{ "trace2." setting "Target", env, "@D/a.log", "@D/b.log", { NULL }, which_file, \
+	  NULL, NULL }
+#define BRIEF_KEY(setting, env, v1, v2, log, brief) \
+	{ "trace2." setting "Brief", env "_BRIEF", v1, v2, { env "=@D/" log, NULL }, NULL, \
+	  log, brief }
+
 static const struct key_case cases[] = {
-	{ "trace2.normalTarget", "GIT_TRACE2", "@D/a.log", "@D/b.log",
-	  { NULL }, which_file, NULL, NULL },
-	{ "trace2.normalBrief", "GIT_TRACE2_BRIEF", "true", "false",
-	  { "GIT_TRACE2=@D/normal.log", NULL }, NULL, "normal.log", normal_brief },
-	{ "trace2.perfTarget", "GIT_TRACE2_PERF", "@D/a.log", "@D/b.log",
-	  { NULL }, which_file, NULL, NULL },
-	{ "trace2.perfBrief", "GIT_TRACE2_PERF_BRIEF", "yes", "no",
-	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, NULL, "perf.log", perf_brief },
-	{ "trace2.eventTarget", "GIT_TRACE2_EVENT", "@D/a.log", "@D/b.log",
-	  { NULL }, which_file, NULL, NULL },
-	{ "trace2.eventBrief", "GIT_TRACE2_EVENT_BRIEF", "1", "0",
-	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, NULL, "event.log", event_brief },
-	{ "trace2.chromeTarget", "GIT_TRACE2_CHROME", "@D/a.log", "@D/b.log",
-	  { NULL }, which_file, NULL, NULL },
-	{ "trace2.chromeBrief", "GIT_TRACE2_CHROME_BRIEF", "on", "off",
-	  { "GIT_TRACE2_CHROME=@D/chrome.json", NULL }, NULL, "chrome.json", chrome_brief },
-	{ "trace2.mineTarget", "GIT_TRACE2_MINE", "@D/a.log", "@D/b.log",
-	  { NULL }, which_file, NULL, NULL },
-	{ "trace2.mineBrief", "GIT_TRACE2_MINE_BRIEF", "true", "false",
-	  { "GIT_TRACE2_MINE=@D/mine.log", NULL }, NULL, "mine.log", mine_is_brief },
+	TARGET_KEY("normal", "GIT_TRACE2"),
+	BRIEF_KEY("normal", "GIT_TRACE2", "true", "false", "normal.log", normal_brief),
+	TARGET_KEY("perf", "GIT_TRACE2_PERF"),
+	BRIEF_KEY("perf", "GIT_TRACE2_PERF", "yes", "no", "perf.log", perf_brief),
+	TARGET_KEY("event", "GIT_TRACE2_EVENT"),
+	BRIEF_KEY("event", "GIT_TRACE2_EVENT", "1", "0", "event.log", event_brief),
+	TARGET_KEY("chrome", "GIT_TRACE2_CHROME"),
+	BRIEF_KEY("chrome", "GIT_TRACE2_CHROME", "on", "off", "chrome.json", chrome_brief),
+	TARGET_KEY("mine", "GIT_TRACE2_MINE"),
+	BRIEF_KEY("mine", "GIT_TRACE2_MINE", "true", "false", "mine.log", mine_is_brief),
 	{ "trace2.eventNesting", "GIT_TRACE2_EVENT_NESTING", "3", "1",
 	  { "GIT_TRACE2_EVENT=@D/event.log", NULL }, nesting_of, NULL, NULL },
 	{ "trace2.configParams", "GIT_TRACE2_CONFIG_PARAMS", "foo.*", "bar.*",
