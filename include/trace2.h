@@ -223,6 +223,64 @@ void trace2_set_config_hook(trace2_config_hook_fn *hook);
 int trace2_config_read_file(const char *path, enum config_scope scope,
 			    trace2_config_entry_fn *entry, void *ctx);
 
+/* ---- Embedding: configuration and long-running hosts (beyond Git) ---- */
+
+/*
+ * Set a trace2.* setting from the program, before trace2_initialize():
+ * any key a config file may hold ("trace2.perfTarget",
+ * "trace2.eventNesting", a registered target's "trace2.<setting>Target";
+ * key in any case), value read as the config file's would be.  The value
+ * wins over the environment, which wins over the config files; a later
+ * call for the same key replaces it.  Returns 0, or -1 with errno EINVAL
+ * (unknown key, NULL or unreadable value), EBUSY (trace2_initialize()
+ * was called) or ENOMEM.  Register a target before setting its keys.
+ * Not thread-safe: call it from one thread during start-up.
+ */
+int trace2_config_set(const char *key, const char *value);
+
+/*
+ * Read and write "<prefix>_TRACE2..." instead of every "GIT_TRACE2..."
+ * environment variable (targets, brief, nesting, parent SID and name,
+ * buffer, maxFiles, maxFileSize, dst debug, configParams, envVars, every
+ * other setting, registered targets' settings), so a user's Git settings
+ * do not switch this program's tracing on.  The parent SID is exported
+ * as GIT_TRACE2_PARENT_SID too, so git children join the process tree.
+ * With a prefix other than "GIT", no git config file is read, only the
+ * files of trace2_set_config_files().  prefix: 1 to 31 letters, digits
+ * or '_' (anything else is ignored); NULL means "GIT".  Call before
+ * trace2_initialize() (ignored after), from one thread.
+ */
+void trace2_set_env_prefix(const char *prefix);
+
+/*
+ * Read the trace2.* settings (and trace2_cmd_list_config()'s entries)
+ * from these files, in gitconfig syntax, instead of Git's system and
+ * global files: system_path first (scope system), then global_path
+ * (scope global); NULL means no file.  The paths are copied.  Call
+ * before trace2_initialize() (ignored after), from one thread.
+ */
+void trace2_set_config_files(const char *system_path, const char *global_path);
+
+/*
+ * Write out the records buffered mode holds (every thread's) and what
+ * targets hold back (their flush()), now.  Any thread; does nothing
+ * while tracing is off.  Not from a signal handler.
+ */
+void trace2_flush(void);
+
+/*
+ * For log rotation: close every file destination that trace2 opened by
+ * its name (a target file, or a process's own file in a directory) and
+ * open the name again, creating it if it was renamed away; the next
+ * records go to the new file, none lost or written twice.  Records still
+ * in buffered mode's buffers go to the new file when written: call
+ * trace2_flush() first to have them in the old one.  Streams, sockets,
+ * inherited fds and the maxFiles sentinel are left as they are.
+ * Async-signal-safe (open, fstat, fcntl, dup3, close and atomics only),
+ * so a SIGHUP handler may call it; any thread.
+ */
+void trace2_reopen(void);
+
 /* ------------------------------------------------------------------ */
 /* Process life-cycle.                                                  */
 /* ------------------------------------------------------------------ */

@@ -348,6 +348,34 @@ static void join(char *out, size_t size, const char *a, const char *b)
 /* GIT_CONFIG_NOSYSTEM, judged (and complained about) once per load. */
 static int skip_system;
 
+/* The host's own files (trace2_set_config_files()): used once named. */
+static int own_files;
+static char *own_system, *own_global;
+
+void tr2_config_set_files(const char *system_path, const char *global_path)
+{
+	tr2_sys.free(own_system);
+	tr2_sys.free(own_global);
+	own_system = system_path ? tr2_strdup(system_path) : NULL;
+	own_global = global_path ? tr2_strdup(global_path) : NULL;
+	own_files = 1;
+}
+
+/* Git's files belong to git's own settings: a host with its own prefix
+ * reads only the files it names. */
+static int reads_git_files(void)
+{
+	return !own_files && tr2_sysenv_prefix_is_git();
+}
+
+static void for_each_own_file(file_fn *fn, void *ctx)
+{
+	if (own_system)
+		fn(own_system, CONFIG_SCOPE_SYSTEM, ctx);
+	if (own_global)
+		fn(own_global, CONFIG_SCOPE_GLOBAL, ctx);
+}
+
 /* The system file, then the global files, in the order Git reads them. */
 static void for_each_file(file_fn *fn, void *ctx)
 {
@@ -356,6 +384,10 @@ static void for_each_file(file_fn *fn, void *ctx)
 	const char *xdg = tr2_sys.getenv("XDG_CONFIG_HOME"), *home = tr2_sys.getenv("HOME");
 	char path[4096];
 
+	if (!reads_git_files()) {
+		for_each_own_file(fn, ctx);
+		return;
+	}
 	if (!skip_system)
 		fn(system ? system : TR2_SYSTEM_CONFIG, CONFIG_SCOPE_SYSTEM, ctx);
 	if (global) {
@@ -413,7 +445,7 @@ static void load_file_settings(const char *path, enum config_scope scope, void *
 void tr2_config_load_settings(void)
 {
 	tr2_sysenv_clear_config();
-	skip_system = env_bool("GIT_CONFIG_NOSYSTEM", 0);
+	skip_system = reads_git_files() && env_bool("GIT_CONFIG_NOSYSTEM", 0);
 	for_each_file(load_file_settings, NULL);
 }
 

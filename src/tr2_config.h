@@ -10,6 +10,9 @@
 
 typedef trace2_config_entry_fn tr2_config_fn;
 
+/* Read exactly these files (NULL: none) instead of Git's system and
+ * global files, from now on (trace2_set_config_files()). */
+void tr2_config_set_files(const char *system_path, const char *global_path);
 /* Read the system and global files and keep their trace2.* settings
  * (the last assignment of each wins).  Reports malformed files. */
 void tr2_config_load_settings(void);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -65,6 +66,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->hold_signals = 0;
 	dst->datagram = 0;
 	dst->own_file = 0;
+	dst->max_size = 0;
 	dst->fifo = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
 		dst->fifo = S_ISFIFO(st.st_mode);
@@ -108,6 +110,28 @@ static void settle_blocking_mode(struct tr2_dst *dst)
 
 static int open_in_directory(struct tr2_dst *dst, const char *dir);
 
+/* maxFileSize, bytes; 0 without a usable value. */
+static uint64_t read_max_file_size(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_MAX_FILE_SIZE);
+	size_t size = 0;
+
+	return v && !tr2_parse_size(v, &size) ? size : 0;
+}
+
+/* A file trace2 opened: its name for tr2_dst_reopen() (NULL: never
+ * reopened) and its size limit, counted from its size now. */
+static void keep_file(struct tr2_dst *dst, const char *path)
+{
+	struct stat st;
+
+	tr2_sys.free(dst->path);
+	dst->path = path ? tr2_strdup(path) : NULL;
+	dst->max_size = read_max_file_size();
+	dst->size = !tr2_sys.fstat(dst->fd, &st) ? (uint64_t)st.st_size : 0;
+	dst->capped = 0;
+}
+
 /* An absolute path: the file, or a new file in it when it names a
  * directory.  Opening a directory for writing fails with EISDIR, so no
  * stat() comes first: one system call less for every traced process. */
@@ -131,6 +155,8 @@ static int open_file(struct tr2_dst *dst, const char *path, int want_created)
 	}
 	set_fd(dst, fd, 1);
 	settle_blocking_mode(dst);
+	if (dst->kind == TR2_DST_FILE)
+		keep_file(dst, path);
 	return 1;
 }
 
@@ -204,17 +230,17 @@ static void read_max_files(void)
 		max_files = atoi(v);
 }
 
-/* <base>, then <base>.1 ... <base>.9, each created exclusively. */
-static int create_numbered(const char *base)
+/* <base>, then <base>.1 ... <base>.9, each created exclusively; the
+ * name taken in path. */
+static int create_numbered(const char *base, char path[PATH_MAX + 16])
 {
-	char path[PATH_MAX + 16];
 	int attempt, fd = -1;
 
 	for (attempt = 0; fd < 0 && attempt < MAX_AUTO_ATTEMPTS; attempt++) {
 		if (attempt)
-			snprintf(path, sizeof(path), "%s.%d", base, attempt);
+			snprintf(path, PATH_MAX + 16, "%s.%d", base, attempt);
 		else
-			snprintf(path, sizeof(path), "%s", base);
+			snprintf(path, PATH_MAX + 16, "%s", base);
 		fd = create_exclusive(path);
 	}
 	return fd;
@@ -224,6 +250,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 {
 	const char *sid = tr2_sid_get(), *last = strrchr(sid, '/');
 	char *base = join_path(dir, last ? last + 1 : sid);
+	char path[PATH_MAX + 16];
 	enum dir_state state;
 	int fd = -1;
 
@@ -232,7 +259,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	read_max_files();
 	state = check_max_files(dst, dir, &fd);
 	if (state == DIR_OPEN)
-		fd = create_numbered(base);
+		fd = create_numbered(base, path);
 	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
 		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 			    base, name_of(dst), strerror(errno));
@@ -243,6 +270,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	dst->created = 1;
 	set_fd(dst, fd, 1);
 	dst->own_file = 1;
+	keep_file(dst, state == DIR_OPEN ? path : NULL);
 	return 1;
 }
 
@@ -403,12 +431,139 @@ void tr2_dst_forget(struct tr2_dst *dst)
 	dst->too_many_files = 0;
 }
 
+/* open_fd while tr2_dst_reopen() works on it. */
+#define REOPENING (-2)
+
 void tr2_dst_close(struct tr2_dst *dst)
 {
-	if (dst->open_fd >= 0)
-		tr2_sys.close(dst->open_fd);
-	dst->open_fd = -1;
+	int fd = __atomic_exchange_n(&dst->open_fd, -1, __ATOMIC_ACQ_REL);
+
+	/* REOPENING: the reopen closes it when done, and the name stays
+	 * (the reopen reads it) until the next open replaces it */
+	if (fd >= 0) {
+		tr2_sys.close(fd);
+		tr2_sys.free(dst->path);
+		dst->path = NULL;
+	}
 	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
+}
+
+/* The name's new file onto the descriptor number old; 1 if done. */
+static int replace_file(struct tr2_dst *dst, int old)
+{
+	int fd = tr2_open(dst->path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+			  0666), done = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
+	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && dup3(fd, old, O_CLOEXEC) >= 0) {
+		__atomic_store_n(&dst->size, (uint64_t)st.st_size, __ATOMIC_RELAXED);
+		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
+		done = 1;
+	}
+	tr2_sys.close(fd);
+	return done;
+}
+
+/* The descriptor is claimed (REOPENING) while its file is replaced, so
+ * that tr2_dst_close() never closes it in between and a number the host
+ * reuses is never written over. */
+int tr2_dst_reopen(struct tr2_dst *dst)
+{
+	int old = __atomic_load_n(&dst->open_fd, __ATOMIC_ACQUIRE), done, claimed;
+
+	if (old < 0 || !dst->path || dst->kind != TR2_DST_FILE || !tr2_dst_is_on(dst) ||
+	    !__atomic_compare_exchange_n(&dst->open_fd, &old, REOPENING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
+	done = replace_file(dst, old);
+	claimed = REOPENING;
+	if (!__atomic_compare_exchange_n(&dst->open_fd, &claimed, old, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		tr2_sys.close(old); /* tr2_dst_close() came meanwhile */
+	return done;
+}
+
+/* The value of the string member key ("\"thread\":\"") in the first
+ * line of a JSON record, escapes kept; NULL if there is none. */
+static const char *json_member(const char *record, size_t len, const char *key,
+			       int *n)
+{
+	const char *eol = memchr(record, '\n', len), *at, *p, *end;
+	size_t klen = strlen(key);
+
+	end = eol ? eol : record + len;
+	at = memmem(record, (size_t)(end - record), key, klen);
+	if (!at)
+		return NULL;
+	for (p = at + klen; p < end && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	if (p >= end || p - at > 256)
+		return NULL;
+	*n = (int)(p - (at + klen));
+	return at + klen;
+}
+
+/* ,"<name>":"<value>" when value is not NULL. */
+static size_t put_member(char *line, size_t size, const char *name, const char *value,
+			 int n)
+{
+	int w = value ? snprintf(line, size, ",\"%s\":\"%.*s\"", name, n, value) : 0;
+
+	return w > 0 && (size_t)w < size ? (size_t)w : 0;
+}
+
+/*
+ * One line that says the file reached its size, ending as the records
+ * do.  In a file of JSON records a JSON object with the session id and,
+ * taken from the record that did not fit, the thread and time, so that
+ * it passes for a record of an unknown event (which collectors skip);
+ * text otherwise.
+ */
+static size_t size_sentinel(char *line, size_t size, const char *record, size_t len,
+			    uint64_t max)
+{
+	const struct trace2_process *p = tr2_sid_process();
+	const char *end = len >= 2 && record[len - 2] == ',' ? ",\n" : "\n", *thread, *time;
+	int sid_len = p->sid_json_len < size / 2 ? (int)p->sid_json_len : 0, tn = 0, n;
+	size_t at;
+
+	if (!len || record[0] != '{') {
+		n = snprintf(line, size, "max_file_size %" PRIu64 " reached: "
+			     "no more records written to this file\n", max);
+		return n > 0 && (size_t)n < size ? (size_t)n : 0;
+	}
+	n = snprintf(line, size, "{\"event\":\"max_file_size\",\"sid\":\"%.*s\"",
+		     sid_len, p->sid_json);
+	if (n <= 0 || (size_t)n >= size)
+		return 0;
+	at = (size_t)n;
+	thread = json_member(record, len, "\"thread\":\"", &tn);
+	at += put_member(line + at, size - at, "thread", thread, tn);
+	time = json_member(record, len, "\"time\":\"", &tn);
+	at += put_member(line + at, size - at, "time", time, tn);
+	n = snprintf(line + at, size - at, ",\"max_file_size\":%" PRIu64 "}%s", max, end);
+	return n > 0 && (size_t)n < size - at ? at + (size_t)n : 0;
+}
+
+int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)
+{
+	uint64_t max = dst->max_size;
+	uint64_t before = __atomic_fetch_add(&dst->size, len, __ATOMIC_RELAXED);
+	char line[1200];
+
+	if (before + len <= max)
+		return 1;
+	if (!__atomic_exchange_n(&dst->capped, 1, __ATOMIC_ACQ_REL) && dst->fd >= 0) {
+		ssize_t w = tr2_sys.write(dst->fd, line,
+					  size_sentinel(line, sizeof(line), record, len, max));
+		(void)w; /* the file's last line: nothing to do if it fails */
+	}
+	return 0;
 }
 
 void tr2_dst_after_fork(struct tr2_dst *dst)

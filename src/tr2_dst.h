@@ -37,6 +37,11 @@ struct tr2_dst {
 	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
 				      * PIPE_BUF bytes goes out whole or not */
 	enum tr2_dst_kind kind;
+	char *path;             /* the file trace2 opened, for tr2_dst_reopen() */
+	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
+	uint64_t size;          /* atomic: the file's bytes, as this process
+				 * counts them from its size when opened */
+	int capped;             /* atomic: the sentinel line was written */
 	int nonblocking;        /* a stream trace2 opened, O_NONBLOCK kept */
 	int poll_first;         /* atomic: a stream the kernel cannot write
 				 * without blocking (terminals): poll first */
@@ -89,6 +94,13 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 			ssize_t written);
 
 /*
+ * A file with a maxFileSize: whether len more bytes keep it within the
+ * size.  The write that would pass it writes the sentinel line instead,
+ * once; no write after it does.
+ */
+int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len);
+
+/*
  * Write a record (or a buffer of whole records) now, in one write().
  * EINTR is retried and short writes completed; any other failure switches
  * the destination off.  Inline, like tr2_dst_write(): every frame between
@@ -104,7 +116,7 @@ static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_
 		tr2_dst_write_rest(dst, buf, len, 0);
 		return;
 	}
-	if (fd < 0)
+	if (fd < 0 || (dst->max_size && !tr2_dst_room_for(dst, buf, len)))
 		return;
 	w = tr2_sys.write(fd, buf, len);
 	if (w != (ssize_t)len)
@@ -137,6 +149,15 @@ void tr2_dst_finish_interrupted(void);
 void tr2_dst_close(struct tr2_dst *dst);
 /* In a forked child: the lock may be held by a thread that is gone. */
 void tr2_dst_after_fork(struct tr2_dst *dst);
+/*
+ * Close a file trace2 opened by its name and open that name again, for
+ * log rotation: the records after it go to the file the name now
+ * denotes (created if missing).  The descriptor number stays (dup3()), so
+ * a write racing with it goes whole to the old or the new file.  Not
+ * reopened: the maxFiles sentinel, a failed destination, a name that no
+ * longer denotes a regular file.  Async-signal-safe.  1 if reopened.
+ */
+int tr2_dst_reopen(struct tr2_dst *dst);
 /* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */
 void tr2_dst_forget(struct tr2_dst *dst);
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */

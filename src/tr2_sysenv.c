@@ -17,7 +17,7 @@ struct row {
 	const char *key;    /* trace2.<key>, lowercase; NULL: environment only */
 	enum tr2_parser parser;
 	unsigned live : 1;  /* the library writes it: read it every time, raw */
-	char env[64];       /* "GIT_TRACE2" + suffix, made when first asked */
+	char env[96];       /* "<PREFIX>_TRACE2" + suffix, made when first asked */
 };
 
 #define ROW(id, suffix, key, parser) [id] = { suffix, key, parser, 0, "" }
@@ -39,6 +39,7 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	LIVE_ROW(TR2_SYSENV_REDACT, "_REDACT", TR2_PARSE_ENV_BOOL),
 	LIVE_ROW(TR2_SYSENV_PARENT_SID, "_PARENT_SID", TR2_PARSE_TEXT),
 	LIVE_ROW(TR2_SYSENV_PARENT_NAME, "_PARENT_NAME", TR2_PARSE_TEXT),
+	ROW(TR2_SYSENV_MAX_FILE_SIZE, "_MAX_FILE_SIZE", "maxfilesize", TR2_PARSE_SIZE),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 
@@ -53,6 +54,10 @@ static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
 static char *cached[TR2_SYSENV_MAX];      /* environment, when non-empty */
 static unsigned char looked_up[TR2_SYSENV_MAX];
 static char *from_config[TR2_SYSENV_MAX]; /* config files */
+/* The host's own settings: kept for the life of the process (a forked
+ * child that initializes again still has them). */
+static char *from_api[TR2_SYSENV_MAX];
+static char env_prefix[32] = "GIT";
 
 void tr2_sysenv_after_fork(void)
 {
@@ -79,7 +84,7 @@ const char *tr2_sysenv_env_name(int id)
 	struct row *r = &rows[id];
 
 	if (!r->env[0])
-		snprintf(r->env, sizeof(r->env), "GIT_TRACE2%s", r->suffix);
+		snprintf(r->env, sizeof(r->env), "%s_TRACE2%s", env_prefix, r->suffix);
 	return r->env;
 }
 
@@ -169,7 +174,7 @@ const char *tr2_sysenv_get(int id)
 		cached[id] = v && *v ? tr2_strdup(v) : NULL;
 		looked_up[id] = 1;
 	}
-	v = cached[id] ? cached[id] : from_config[id];
+	v = from_api[id] ? from_api[id] : cached[id] ? cached[id] : from_config[id];
 	pthread_mutex_unlock(&cache_mutex);
 	return v;
 }
@@ -177,6 +182,63 @@ const char *tr2_sysenv_get(int id)
 void tr2_sysenv_export(int id, const char *value)
 {
 	tr2_sys.setenv(tr2_sysenv_env_name(id), value, 1);
+	if (id == TR2_SYSENV_PARENT_SID && !tr2_sysenv_prefix_is_git())
+		tr2_sys.setenv("GIT_TRACE2_PARENT_SID", value, 1);
+}
+
+enum tr2_parser tr2_sysenv_parser(int id)
+{
+	return rows[id].parser;
+}
+
+int tr2_sysenv_set_api(int id, const char *value)
+{
+	char *copy = tr2_strdup(value);
+
+	if (!copy)
+		return -1;
+	pthread_mutex_lock(&cache_mutex);
+	tr2_sys.free(from_api[id]);
+	from_api[id] = copy;
+	pthread_mutex_unlock(&cache_mutex);
+	return 0;
+}
+
+static int valid_prefix(const char *p)
+{
+	size_t i;
+
+	for (i = 0; p[i]; i++)
+		if (!isalnum((unsigned char)p[i]) && p[i] != '_')
+			return 0;
+	return i > 0 && i < sizeof(env_prefix);
+}
+
+/* Every name is made again, and every environment value read again,
+ * under the new prefix. */
+int tr2_sysenv_set_prefix(const char *prefix)
+{
+	int i;
+
+	if (!prefix)
+		prefix = "GIT";
+	if (!valid_prefix(prefix))
+		return -1;
+	pthread_mutex_lock(&cache_mutex);
+	snprintf(env_prefix, sizeof(env_prefix), "%s", prefix);
+	for (i = 0; i < TR2_SYSENV_MAX; i++) {
+		rows[i].env[0] = '\0';
+		tr2_sys.free(cached[i]);
+		cached[i] = NULL;
+		looked_up[i] = 0;
+	}
+	pthread_mutex_unlock(&cache_mutex);
+	return 0;
+}
+
+int tr2_sysenv_prefix_is_git(void)
+{
+	return !strcmp(env_prefix, "GIT");
 }
 
 void tr2_sysenv_release(void)

@@ -3,8 +3,10 @@
  * config key the library reads is a row {id, environment suffix, config
  * key, parser}.  The environment name is "GIT_TRACE2" + suffix.  Built-in
  * rows have fixed ids; a registered target's destination and brief
- * settings are added as rows at registration.  The environment wins over
- * the config files.
+ * settings are added as rows at registration.  A value set through the
+ * API wins over the environment, which wins over the config files.  The
+ * environment prefix ("GIT" unless the host sets another) makes the
+ * names: "<PREFIX>_TRACE2" + suffix.
  */
 #ifndef TR2_SYSENV_H
 #define TR2_SYSENV_H
@@ -27,6 +29,7 @@ enum tr2_sysenv {
 	TR2_SYSENV_REDACT,      /* environment only */
 	TR2_SYSENV_PARENT_SID,  /* environment only, written by the library */
 	TR2_SYSENV_PARENT_NAME, /* environment only, written by the library */
+	TR2_SYSENV_MAX_FILE_SIZE,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
@@ -62,7 +65,9 @@ int tr2_sysenv_env_taken(const char *upper_suffix);
  * and cached, but for the rows the library writes), else the config
  * files' value, else NULL. */
 const char *tr2_sysenv_get(int id);
-/* Set the environment variable of a row (for children). */
+/* Set the environment variable of a row (for children); the parent SID
+ * also as GIT_TRACE2_PARENT_SID under another prefix, so that git
+ * children join the process tree. */
 void tr2_sysenv_export(int id, const char *value);
 /* The environment variable's name, used in messages. */
 const char *tr2_sysenv_env_name(int id);
@@ -75,8 +80,21 @@ void tr2_sysenv_set_config(int id, const char *value);
 void tr2_sysenv_clear_config(void);
 /* Re-initialise the lock in a forked child. */
 void tr2_sysenv_after_fork(void);
-/* Forget every cached value (atexit); the rows stay. */
+/* Forget every cached value (atexit); the rows and the values set
+ * through the API stay. */
 void tr2_sysenv_release(void);
+
+/* How the row's value is read. */
+enum tr2_parser tr2_sysenv_parser(int id);
+/* Set the API's value of a row (copied; it wins over the environment);
+ * 0, or -1 when out of memory. */
+int tr2_sysenv_set_api(int id, const char *value);
+/* Use "<prefix>_TRACE2..." for every name from now on; 0, or -1 (and no
+ * change) unless prefix is 1 to 31 letters, digits and underscores.  NULL
+ * means "GIT". */
+int tr2_sysenv_set_prefix(const char *prefix);
+/* 1 while the prefix is "GIT". */
+int tr2_sysenv_prefix_is_git(void);
 
 /* Git's maybe-bool: 1 true, 0 false, -1 not a boolean (NULL: -1). */
 int tr2_parse_maybe_bool(const char *v);

@@ -17,6 +17,7 @@
 #include "tr2_params.h"
 #include "tr2_procinfo.h"
 #include "tr2_redact.h"
+#include "tr2_settings.h"
 #include "tr2_sid.h"
 #include "tr2_signal.h"
 #include "tr2_sysenv.h"
@@ -255,6 +256,53 @@ static void shutdown_targets(void)
 	for (i = 0; i < nslots; i++)
 		if (slots[i].target->shutdown && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
 			slots[i].target->shutdown(slots[i].ctx);
+}
+
+/* ---------------------------------------------------------------- */
+/* Embedding: configuration and long-running hosts (beyond Git).      */
+
+int trace2_config_set(const char *key, const char *value)
+{
+	int err;
+
+	register_builtins(); /* their keys, chrome's included */
+	err = registry_closed ? EBUSY : tr2_settings_set(key, value);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+void trace2_set_env_prefix(const char *prefix)
+{
+	if (!registry_closed)
+		tr2_sysenv_set_prefix(prefix);
+}
+
+void trace2_set_config_files(const char *system_path, const char *global_path)
+{
+	if (!registry_closed)
+		tr2_config_set_files(system_path, global_path);
+}
+
+void trace2_flush(void)
+{
+	if (tr2_enabled())
+		flush_targets();
+}
+
+/* Async-signal-safe (tr2_dst_reopen()); the slots are fixed once tracing
+ * is on. */
+void trace2_reopen(void)
+{
+	int i;
+
+	if (!tr2_enabled())
+		return;
+	for (i = 0; i < nslots; i++)
+		if (slots[i].dst_setting >= 0)
+			tr2_dst_reopen(&slots[i].dst);
 }
 
 /* ---------------------------------------------------------------- */

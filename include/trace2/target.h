@@ -295,7 +295,7 @@ struct trace2_target {
 	/* Every record, while on.  Required. */
 	void (*event)(void *ctx, const struct trace2_event *ev);
 	/* Write out what the target holds back: before a child is started or
-	 * an exec, and at exit.  May be NULL. */
+	 * an exec, at trace2_flush(), and at exit.  May be NULL. */
 	void (*flush)(void *ctx);
 	/* At process exit, after the last record.  May be NULL. */
 	void (*shutdown)(void *ctx);
