@@ -138,7 +138,11 @@ struct json_writer {
 enum trace2_timer_id {
 	TRACE2_TIMER_ID_TEST1 = 0, /* "test"/"test1", totals only */
 	TRACE2_TIMER_ID_TEST2,     /* "test"/"test2", per thread and totals */
-	TRACE2_NUMBER_OF_TIMERS
+	TRACE2_NUMBER_OF_TIMERS,
+	/* trace2_timer_define()'s ids follow; these two make the type hold
+	 * any of them and its negative error value, in C++ too. */
+	TRACE2_TIMER_ID_ERROR = -1,
+	TRACE2_TIMER_ID_LIMIT = 0x7fffffff
 };
 
 enum trace2_counter_id {
@@ -148,7 +152,10 @@ enum trace2_counter_id {
 	TRACE2_COUNTER_ID_REFTABLE_RESEEKS,     /* "reftable"/"reseeks_made" */
 	TRACE2_COUNTER_ID_FSYNC_WRITEOUT_ONLY,  /* "fsync"/"writeout-only" */
 	TRACE2_COUNTER_ID_FSYNC_HARDWARE_FLUSH, /* "fsync"/"hardware-flush" */
-	TRACE2_NUMBER_OF_COUNTERS
+	TRACE2_NUMBER_OF_COUNTERS,
+	/* trace2_counter_define()'s ids follow (see trace2_timer_id). */
+	TRACE2_COUNTER_ID_ERROR = -1,
+	TRACE2_COUNTER_ID_LIMIT = 0x7fffffff
 };
 
 enum trace2_process_info_reason {
@@ -487,6 +494,26 @@ void trace2_counter_add(enum trace2_counter_id cid, uint64_t value);
 	(TRACE2_ACTIVE() ? (trace2_timer_stop)(tid) : (void)0)
 #define trace2_counter_add(cid, value) \
 	(TRACE2_ACTIVE() ? (trace2_counter_add)((cid), (value)) : (void)0)
+
+/* ------------------------------------------------------------------ */
+/* Own timers and counters (not in Git).                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A timer or counter of your own, for trace2_timer_start()/stop() or
+ * trace2_counter_add(), reported exactly like the built-in ones on every
+ * target: "timer"/"counter" at exit under category and name (copied),
+ * and with per_thread_events also "th_timer"/"th_counter" when a thread
+ * exits.  At least 256 of each.  Defining the same category and name
+ * again returns the same id.  Returns a negative id on error, with errno
+ * EINVAL (a NULL string, or the name defined before with another
+ * per_thread_events), ENOSPC (too many) or ENOMEM.  Any thread, before or
+ * after trace2_initialize(); tracing need not be on.
+ */
+enum trace2_timer_id trace2_timer_define(const char *category, const char *name,
+					 int per_thread_events);
+enum trace2_counter_id trace2_counter_define(const char *category, const char *name,
+					     int per_thread_events);
 
 /* ------------------------------------------------------------------ */
 /* JSON writer (Git's jw_* API), for trace2_data_json().                */
