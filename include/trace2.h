@@ -516,6 +516,75 @@ enum trace2_counter_id trace2_counter_define(const char *category, const char *n
 					     int per_thread_events);
 
 /* ------------------------------------------------------------------ */
+/* Scoped regions (not in Git).                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * TRACE2_REGION(category, label, repo);
+ * TRACE2_REGION_PRINTF(category, label, repo, fmt, ...);
+ *
+ * A declaration: enter the region here (as trace2_region_enter() or
+ * trace2_region_enter_printf() would) and leave it when the enclosing
+ * block is left, however that happens: its end, return, break, continue
+ * or goto (and, in C++, an exception).  The leave names the same
+ * category, label and repo, without a message, and the location of the
+ * declaration.  A region entered while tracing was off is not left.  The
+ * arguments must stay valid until the block ends.
+ *
+ * C needs GCC's or Clang's cleanup attribute; elsewhere (C only) the two
+ * macros trace nothing, TRACE2_HAVE_SCOPED_REGIONS is 0, and the program
+ * pairs trace2_region_enter()/leave() by hand.  C++ uses trace2::region
+ * (below), the same in every compiler.
+ */
+#if defined(__cplusplus) || defined(__GNUC__) || defined(__clang__)
+#define TRACE2_HAVE_SCOPED_REGIONS 1
+#else
+#define TRACE2_HAVE_SCOPED_REGIONS 0
+#endif
+
+#define TRACE2_CONCAT_(a, b) a##b
+#define TRACE2_CONCAT(a, b) TRACE2_CONCAT_(a, b)
+#ifdef __COUNTER__
+#define TRACE2_SCOPE_NAME TRACE2_CONCAT(trace2_scope_, __COUNTER__)
+#else
+#define TRACE2_SCOPE_NAME TRACE2_CONCAT(trace2_scope_, __LINE__)
+#endif
+
+#if !defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+/* What a scoped region's leave needs (internal). */
+struct trace2_region_scope {
+	const char *file;
+	int line;
+	int entered;
+	const char *category;
+	const char *label;
+	const struct repository *repo;
+};
+
+static inline void trace2_region_scope_leave(struct trace2_region_scope *s)
+{
+	if (s->entered)
+		trace2_region_leave_fl(s->file, s->line, s->category, s->label, s->repo);
+}
+
+#define TRACE2_REGION_SCOPE_(enter, category, label, repo, ...) \
+	__attribute__((cleanup(trace2_region_scope_leave), unused)) \
+	struct trace2_region_scope TRACE2_SCOPE_NAME = \
+		{ __FILE__, __LINE__, \
+		  TRACE2_ACTIVE() ? (enter(__FILE__, __LINE__, __VA_ARGS__), 1) : 0, \
+		  (category), (label), (repo) }
+#define TRACE2_REGION(category, label, repo) \
+	TRACE2_REGION_SCOPE_(trace2_region_enter_fl, category, label, repo, \
+			     (category), (label), (repo))
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) \
+	TRACE2_REGION_SCOPE_(trace2_region_enter_printf_fl, category, label, repo, \
+			     (category), (label), (repo), __VA_ARGS__)
+#elif !defined(__cplusplus)
+#define TRACE2_REGION(category, label, repo) (void)0
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) (void)0
+#endif
+
+/* ------------------------------------------------------------------ */
 /* JSON writer (Git's jw_* API), for trace2_data_json().                */
 /* ------------------------------------------------------------------ */
 
@@ -557,5 +626,89 @@ void jw_end(struct json_writer *jw);
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __cplusplus
+/* ------------------------------------------------------------------ */
+/* C++: the scoped region as a class (not in Git).                     */
+/* ------------------------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TRACE2_CALLER_FILE __builtin_FILE()
+#define TRACE2_CALLER_LINE __builtin_LINE()
+#else
+#define TRACE2_CALLER_FILE nullptr
+#define TRACE2_CALLER_LINE 0
+#endif
+
+namespace trace2 {
+
+/*
+ * RAII: the constructor enters the region, the destructor leaves it (as
+ * TRACE2_REGION does), so it is left on every way out of the scope,
+ * exceptions included.  Neither throws.  Not copyable or movable.
+ *
+ *   trace2::region r("app", "load", nullptr);
+ *   trace2::region r2({__FILE__, __LINE__}, "app", "file", nullptr, "%s", path);
+ */
+class region {
+public:
+	struct location {
+		const char *file;
+		int line;
+	};
+
+	region(const char *category, const char *label,
+	       const struct repository *repo = nullptr,
+	       const char *file = TRACE2_CALLER_FILE,
+	       int line = TRACE2_CALLER_LINE) noexcept
+		: at_{ file, line }, category_(category), label_(label), repo_(repo),
+		  entered_(TRACE2_ACTIVE())
+	{
+		if (entered_)
+			trace2_region_enter_fl(file, line, category, label, repo);
+	}
+
+	/* With a printf-style message on the enter. */
+	region(location at, const char *category, const char *label,
+	       const struct repository *repo, const char *fmt, ...) noexcept
+		TRACE2_PRINTF(6, 7)
+		: at_(at), category_(category), label_(label), repo_(repo),
+		  entered_(TRACE2_ACTIVE())
+	{
+		if (entered_) {
+			va_list ap;
+
+			va_start(ap, fmt);
+			trace2_region_enter_printf_va_fl(at.file, at.line, category, label,
+							 repo, fmt, ap);
+			va_end(ap);
+		}
+	}
+
+	~region()
+	{
+		if (entered_)
+			trace2_region_leave_fl(at_.file, at_.line, category_, label_, repo_);
+	}
+
+	region(const region &) = delete;
+	region &operator=(const region &) = delete;
+
+private:
+	location at_;
+	const char *category_;
+	const char *label_;
+	const struct repository *repo_;
+	bool entered_;
+};
+
+} /* namespace trace2 */
+
+#define TRACE2_REGION(category, label, repo) \
+	trace2::region TRACE2_SCOPE_NAME((category), (label), (repo), __FILE__, __LINE__)
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) \
+	trace2::region TRACE2_SCOPE_NAME(trace2::region::location{ __FILE__, __LINE__ }, \
+					 (category), (label), (repo), __VA_ARGS__)
+#endif /* __cplusplus */
 
 #endif /* TRACE2_H */
