@@ -124,7 +124,7 @@ chrome-deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
+	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" T2_CC="$(CC)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
 	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)
