@@ -256,6 +256,14 @@ extern unsigned int trace2_listener_mask;
 #define TRACE2_ACTIVE() TRACE2_LIKELY_OFF(TRACE2_LOAD_RELAXED(&trace2_listener_mask))
 
 /* ------------------------------------------------------------------ */
+/* Compiled out: with -DTRACE2_DISABLE every function below is a static  */
+/* inline no-op (trace2/disable.h) and the program needs no library.    */
+/* ------------------------------------------------------------------ */
+#ifdef TRACE2_DISABLE
+#include "trace2/disable.h"
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Library identity and host settings (call before trace2_initialize). */
 /* ------------------------------------------------------------------ */
 
@@ -609,7 +617,10 @@ enum trace2_counter_id trace2_counter_define(const char *category, const char *n
  * or goto (and, in C++, an exception).  The leave names the same
  * category, label and repo, without a message, and the location of the
  * declaration.  A region entered while tracing was off is not left.  The
- * arguments must stay valid until the block ends.
+ * category, label and repo are evaluated once, on or off, and must stay
+ * valid until the block ends; the message's arguments are evaluated only
+ * while tracing is on (in C++: always, as for any call).  Two statements
+ * in C: write it where a declaration may go, not as the body of an if.
  *
  * C needs GCC's or Clang's cleanup attribute; elsewhere (C only) the two
  * macros trace nothing, TRACE2_HAVE_SCOPED_REGIONS is 0, and the program
@@ -647,18 +658,27 @@ static inline void trace2_region_scope_leave(struct trace2_region_scope *s)
 		trace2_region_leave_fl(s->file, s->line, s->category, s->label, s->repo);
 }
 
-#define TRACE2_REGION_SCOPE_(enter, category, label, repo, ...) \
-	__attribute__((cleanup(trace2_region_scope_leave), unused)) \
-	struct trace2_region_scope TRACE2_SCOPE_NAME = \
-		{ __FILE__, __LINE__, \
-		  TRACE2_ACTIVE() ? (enter(__FILE__, __LINE__, __VA_ARGS__), 1) : 0, \
-		  (category), (label), (repo) }
+/* A declaration and, while tracing is on, the enter; the category, label
+ * and repo are evaluated once, the message's arguments only while on. */
+#define TRACE2_REGION_SCOPE_(name, cat_, label_, repo_) \
+	__attribute__((cleanup(trace2_region_scope_leave))) \
+	struct trace2_region_scope name = { __FILE__, __LINE__, 0, (cat_), (label_), (repo_) }
+#define TRACE2_REGION_(name, cat_, label_, repo_) \
+	TRACE2_REGION_SCOPE_(name, cat_, label_, repo_); \
+	(void)(TRACE2_ACTIVE() && \
+	       ((name).entered = 1, \
+		trace2_region_enter_fl((name).file, (name).line, (name).category, \
+				       (name).label, (name).repo), 1))
+#define TRACE2_REGION_PRINTF_(name, cat_, label_, repo_, ...) \
+	TRACE2_REGION_SCOPE_(name, cat_, label_, repo_); \
+	(void)(TRACE2_ACTIVE() && \
+	       ((name).entered = 1, \
+		trace2_region_enter_printf_fl((name).file, (name).line, (name).category, \
+					      (name).label, (name).repo, __VA_ARGS__), 1))
 #define TRACE2_REGION(category, label, repo) \
-	TRACE2_REGION_SCOPE_(trace2_region_enter_fl, category, label, repo, \
-			     (category), (label), (repo))
+	TRACE2_REGION_(TRACE2_SCOPE_NAME, category, label, repo)
 #define TRACE2_REGION_PRINTF(category, label, repo, ...) \
-	TRACE2_REGION_SCOPE_(trace2_region_enter_printf_fl, category, label, repo, \
-			     (category), (label), (repo), __VA_ARGS__)
+	TRACE2_REGION_PRINTF_(TRACE2_SCOPE_NAME, category, label, repo, __VA_ARGS__)
 #elif !defined(__cplusplus)
 #define TRACE2_REGION(category, label, repo) (void)0
 #define TRACE2_REGION_PRINTF(category, label, repo, ...) (void)0
