@@ -191,35 +191,45 @@ static void errors(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-/* In a child (which inherits the ids the tests before defined): new ids
- * come in a row until ENOSPC, and the last one is the 256th defined id of
- * its kind; it still works. */
-static void sc_limit(void *arg)
+static int define_timer(const char *category, const char *name)
+{
+	return trace2_timer_define(category, name, 0);
+}
+
+static int define_counter(const char *category, const char *name)
+{
+	return trace2_counter_define(category, name, 0);
+}
+
+/* Define "limit"/"n<i>" for i = 0, 1, ... until that fails (ENOSPC, or
+ * CHECK fails); new ids come in a row.  The last id defined. */
+static int define_until_full(int (*define)(const char *, const char *))
 {
 	char name[16];
-	int i, t = -1, c = -1, next;
+	int i, last = -1, next;
+
+	for (i = 0;; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		errno = 0;
+		next = define("limit", name);
+		if (next < 0)
+			break;
+		CHECK(last < 0 || next == last + 1);
+		last = next;
+	}
+	CHECK(errno == ENOSPC);
+	return last;
+}
+
+/* In a child (which inherits the ids the tests before defined): the last
+ * id is the 256th defined one of its kind, and it works. */
+static void sc_limit(void *arg)
+{
+	int t = define_until_full(define_timer), c = define_until_full(define_counter);
 
 	(void)arg;
-	for (i = 0;; i++) {
-		snprintf(name, sizeof(name), "n%d", i);
-		errno = 0;
-		next = trace2_timer_define("limit", name, 0);
-		if (next < 0)
-			break;
-		CHECK(t < 0 || next == t + 1);
-		t = next;
-	}
-	CHECK(errno == ENOSPC && t == TRACE2_NUMBER_OF_TIMERS + 255);
-	for (i = 0;; i++) {
-		snprintf(name, sizeof(name), "n%d", i);
-		errno = 0;
-		next = trace2_counter_define("limit", name, 0);
-		if (next < 0)
-			break;
-		CHECK(c < 0 || next == c + 1);
-		c = next;
-	}
-	CHECK(errno == ENOSPC && c == TRACE2_NUMBER_OF_COUNTERS + 255);
+	CHECK(t == TRACE2_NUMBER_OF_TIMERS + 255);
+	CHECK(c == TRACE2_NUMBER_OF_COUNTERS + 255);
 	trace2_timer_start((enum trace2_timer_id)t);
 	trace2_timer_stop((enum trace2_timer_id)t);
 	trace2_counter_add((enum trace2_counter_id)c, 9);
