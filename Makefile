@@ -33,8 +33,8 @@ TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer (test_chrome:
 # the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
-	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome
-THREAD_TESTS += $(BUILD)/tests/test_reopen
+	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
+	$(BUILD)/tests/test_reopen
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -125,7 +125,7 @@ chrome-deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
+	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" T2_CC="$(CC)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
 	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)

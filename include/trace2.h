@@ -54,19 +54,99 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Git's types that the API takes (minimal stand-ins, Git's names).    */
+/* Names: trace2_ and TRACE2_ ones, and Git's (the compatibility layer). */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every type, constant and function of this header has a trace2_ or
+ * TRACE2_ name.  Git's names are a compatibility layer on top, on by
+ * default so that Git-style code compiles unchanged; define
+ * TRACE2_NO_GIT_NAMES before including trace2.h to get only the prefixed
+ * names (a program with its own struct strbuf or jw_object_begin()).
+ *
+ * How: in the default mode the types' tags are Git's (struct strbuf,
+ * enum config_scope) and the prefixed tags below are macros that expand
+ * to them.  Only our own prefixed words are macros, so a host identifier
+ * that happens to be "repository" or "strbuf" (a variable, a C++ member
+ * function) is never rewritten; a "#define strbuf trace2_strbuf" would
+ * rewrite every one of them.  With TRACE2_NO_GIT_NAMES the tags are the
+ * prefixed names.  Tags play no part in C linkage, so both modes use the
+ * same library.  (A C++ function of your own that takes one of these
+ * types is mangled with the tag: declare and define it in translation
+ * units of the same mode.)  Git's constants, initializers and jw_*
+ * functions are macros for the prefixed ones; the library exports only
+ * trace2_* names.
+ */
+#ifndef TRACE2_NO_GIT_NAMES
+#define trace2_strbuf strbuf
+#define trace2_strvec strvec
+#define trace2_child_process child_process
+#define trace2_repository repository
+#define trace2_key_value_info key_value_info
+#define trace2_json_writer json_writer
+#define trace2_config_scope config_scope
+#define trace2_config_origin_type config_origin_type
+#define STRVEC_INIT TRACE2_STRVEC_INIT
+#define CHILD_PROCESS_INIT TRACE2_CHILD_PROCESS_INIT
+#define KVI_INIT TRACE2_KVI_INIT
+#define JSON_WRITER_INIT TRACE2_JSON_WRITER_INIT
+#define CONFIG_SCOPE_UNKNOWN TRACE2_CONFIG_SCOPE_UNKNOWN
+#define CONFIG_SCOPE_SYSTEM TRACE2_CONFIG_SCOPE_SYSTEM
+#define CONFIG_SCOPE_GLOBAL TRACE2_CONFIG_SCOPE_GLOBAL
+#define CONFIG_SCOPE_LOCAL TRACE2_CONFIG_SCOPE_LOCAL
+#define CONFIG_SCOPE_WORKTREE TRACE2_CONFIG_SCOPE_WORKTREE
+#define CONFIG_SCOPE_COMMAND TRACE2_CONFIG_SCOPE_COMMAND
+#define CONFIG_SCOPE_SUBMODULE TRACE2_CONFIG_SCOPE_SUBMODULE
+#define CONFIG_ORIGIN_UNKNOWN TRACE2_CONFIG_ORIGIN_UNKNOWN
+#define CONFIG_ORIGIN_BLOB TRACE2_CONFIG_ORIGIN_BLOB
+#define CONFIG_ORIGIN_FILE TRACE2_CONFIG_ORIGIN_FILE
+#define CONFIG_ORIGIN_STDIN TRACE2_CONFIG_ORIGIN_STDIN
+#define CONFIG_ORIGIN_SUBMODULE_BLOB TRACE2_CONFIG_ORIGIN_SUBMODULE_BLOB
+#define CONFIG_ORIGIN_CMDLINE TRACE2_CONFIG_ORIGIN_CMDLINE
+#define jw_init trace2_jw_init
+#define jw_release trace2_jw_release
+#define jw_object_begin trace2_jw_object_begin
+#define jw_array_begin trace2_jw_array_begin
+#define jw_object_string trace2_jw_object_string
+#define jw_object_intmax trace2_jw_object_intmax
+#define jw_object_double trace2_jw_object_double
+#define jw_object_true trace2_jw_object_true
+#define jw_object_false trace2_jw_object_false
+#define jw_object_bool trace2_jw_object_bool
+#define jw_object_null trace2_jw_object_null
+#define jw_object_sub_jw trace2_jw_object_sub_jw
+#define jw_object_inline_begin_object trace2_jw_object_inline_begin_object
+#define jw_object_inline_begin_array trace2_jw_object_inline_begin_array
+#define jw_array_string trace2_jw_array_string
+#define jw_array_intmax trace2_jw_array_intmax
+#define jw_array_double trace2_jw_array_double
+#define jw_array_true trace2_jw_array_true
+#define jw_array_false trace2_jw_array_false
+#define jw_array_bool trace2_jw_array_bool
+#define jw_array_null trace2_jw_array_null
+#define jw_array_sub_jw trace2_jw_array_sub_jw
+#define jw_array_argc_argv trace2_jw_array_argc_argv
+#define jw_array_argv trace2_jw_array_argv
+#define jw_array_inline_begin_object trace2_jw_array_inline_begin_object
+#define jw_array_inline_begin_array trace2_jw_array_inline_begin_array
+#define jw_is_terminated trace2_jw_is_terminated
+#define jw_end trace2_jw_end
+#endif /* !TRACE2_NO_GIT_NAMES */
+
+/* ------------------------------------------------------------------ */
+/* Git's types that the API takes (minimal stand-ins, Git's members).  */
 /* The library is built against exactly these layouts.                  */
 /* ------------------------------------------------------------------ */
 
 /* A growable string; json_writer holds two of them. */
-struct strbuf {
+struct trace2_strbuf {
 	size_t alloc;
 	size_t len;
 	char *buf;
 };
 
-/* A NULL-terminated string array; v is never NULL (see STRVEC_INIT). */
-struct strvec {
+/* A NULL-terminated string array; v is never NULL (see TRACE2_STRVEC_INIT). */
+struct trace2_strvec {
 	const char **v;
 	size_t nr;
 	size_t alloc;
@@ -74,13 +154,13 @@ struct strvec {
 
 /* The shared empty array an initialised strvec points at. */
 extern const char *trace2_empty_strvec[];
-#define STRVEC_INIT { trace2_empty_strvec, 0, 0 }
+#define TRACE2_STRVEC_INIT { trace2_empty_strvec, 0, 0 }
 
 /* A child process as trace2_child_*() see it. Initialise with
- * CHILD_PROCESS_INIT: args.v must never be NULL. */
-struct child_process {
-	struct strvec args;
-	struct strvec env;
+ * TRACE2_CHILD_PROCESS_INIT: args.v must never be NULL. */
+struct trace2_child_process {
+	struct trace2_strvec args;
+	struct trace2_strvec env;
 	pid_t pid;
 	int trace2_child_id;
 	uint64_t trace2_child_us_start;
@@ -90,55 +170,59 @@ struct child_process {
 	unsigned git_cmd : 1;
 	unsigned use_shell : 1;
 };
-#define CHILD_PROCESS_INIT { .args = STRVEC_INIT, .env = STRVEC_INIT }
+#define TRACE2_CHILD_PROCESS_INIT { .args = TRACE2_STRVEC_INIT, .env = TRACE2_STRVEC_INIT }
 
 /* A repository: trace2 reads worktree (def_repo) and owns trace2_repo_id. */
-struct repository {
+struct trace2_repository {
 	char *worktree;
 	int trace2_repo_id;
 };
 
-enum config_scope {
-	CONFIG_SCOPE_UNKNOWN = 0,
-	CONFIG_SCOPE_SYSTEM,
-	CONFIG_SCOPE_GLOBAL,
-	CONFIG_SCOPE_LOCAL,
-	CONFIG_SCOPE_WORKTREE,
-	CONFIG_SCOPE_COMMAND,
-	CONFIG_SCOPE_SUBMODULE,
+enum trace2_config_scope {
+	TRACE2_CONFIG_SCOPE_UNKNOWN = 0,
+	TRACE2_CONFIG_SCOPE_SYSTEM,
+	TRACE2_CONFIG_SCOPE_GLOBAL,
+	TRACE2_CONFIG_SCOPE_LOCAL,
+	TRACE2_CONFIG_SCOPE_WORKTREE,
+	TRACE2_CONFIG_SCOPE_COMMAND,
+	TRACE2_CONFIG_SCOPE_SUBMODULE,
 };
 
-enum config_origin_type {
-	CONFIG_ORIGIN_UNKNOWN = 0,
-	CONFIG_ORIGIN_BLOB,
-	CONFIG_ORIGIN_FILE,
-	CONFIG_ORIGIN_STDIN,
-	CONFIG_ORIGIN_SUBMODULE_BLOB,
-	CONFIG_ORIGIN_CMDLINE,
+enum trace2_config_origin_type {
+	TRACE2_CONFIG_ORIGIN_UNKNOWN = 0,
+	TRACE2_CONFIG_ORIGIN_BLOB,
+	TRACE2_CONFIG_ORIGIN_FILE,
+	TRACE2_CONFIG_ORIGIN_STDIN,
+	TRACE2_CONFIG_ORIGIN_SUBMODULE_BLOB,
+	TRACE2_CONFIG_ORIGIN_CMDLINE,
 };
 
 /* Where a config value came from; trace2 reads only scope. */
-struct key_value_info {
+struct trace2_key_value_info {
 	const char *filename;
 	int linenr;
-	enum config_origin_type origin_type;
-	enum config_scope scope;
+	enum trace2_config_origin_type origin_type;
+	enum trace2_config_scope scope;
 };
-#define KVI_INIT { NULL, -1, CONFIG_ORIGIN_UNKNOWN, CONFIG_SCOPE_UNKNOWN }
+#define TRACE2_KVI_INIT { NULL, -1, TRACE2_CONFIG_ORIGIN_UNKNOWN, TRACE2_CONFIG_SCOPE_UNKNOWN }
 
-/* A JSON builder (see the jw_*() functions below). */
-struct json_writer {
-	struct strbuf json;       /* the JSON text so far */
-	struct strbuf open_stack; /* one '{' or '[' per open container */
+/* A JSON builder (see the trace2_jw_*() functions below). */
+struct trace2_json_writer {
+	struct trace2_strbuf json;       /* the JSON text so far */
+	struct trace2_strbuf open_stack; /* one '{' or '[' per open container */
 	unsigned int need_comma : 1;
 	unsigned int pretty : 1;
 };
-#define JSON_WRITER_INIT { { 0, 0, NULL }, { 0, 0, NULL }, 0, 0 }
+#define TRACE2_JSON_WRITER_INIT { { 0, 0, NULL }, { 0, 0, NULL }, 0, 0 }
 
 enum trace2_timer_id {
 	TRACE2_TIMER_ID_TEST1 = 0, /* "test"/"test1", totals only */
 	TRACE2_TIMER_ID_TEST2,     /* "test"/"test2", per thread and totals */
-	TRACE2_NUMBER_OF_TIMERS
+	TRACE2_NUMBER_OF_TIMERS,
+	/* trace2_timer_define()'s ids follow; these two make the type hold
+	 * any of them and its negative error value, in C++ too. */
+	TRACE2_TIMER_ID_ERROR = -1,
+	TRACE2_TIMER_ID_LIMIT = 0x7fffffff
 };
 
 enum trace2_counter_id {
@@ -148,7 +232,10 @@ enum trace2_counter_id {
 	TRACE2_COUNTER_ID_REFTABLE_RESEEKS,     /* "reftable"/"reseeks_made" */
 	TRACE2_COUNTER_ID_FSYNC_WRITEOUT_ONLY,  /* "fsync"/"writeout-only" */
 	TRACE2_COUNTER_ID_FSYNC_HARDWARE_FLUSH, /* "fsync"/"hardware-flush" */
-	TRACE2_NUMBER_OF_COUNTERS
+	TRACE2_NUMBER_OF_COUNTERS,
+	/* trace2_counter_define()'s ids follow (see trace2_timer_id). */
+	TRACE2_COUNTER_ID_ERROR = -1,
+	TRACE2_COUNTER_ID_LIMIT = 0x7fffffff
 };
 
 enum trace2_process_info_reason {
@@ -167,6 +254,14 @@ enum trace2_process_info_reason {
  */
 extern unsigned int trace2_listener_mask;
 #define TRACE2_ACTIVE() TRACE2_LIKELY_OFF(TRACE2_LOAD_RELAXED(&trace2_listener_mask))
+
+/* ------------------------------------------------------------------ */
+/* Compiled out: with -DTRACE2_DISABLE every function below is a static  */
+/* inline no-op (trace2/disable.h) and the program needs no library.    */
+/* ------------------------------------------------------------------ */
+#ifdef TRACE2_DISABLE
+#include "trace2/disable.h"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Library identity and host settings (call before trace2_initialize). */
@@ -215,12 +310,12 @@ void trace2_set_bug_handler(trace2_bug_handler_fn *fn);
  * valueless entry.  Call trace2_set_config_hook() before trace2_cmd_name().
  */
 typedef void trace2_config_entry_fn(const char *key, const char *value,
-				    enum config_scope scope, void *ctx);
+				    enum trace2_config_scope scope, void *ctx);
 typedef void trace2_config_hook_fn(trace2_config_entry_fn *entry, void *ctx);
 void trace2_set_config_hook(trace2_config_hook_fn *hook);
 /* Parse one gitconfig file (with its includes) and report every entry;
  * 0 on success, -1 if it is missing, unreadable or malformed. */
-int trace2_config_read_file(const char *path, enum config_scope scope,
+int trace2_config_read_file(const char *path, enum trace2_config_scope scope,
 			    trace2_config_entry_fn *entry, void *ctx);
 
 /* ---- Embedding: configuration and long-running hosts (beyond Git) ---- */
@@ -379,12 +474,12 @@ void trace2_cmd_set_config_fl(const char *file, int line, const char *key,
 
 /* Emit "def_param" with the scope of kvi (NULL kvi: scope unknown). */
 void trace2_def_param_fl(const char *file, int line, const char *param,
-			 const char *value, const struct key_value_info *kvi);
+			 const char *value, const struct trace2_key_value_info *kvi);
 #define trace2_def_param(param, value, kvi) \
 	(TRACE2_ACTIVE() ? trace2_def_param_fl(__FILE__, __LINE__, (param), (value), (kvi)) : (void)0)
 
 /* Give repo the next repository id and emit "def_repo" (once per repo). */
-void trace2_def_repo_fl(const char *file, int line, struct repository *repo);
+void trace2_def_repo_fl(const char *file, int line, struct trace2_repository *repo);
 #define trace2_def_repo(repo) \
 	(TRACE2_ACTIVE() ? trace2_def_repo_fl(__FILE__, __LINE__, (repo)) : (void)0)
 
@@ -407,18 +502,18 @@ const char *trace2_session_id(void);
 
 /* Assign cmd its child id and start time; emit "child_start".  Call
  * before spawning. */
-void trace2_child_start_fl(const char *file, int line, struct child_process *cmd);
+void trace2_child_start_fl(const char *file, int line, struct trace2_child_process *cmd);
 #define trace2_child_start(cmd) \
 	(TRACE2_ACTIVE() ? trace2_child_start_fl(__FILE__, __LINE__, (cmd)) : (void)0)
 
 /* Emit "child_exit" with the child's pid, exit code and run time. */
-void trace2_child_exit_fl(const char *file, int line, struct child_process *cmd,
+void trace2_child_exit_fl(const char *file, int line, struct trace2_child_process *cmd,
 			  int child_exit_code);
 #define trace2_child_exit(cmd, code) \
 	(TRACE2_ACTIVE() ? trace2_child_exit_fl(__FILE__, __LINE__, (cmd), (code)) : (void)0)
 
 /* Emit "child_ready" ("ready", "timeout", "error") for a background child. */
-void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd,
+void trace2_child_ready_fl(const char *file, int line, struct trace2_child_process *cmd,
 			   const char *ready);
 #define trace2_child_ready(cmd, ready) \
 	(TRACE2_ACTIVE() ? trace2_child_ready_fl(__FILE__, __LINE__, (cmd), (ready)) : (void)0)
@@ -462,13 +557,13 @@ void trace2_thread_exit_fl(const char *file, int line);
 /* Emit "region_enter" and push a region on this thread's stack. Any
  * argument may be NULL; the trailing arguments are ignored. */
 void trace2_region_enter_fl(const char *file, int line, const char *category,
-			    const char *label, const struct repository *repo, ...);
+			    const char *label, const struct trace2_repository *repo, ...);
 void trace2_region_enter_printf_va_fl(const char *file, int line,
 				      const char *category, const char *label,
-				      const struct repository *repo,
+				      const struct trace2_repository *repo,
 				      const char *fmt, va_list ap);
 void trace2_region_enter_printf_fl(const char *file, int line, const char *category,
-				   const char *label, const struct repository *repo,
+				   const char *label, const struct trace2_repository *repo,
 				   const char *fmt, ...) TRACE2_PRINTF(6, 7);
 #define trace2_region_enter(category, label, repo) \
 	(TRACE2_ACTIVE() ? trace2_region_enter_fl(__FILE__, __LINE__, (category), (label), (repo)) : (void)0)
@@ -480,13 +575,13 @@ void trace2_region_enter_printf_fl(const char *file, int line, const char *categ
 /* Pop this thread's innermost region and emit "region_leave" with its
  * elapsed time. */
 void trace2_region_leave_fl(const char *file, int line, const char *category,
-			    const char *label, const struct repository *repo, ...);
+			    const char *label, const struct trace2_repository *repo, ...);
 void trace2_region_leave_printf_va_fl(const char *file, int line,
 				      const char *category, const char *label,
-				      const struct repository *repo,
+				      const struct trace2_repository *repo,
 				      const char *fmt, va_list ap);
 void trace2_region_leave_printf_fl(const char *file, int line, const char *category,
-				   const char *label, const struct repository *repo,
+				   const char *label, const struct trace2_repository *repo,
 				   const char *fmt, ...) TRACE2_PRINTF(6, 7);
 #define trace2_region_leave(category, label, repo) \
 	(TRACE2_ACTIVE() ? trace2_region_leave_fl(__FILE__, __LINE__, (category), (label), (repo)) : (void)0)
@@ -501,22 +596,22 @@ void trace2_region_leave_printf_fl(const char *file, int line, const char *categ
 
 /* Emit "data" with a string value (repo may be NULL). */
 void trace2_data_string_fl(const char *file, int line, const char *category,
-			   const struct repository *repo, const char *key,
+			   const struct trace2_repository *repo, const char *key,
 			   const char *value);
 #define trace2_data_string(category, repo, key, value) \
 	(TRACE2_ACTIVE() ? trace2_data_string_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
 
 /* Emit "data" with an integer value (printed as a decimal string). */
 void trace2_data_intmax_fl(const char *file, int line, const char *category,
-			   const struct repository *repo, const char *key,
+			   const struct trace2_repository *repo, const char *key,
 			   intmax_t value);
 #define trace2_data_intmax(category, repo, key, value) \
 	(TRACE2_ACTIVE() ? trace2_data_intmax_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
 
 /* Emit "data_json" with a finished json_writer as the value. */
 void trace2_data_json_fl(const char *file, int line, const char *category,
-			 const struct repository *repo, const char *key,
-			 const struct json_writer *jw);
+			 const struct trace2_repository *repo, const char *key,
+			 const struct trace2_json_writer *jw);
 #define trace2_data_json(category, repo, key, value) \
 	(TRACE2_ACTIVE() ? trace2_data_json_fl(__FILE__, __LINE__, (category), (repo), (key), (value)) : (void)0)
 
@@ -547,39 +642,140 @@ void trace2_counter_add(enum trace2_counter_id cid, uint64_t value);
 	(TRACE2_ACTIVE() ? (trace2_counter_add)((cid), (value)) : (void)0)
 
 /* ------------------------------------------------------------------ */
-/* JSON writer (Git's jw_* API), for trace2_data_json().                */
+/* Own timers and counters (not in Git).                                */
 /* ------------------------------------------------------------------ */
 
-void jw_init(struct json_writer *jw);
-void jw_release(struct json_writer *jw);
-void jw_object_begin(struct json_writer *jw, int pretty);
-void jw_array_begin(struct json_writer *jw, int pretty);
-void jw_object_string(struct json_writer *jw, const char *key, const char *value);
-void jw_object_intmax(struct json_writer *jw, const char *key, intmax_t value);
-void jw_object_double(struct json_writer *jw, const char *key, int precision,
+/*
+ * A timer or counter of your own, for trace2_timer_start()/stop() or
+ * trace2_counter_add(), reported exactly like the built-in ones on every
+ * target: "timer"/"counter" at exit under category and name (copied),
+ * and with per_thread_events also "th_timer"/"th_counter" when a thread
+ * exits.  At least 256 of each.  Defining the same category and name
+ * again returns the same id.  Returns a negative id on error, with errno
+ * EINVAL (a NULL string, or the name defined before with another
+ * per_thread_events), ENOSPC (too many) or ENOMEM.  Any thread, before or
+ * after trace2_initialize(); tracing need not be on.
+ */
+enum trace2_timer_id trace2_timer_define(const char *category, const char *name,
+					 int per_thread_events);
+enum trace2_counter_id trace2_counter_define(const char *category, const char *name,
+					     int per_thread_events);
+
+/* ------------------------------------------------------------------ */
+/* Scoped regions (not in Git).                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * TRACE2_REGION(category, label, repo);
+ * TRACE2_REGION_PRINTF(category, label, repo, fmt, ...);
+ *
+ * A declaration: enter the region here (as trace2_region_enter() or
+ * trace2_region_enter_printf() would) and leave it when the enclosing
+ * block is left, however that happens: its end, return, break, continue
+ * or goto (and, in C++, an exception).  The leave names the same
+ * category, label and repo, without a message, and the location of the
+ * declaration.  A region entered while tracing was off is not left.  The
+ * category, label and repo are evaluated once, on or off, and must stay
+ * valid until the block ends; the message's arguments are evaluated only
+ * while tracing is on (in C++: always, as for any call).  Two statements
+ * in C: write it where a declaration may go, not as the body of an if.
+ *
+ * C needs GCC's or Clang's cleanup attribute; elsewhere (C only) the two
+ * macros trace nothing, TRACE2_HAVE_SCOPED_REGIONS is 0, and the program
+ * pairs trace2_region_enter()/leave() by hand.  C++ uses trace2::region
+ * (below), the same in every compiler.
+ */
+#if defined(__cplusplus) || defined(__GNUC__) || defined(__clang__)
+#define TRACE2_HAVE_SCOPED_REGIONS 1
+#else
+#define TRACE2_HAVE_SCOPED_REGIONS 0
+#endif
+
+#define TRACE2_CONCAT_(a, b) a##b
+#define TRACE2_CONCAT(a, b) TRACE2_CONCAT_(a, b)
+#ifdef __COUNTER__
+#define TRACE2_SCOPE_NAME TRACE2_CONCAT(trace2_scope_, __COUNTER__)
+#else
+#define TRACE2_SCOPE_NAME TRACE2_CONCAT(trace2_scope_, __LINE__)
+#endif
+
+#if !defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+/* What a scoped region's leave needs (internal). */
+struct trace2_region_scope {
+	const char *file;
+	int line;
+	int entered;
+	const char *category;
+	const char *label;
+	const struct trace2_repository *repo;
+};
+
+static inline void trace2_region_scope_leave(struct trace2_region_scope *s)
+{
+	if (s->entered)
+		trace2_region_leave_fl(s->file, s->line, s->category, s->label, s->repo);
+}
+
+/* A declaration and, while tracing is on, the enter; the category, label
+ * and repo are evaluated once, the message's arguments only while on. */
+#define TRACE2_REGION_SCOPE_(name, cat_, label_, repo_) \
+	__attribute__((cleanup(trace2_region_scope_leave))) \
+	struct trace2_region_scope name = { __FILE__, __LINE__, 0, (cat_), (label_), (repo_) }
+#define TRACE2_REGION_(name, cat_, label_, repo_) \
+	TRACE2_REGION_SCOPE_(name, cat_, label_, repo_); \
+	(void)(TRACE2_ACTIVE() && \
+	       ((name).entered = 1, \
+		trace2_region_enter_fl((name).file, (name).line, (name).category, \
+				       (name).label, (name).repo), 1))
+#define TRACE2_REGION_PRINTF_(name, cat_, label_, repo_, ...) \
+	TRACE2_REGION_SCOPE_(name, cat_, label_, repo_); \
+	(void)(TRACE2_ACTIVE() && \
+	       ((name).entered = 1, \
+		trace2_region_enter_printf_fl((name).file, (name).line, (name).category, \
+					      (name).label, (name).repo, __VA_ARGS__), 1))
+#define TRACE2_REGION(category, label, repo) \
+	TRACE2_REGION_(TRACE2_SCOPE_NAME, category, label, repo)
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) \
+	TRACE2_REGION_PRINTF_(TRACE2_SCOPE_NAME, category, label, repo, __VA_ARGS__)
+#elif !defined(__cplusplus)
+#define TRACE2_REGION(category, label, repo) (void)0
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) (void)0
+#endif
+
+/* ------------------------------------------------------------------ */
+/* JSON writer (Git's jw_* API as trace2_jw_*), for trace2_data_json(). */
+/* ------------------------------------------------------------------ */
+
+void trace2_jw_init(struct trace2_json_writer *jw);
+void trace2_jw_release(struct trace2_json_writer *jw);
+void trace2_jw_object_begin(struct trace2_json_writer *jw, int pretty);
+void trace2_jw_array_begin(struct trace2_json_writer *jw, int pretty);
+void trace2_jw_object_string(struct trace2_json_writer *jw, const char *key, const char *value);
+void trace2_jw_object_intmax(struct trace2_json_writer *jw, const char *key, intmax_t value);
+void trace2_jw_object_double(struct trace2_json_writer *jw, const char *key, int precision,
 		      double value);
-void jw_object_true(struct json_writer *jw, const char *key);
-void jw_object_false(struct json_writer *jw, const char *key);
-void jw_object_bool(struct json_writer *jw, const char *key, int value);
-void jw_object_null(struct json_writer *jw, const char *key);
-void jw_object_sub_jw(struct json_writer *jw, const char *key,
-		      const struct json_writer *value);
-void jw_object_inline_begin_object(struct json_writer *jw, const char *key);
-void jw_object_inline_begin_array(struct json_writer *jw, const char *key);
-void jw_array_string(struct json_writer *jw, const char *value);
-void jw_array_intmax(struct json_writer *jw, intmax_t value);
-void jw_array_double(struct json_writer *jw, int precision, double value);
-void jw_array_true(struct json_writer *jw);
-void jw_array_false(struct json_writer *jw);
-void jw_array_bool(struct json_writer *jw, int value);
-void jw_array_null(struct json_writer *jw);
-void jw_array_sub_jw(struct json_writer *jw, const struct json_writer *value);
-void jw_array_argc_argv(struct json_writer *jw, int argc, const char **argv);
-void jw_array_argv(struct json_writer *jw, const char **argv);
-void jw_array_inline_begin_object(struct json_writer *jw);
-void jw_array_inline_begin_array(struct json_writer *jw);
-int jw_is_terminated(const struct json_writer *jw);
-void jw_end(struct json_writer *jw);
+void trace2_jw_object_true(struct trace2_json_writer *jw, const char *key);
+void trace2_jw_object_false(struct trace2_json_writer *jw, const char *key);
+void trace2_jw_object_bool(struct trace2_json_writer *jw, const char *key, int value);
+void trace2_jw_object_null(struct trace2_json_writer *jw, const char *key);
+void trace2_jw_object_sub_jw(struct trace2_json_writer *jw, const char *key,
+		      const struct trace2_json_writer *value);
+void trace2_jw_object_inline_begin_object(struct trace2_json_writer *jw, const char *key);
+void trace2_jw_object_inline_begin_array(struct trace2_json_writer *jw, const char *key);
+void trace2_jw_array_string(struct trace2_json_writer *jw, const char *value);
+void trace2_jw_array_intmax(struct trace2_json_writer *jw, intmax_t value);
+void trace2_jw_array_double(struct trace2_json_writer *jw, int precision, double value);
+void trace2_jw_array_true(struct trace2_json_writer *jw);
+void trace2_jw_array_false(struct trace2_json_writer *jw);
+void trace2_jw_array_bool(struct trace2_json_writer *jw, int value);
+void trace2_jw_array_null(struct trace2_json_writer *jw);
+void trace2_jw_array_sub_jw(struct trace2_json_writer *jw, const struct trace2_json_writer *value);
+void trace2_jw_array_argc_argv(struct trace2_json_writer *jw, int argc, const char **argv);
+void trace2_jw_array_argv(struct trace2_json_writer *jw, const char **argv);
+void trace2_jw_array_inline_begin_object(struct trace2_json_writer *jw);
+void trace2_jw_array_inline_begin_array(struct trace2_json_writer *jw);
+int trace2_jw_is_terminated(const struct trace2_json_writer *jw);
+void trace2_jw_end(struct trace2_json_writer *jw);
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
@@ -588,5 +784,89 @@ void jw_end(struct json_writer *jw);
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __cplusplus
+/* ------------------------------------------------------------------ */
+/* C++: the scoped region as a class (not in Git).                     */
+/* ------------------------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TRACE2_CALLER_FILE __builtin_FILE()
+#define TRACE2_CALLER_LINE __builtin_LINE()
+#else
+#define TRACE2_CALLER_FILE nullptr
+#define TRACE2_CALLER_LINE 0
+#endif
+
+namespace trace2 {
+
+/*
+ * RAII: the constructor enters the region, the destructor leaves it (as
+ * TRACE2_REGION does), so it is left on every way out of the scope,
+ * exceptions included.  Neither throws.  Not copyable or movable.
+ *
+ *   trace2::region r("app", "load", nullptr);
+ *   trace2::region r2({__FILE__, __LINE__}, "app", "file", nullptr, "%s", path);
+ */
+class region {
+public:
+	struct location {
+		const char *file;
+		int line;
+	};
+
+	region(const char *category, const char *label,
+	       const struct trace2_repository *repo = nullptr,
+	       const char *file = TRACE2_CALLER_FILE,
+	       int line = TRACE2_CALLER_LINE) noexcept
+		: at_{ file, line }, category_(category), label_(label), repo_(repo),
+		  entered_(TRACE2_ACTIVE())
+	{
+		if (entered_)
+			trace2_region_enter_fl(file, line, category, label, repo);
+	}
+
+	/* With a printf-style message on the enter. */
+	region(location at, const char *category, const char *label,
+	       const struct trace2_repository *repo, const char *fmt, ...) noexcept
+		TRACE2_PRINTF(6, 7)
+		: at_(at), category_(category), label_(label), repo_(repo),
+		  entered_(TRACE2_ACTIVE())
+	{
+		if (entered_) {
+			va_list ap;
+
+			va_start(ap, fmt);
+			trace2_region_enter_printf_va_fl(at.file, at.line, category, label,
+							 repo, fmt, ap);
+			va_end(ap);
+		}
+	}
+
+	~region()
+	{
+		if (entered_)
+			trace2_region_leave_fl(at_.file, at_.line, category_, label_, repo_);
+	}
+
+	region(const region &) = delete;
+	region &operator=(const region &) = delete;
+
+private:
+	location at_;
+	const char *category_;
+	const char *label_;
+	const struct trace2_repository *repo_;
+	bool entered_;
+};
+
+} /* namespace trace2 */
+
+#define TRACE2_REGION(category, label, repo) \
+	trace2::region TRACE2_SCOPE_NAME((category), (label), (repo), __FILE__, __LINE__)
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) \
+	trace2::region TRACE2_SCOPE_NAME(trace2::region::location{ __FILE__, __LINE__ }, \
+					 (category), (label), (repo), __VA_ARGS__)
+#endif /* __cplusplus */
 
 #endif /* TRACE2_H */

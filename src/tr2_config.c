@@ -31,7 +31,7 @@ struct parser {
 	int fd;
 	size_t pos, end;  /* the unread bytes are chunk[pos..end) */
 	const char *path;
-	enum config_scope scope;
+	enum trace2_config_scope scope;
 	int line;
 	int entry_line; /* where the current entry started */
 	int report;  /* print Git's messages for malformed files */
@@ -174,7 +174,7 @@ static int parse_value(struct parser *p)
 	return 0;
 }
 
-static int read_file(const char *path, enum config_scope scope, int report,
+static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx);
 
 /* include.path: relative to the including file, "~/" from $HOME. */
@@ -282,7 +282,7 @@ static int parse(struct parser *p)
 }
 
 /* 0 read, -1 missing or unreadable (skipped silently), -2 malformed. */
-static int read_file(const char *path, enum config_scope scope, int report,
+static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx)
 {
 	struct parser p;
@@ -311,7 +311,7 @@ static int read_file(const char *path, enum config_scope scope, int report,
 	return rc;
 }
 
-int trace2_config_read_file(const char *path, enum config_scope scope,
+int trace2_config_read_file(const char *path, enum trace2_config_scope scope,
 			    trace2_config_entry_fn *fn, void *ctx)
 {
 	return read_file(path, scope, 0, 0, fn, ctx) == 0 ? 0 : -1;
@@ -333,7 +333,7 @@ static int env_bool(const char *name, int dflt)
 	return b;
 }
 
-typedef void file_fn(const char *path, enum config_scope scope, void *ctx);
+typedef void file_fn(const char *path, enum trace2_config_scope scope, void *ctx);
 
 /* a then b into out, cut to size - 1 bytes. */
 static void join(char *out, size_t size, const char *a, const char *b)
@@ -389,22 +389,22 @@ static void for_each_file(file_fn *fn, void *ctx)
 		return;
 	}
 	if (!skip_system)
-		fn(system ? system : TR2_SYSTEM_CONFIG, CONFIG_SCOPE_SYSTEM, ctx);
+		fn(system ? system : TR2_SYSTEM_CONFIG, TRACE2_CONFIG_SCOPE_SYSTEM, ctx);
 	if (global) {
 		if (*global)
-			fn(global, CONFIG_SCOPE_GLOBAL, ctx);
+			fn(global, TRACE2_CONFIG_SCOPE_GLOBAL, ctx);
 		return;
 	}
 	if (xdg && *xdg) {
 		join(path, sizeof(path), xdg, "/git/config");
-		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+		fn(path, TRACE2_CONFIG_SCOPE_GLOBAL, ctx);
 	} else if (home) {
 		join(path, sizeof(path), home, "/.config/git/config");
-		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+		fn(path, TRACE2_CONFIG_SCOPE_GLOBAL, ctx);
 	}
 	if (home) {
 		join(path, sizeof(path), home, "/.gitconfig");
-		fn(path, CONFIG_SCOPE_GLOBAL, ctx);
+		fn(path, TRACE2_CONFIG_SCOPE_GLOBAL, ctx);
 	}
 }
 
@@ -414,7 +414,7 @@ struct settings {
 };
 
 static void collect_setting(const char *key, const char *value,
-			    enum config_scope scope, void *ctx)
+			    enum trace2_config_scope scope, void *ctx)
 {
 	struct settings *s = ctx;
 	int id;
@@ -427,7 +427,7 @@ static void collect_setting(const char *key, const char *value,
 	s->value[id] = tr2_strdup(value);
 }
 
-static void load_file_settings(const char *path, enum config_scope scope, void *ctx)
+static void load_file_settings(const char *path, enum trace2_config_scope scope, void *ctx)
 {
 	struct settings file;
 	int i, ok;
@@ -468,7 +468,7 @@ static void emit_command_entry(const char *key, const char *value,
 	if (!k)
 		return;
 	normalize_key(k);
-	fn(k, value, CONFIG_SCOPE_COMMAND, ctx);
+	fn(k, value, TRACE2_CONFIG_SCOPE_COMMAND, ctx);
 	tr2_sys.free(k);
 }
 
@@ -555,14 +555,14 @@ struct listing {
 	void *ctx;
 };
 
-static void list_file(const char *path, enum config_scope scope, void *ctx)
+static void list_file(const char *path, enum trace2_config_scope scope, void *ctx)
 {
 	struct listing *l = ctx;
 
 	read_file(path, scope, 0, 0, l->fn, l->ctx);
 }
 
-static void hook_entry(const char *key, const char *value, enum config_scope scope,
+static void hook_entry(const char *key, const char *value, enum trace2_config_scope scope,
 		       void *ctx)
 {
 	struct listing *l = ctx;

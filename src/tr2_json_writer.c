@@ -26,7 +26,7 @@
 #define SB_MIN_ALLOC 64
 
 /* Make room for extra more bytes; false (sb untouched) if impossible. */
-static bool sb_grow(struct strbuf *sb, size_t extra)
+static bool sb_grow(struct trace2_strbuf *sb, size_t extra)
 {
 	size_t need, alloc;
 	char *buf;
@@ -50,14 +50,14 @@ static bool sb_grow(struct strbuf *sb, size_t extra)
 }
 
 /* Set the length after bytes were written into reserved space. */
-static void sb_setlen(struct strbuf *sb, size_t len)
+static void sb_setlen(struct trace2_strbuf *sb, size_t len)
 {
 	sb->len = len;
 	if (sb->buf)
 		sb->buf[len] = '\0';
 }
 
-static bool sb_add(struct strbuf *sb, const char *data, size_t len)
+static bool sb_add(struct trace2_strbuf *sb, const char *data, size_t len)
 {
 	if (!sb_grow(sb, len))
 		return false;
@@ -66,12 +66,12 @@ static bool sb_add(struct strbuf *sb, const char *data, size_t len)
 	return true;
 }
 
-static bool sb_addstr(struct strbuf *sb, const char *s)
+static bool sb_addstr(struct trace2_strbuf *sb, const char *s)
 {
 	return sb_add(sb, s, strlen(s));
 }
 
-static bool sb_addch(struct strbuf *sb, char c)
+static bool sb_addch(struct trace2_strbuf *sb, char c)
 {
 	return sb_add(sb, &c, 1);
 }
@@ -79,7 +79,7 @@ static bool sb_addch(struct strbuf *sb, char c)
 /* Numbers have no useful upper bound on their length (a double printed
  * with "%f" can take 300 digits), so measure before writing. */
 __attribute__((format(printf, 2, 3)))
-static bool sb_addf(struct strbuf *sb, const char *fmt, ...)
+static bool sb_addf(struct trace2_strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -100,7 +100,7 @@ static bool sb_addf(struct strbuf *sb, const char *fmt, ...)
 /* Pieces of JSON text.                                                 */
 /* ------------------------------------------------------------------ */
 
-static bool add_newline_indent(struct strbuf *sb, size_t depth)
+static bool add_newline_indent(struct trace2_strbuf *sb, size_t depth)
 {
 	if (depth > (SIZE_MAX - 1) / 2 || !sb_grow(sb, 1 + 2 * depth))
 		return false;
@@ -110,7 +110,7 @@ static bool add_newline_indent(struct strbuf *sb, size_t depth)
 	return true;
 }
 
-static bool add_quoted(struct strbuf *sb, const char *s)
+static bool add_quoted(struct trace2_strbuf *sb, const char *s)
 {
 	size_t len = strlen(s);
 	char *p;
@@ -127,21 +127,21 @@ static bool add_quoted(struct strbuf *sb, const char *s)
 }
 
 /* A NULL string becomes JSON null rather than a crash (decisions.md 2). */
-static bool add_string_value(struct strbuf *sb, const char *s)
+static bool add_string_value(struct trace2_strbuf *sb, const char *s)
 {
 	return s ? add_quoted(sb, s) : sb_addstr(sb, "null");
 }
 
 /* C11 7.21.6.1: a negative precision counts as omitted, so precision < 0
  * prints exactly as "%f" does. */
-static bool add_double(struct strbuf *sb, int precision, double value)
+static bool add_double(struct trace2_strbuf *sb, int precision, double value)
 {
 	return sb_addf(sb, "%.*f", precision, value);
 }
 
 /* A pretty value inside a compact writer: drop each newline and the
  * indentation after it, keeping the space that follows every colon. */
-static bool add_unindented(struct strbuf *sb, const struct strbuf *src)
+static bool add_unindented(struct trace2_strbuf *sb, const struct trace2_strbuf *src)
 {
 	size_t i = 0, len = sb->len;
 
@@ -161,7 +161,7 @@ static bool add_unindented(struct strbuf *sb, const struct strbuf *src)
 
 /* A pretty value inside a pretty writer: shift its lines right by the
  * indentation of the place it lands in. */
-static bool add_reindented(struct strbuf *sb, const struct strbuf *src,
+static bool add_reindented(struct trace2_strbuf *sb, const struct trace2_strbuf *src,
 			   size_t indent)
 {
 	size_t i, newlines = 0, len = sb->len;
@@ -190,21 +190,21 @@ static bool add_reindented(struct strbuf *sb, const struct strbuf *src,
 /* The failed state: an impossible capacity of the container stack. */
 #define FAILED_MARK SIZE_MAX
 
-int tr2_jw_failed(const struct json_writer *jw)
+int tr2_jw_failed(const struct trace2_json_writer *jw)
 {
 	return jw->open_stack.alloc == FAILED_MARK;
 }
 
-static void mark_failed(struct json_writer *jw)
+static void mark_failed(struct trace2_json_writer *jw)
 {
 	tr2_sys.free(jw->json.buf);
 	tr2_sys.free(jw->open_stack.buf);
-	jw_init(jw);
+	trace2_jw_init(jw);
 	jw->open_stack.alloc = FAILED_MARK;
 }
 
 /* The innermost open container ('{' or '['), or 0 if none is open. */
-static char innermost(const struct json_writer *jw)
+static char innermost(const struct trace2_json_writer *jw)
 {
 	return jw->open_stack.len ? jw->open_stack.buf[jw->open_stack.len - 1] : 0;
 }
@@ -215,7 +215,7 @@ static const char *container_name(char open)
 }
 
 /* Is want ('{' or '[') the innermost open container?  Reports why not. */
-static bool check_inside(const struct json_writer *jw, char want)
+static bool check_inside(const struct trace2_json_writer *jw, char want)
 {
 	const char *kind = container_name(want);
 	char top = innermost(jw);
@@ -234,7 +234,7 @@ static bool check_inside(const struct json_writer *jw, char want)
 	return false;
 }
 
-static bool can_add_member(const struct json_writer *jw, const char *key)
+static bool can_add_member(const struct trace2_json_writer *jw, const char *key)
 {
 	if (!check_inside(jw, '{'))
 		return false;
@@ -245,12 +245,12 @@ static bool can_add_member(const struct json_writer *jw, const char *key)
 	return true;
 }
 
-static bool can_add_element(const struct json_writer *jw)
+static bool can_add_element(const struct trace2_json_writer *jw)
 {
 	return check_inside(jw, '[');
 }
 
-static bool can_begin(const struct json_writer *jw, char open)
+static bool can_begin(const struct trace2_json_writer *jw, char open)
 {
 	const char *kind = container_name(open);
 
@@ -265,9 +265,9 @@ static bool can_begin(const struct json_writer *jw, char open)
 
 /* Git's own message: the EVENT target reports an unfinished data_json
  * value the same way. */
-static bool is_complete_value(const struct json_writer *value)
+static bool is_complete_value(const struct trace2_json_writer *value)
 {
-	if (jw_is_terminated(value))
+	if (trace2_jw_is_terminated(value))
 		return true;
 	if (value && tr2_jw_failed(value))
 		return false; /* its failure was silent; so is this */
@@ -277,14 +277,14 @@ static bool is_complete_value(const struct json_writer *value)
 }
 
 /* What comes before every member and element. */
-static bool add_separator(struct json_writer *jw)
+static bool add_separator(struct trace2_json_writer *jw)
 {
 	if (jw->need_comma && !sb_addch(&jw->json, ','))
 		return false;
 	return !jw->pretty || add_newline_indent(&jw->json, jw->open_stack.len);
 }
 
-static bool add_key(struct json_writer *jw, const char *key)
+static bool add_key(struct trace2_json_writer *jw, const char *key)
 {
 	return add_separator(jw) && add_quoted(&jw->json, key) &&
 	       sb_addstr(&jw->json, jw->pretty ? ": " : ":");
@@ -292,7 +292,7 @@ static bool add_key(struct json_writer *jw, const char *key)
 
 /* Compact text holds no raw newline (strings escape theirs), so it is
  * copied as is; only a pretty value needs its layout adapted. */
-static bool add_sub_value(struct json_writer *jw, const struct json_writer *value)
+static bool add_sub_value(struct trace2_json_writer *jw, const struct trace2_json_writer *value)
 {
 	if (!value->pretty)
 		return sb_add(&jw->json, value->json.buf, value->json.len);
@@ -303,7 +303,7 @@ static bool add_sub_value(struct json_writer *jw, const struct json_writer *valu
 
 /* Keep a member or element whose text was written from mark on, or take
  * the text back if writing it failed. */
-static void finish_item(struct json_writer *jw, size_t mark, bool ok)
+static void finish_item(struct trace2_json_writer *jw, size_t mark, bool ok)
 {
 	if (ok)
 		jw->need_comma = 1;
@@ -311,7 +311,7 @@ static void finish_item(struct json_writer *jw, size_t mark, bool ok)
 		sb_setlen(&jw->json, mark);
 }
 
-static bool open_container(struct json_writer *jw, bool ok, char open)
+static bool open_container(struct trace2_json_writer *jw, bool ok, char open)
 {
 	if (ok && sb_addch(&jw->json, open) && sb_addch(&jw->open_stack, open)) {
 		jw->need_comma = 0;
@@ -321,7 +321,7 @@ static bool open_container(struct json_writer *jw, bool ok, char open)
 	return false;
 }
 
-static void add_member_literal(struct json_writer *jw, const char *key,
+static void add_member_literal(struct trace2_json_writer *jw, const char *key,
 			       const char *literal)
 {
 	size_t mark = jw->json.len;
@@ -331,7 +331,7 @@ static void add_member_literal(struct json_writer *jw, const char *key,
 				      sb_addstr(&jw->json, literal));
 }
 
-static void add_element_literal(struct json_writer *jw, const char *literal)
+static void add_element_literal(struct trace2_json_writer *jw, const char *literal)
 {
 	size_t mark = jw->json.len;
 
@@ -341,7 +341,7 @@ static void add_element_literal(struct json_writer *jw, const char *literal)
 }
 
 /* All n elements or none: an argv is one value to the caller. */
-static void add_string_elements(struct json_writer *jw, const char **v, size_t n)
+static void add_string_elements(struct trace2_json_writer *jw, const char **v, size_t n)
 {
 	size_t mark = jw->json.len, i;
 	unsigned int need_comma = jw->need_comma;
@@ -363,31 +363,31 @@ static void add_string_elements(struct json_writer *jw, const char **v, size_t n
 /* Public API.                                                          */
 /* ------------------------------------------------------------------ */
 
-void jw_init(struct json_writer *jw)
+void trace2_jw_init(struct trace2_json_writer *jw)
 {
-	*jw = (struct json_writer)JSON_WRITER_INIT;
+	*jw = (struct trace2_json_writer)TRACE2_JSON_WRITER_INIT;
 }
 
-void jw_release(struct json_writer *jw)
+void trace2_jw_release(struct trace2_json_writer *jw)
 {
 	tr2_sys.free(jw->json.buf);
 	tr2_sys.free(jw->open_stack.buf);
-	jw_init(jw);
+	trace2_jw_init(jw);
 }
 
-void jw_object_begin(struct json_writer *jw, int pretty)
+void trace2_jw_object_begin(struct trace2_json_writer *jw, int pretty)
 {
 	if (can_begin(jw, '{') && open_container(jw, true, '{'))
 		jw->pretty = !!pretty;
 }
 
-void jw_array_begin(struct json_writer *jw, int pretty)
+void trace2_jw_array_begin(struct trace2_json_writer *jw, int pretty)
 {
 	if (can_begin(jw, '[') && open_container(jw, true, '['))
 		jw->pretty = !!pretty;
 }
 
-void jw_object_string(struct json_writer *jw, const char *key, const char *value)
+void trace2_jw_object_string(struct trace2_json_writer *jw, const char *key, const char *value)
 {
 	size_t mark = jw->json.len;
 
@@ -396,7 +396,7 @@ void jw_object_string(struct json_writer *jw, const char *key, const char *value
 				      add_string_value(&jw->json, value));
 }
 
-void jw_object_intmax(struct json_writer *jw, const char *key, intmax_t value)
+void trace2_jw_object_intmax(struct trace2_json_writer *jw, const char *key, intmax_t value)
 {
 	size_t mark = jw->json.len;
 
@@ -405,7 +405,7 @@ void jw_object_intmax(struct json_writer *jw, const char *key, intmax_t value)
 				      sb_addf(&jw->json, "%jd", value));
 }
 
-void jw_object_double(struct json_writer *jw, const char *key, int precision,
+void trace2_jw_object_double(struct trace2_json_writer *jw, const char *key, int precision,
 		      double value)
 {
 	size_t mark = jw->json.len;
@@ -415,28 +415,28 @@ void jw_object_double(struct json_writer *jw, const char *key, int precision,
 				      add_double(&jw->json, precision, value));
 }
 
-void jw_object_true(struct json_writer *jw, const char *key)
+void trace2_jw_object_true(struct trace2_json_writer *jw, const char *key)
 {
 	add_member_literal(jw, key, "true");
 }
 
-void jw_object_false(struct json_writer *jw, const char *key)
+void trace2_jw_object_false(struct trace2_json_writer *jw, const char *key)
 {
 	add_member_literal(jw, key, "false");
 }
 
-void jw_object_bool(struct json_writer *jw, const char *key, int value)
+void trace2_jw_object_bool(struct trace2_json_writer *jw, const char *key, int value)
 {
 	add_member_literal(jw, key, value ? "true" : "false");
 }
 
-void jw_object_null(struct json_writer *jw, const char *key)
+void trace2_jw_object_null(struct trace2_json_writer *jw, const char *key)
 {
 	add_member_literal(jw, key, "null");
 }
 
-void jw_object_sub_jw(struct json_writer *jw, const char *key,
-		      const struct json_writer *value)
+void trace2_jw_object_sub_jw(struct trace2_json_writer *jw, const char *key,
+		      const struct trace2_json_writer *value)
 {
 	size_t mark = jw->json.len;
 
@@ -444,24 +444,24 @@ void jw_object_sub_jw(struct json_writer *jw, const char *key,
 		finish_item(jw, mark, add_key(jw, key) && add_sub_value(jw, value));
 }
 
-void jw_object_inline_begin_object(struct json_writer *jw, const char *key)
+void trace2_jw_object_inline_begin_object(struct trace2_json_writer *jw, const char *key)
 {
 	if (can_add_member(jw, key))
 		open_container(jw, add_key(jw, key), '{');
 }
 
-void jw_object_inline_begin_array(struct json_writer *jw, const char *key)
+void trace2_jw_object_inline_begin_array(struct trace2_json_writer *jw, const char *key)
 {
 	if (can_add_member(jw, key))
 		open_container(jw, add_key(jw, key), '[');
 }
 
-void jw_array_string(struct json_writer *jw, const char *value)
+void trace2_jw_array_string(struct trace2_json_writer *jw, const char *value)
 {
 	add_string_elements(jw, &value, 1);
 }
 
-void jw_array_intmax(struct json_writer *jw, intmax_t value)
+void trace2_jw_array_intmax(struct trace2_json_writer *jw, intmax_t value)
 {
 	size_t mark = jw->json.len;
 
@@ -470,7 +470,7 @@ void jw_array_intmax(struct json_writer *jw, intmax_t value)
 				      sb_addf(&jw->json, "%jd", value));
 }
 
-void jw_array_double(struct json_writer *jw, int precision, double value)
+void trace2_jw_array_double(struct trace2_json_writer *jw, int precision, double value)
 {
 	size_t mark = jw->json.len;
 
@@ -479,27 +479,27 @@ void jw_array_double(struct json_writer *jw, int precision, double value)
 				      add_double(&jw->json, precision, value));
 }
 
-void jw_array_true(struct json_writer *jw)
+void trace2_jw_array_true(struct trace2_json_writer *jw)
 {
 	add_element_literal(jw, "true");
 }
 
-void jw_array_false(struct json_writer *jw)
+void trace2_jw_array_false(struct trace2_json_writer *jw)
 {
 	add_element_literal(jw, "false");
 }
 
-void jw_array_bool(struct json_writer *jw, int value)
+void trace2_jw_array_bool(struct trace2_json_writer *jw, int value)
 {
 	add_element_literal(jw, value ? "true" : "false");
 }
 
-void jw_array_null(struct json_writer *jw)
+void trace2_jw_array_null(struct trace2_json_writer *jw)
 {
 	add_element_literal(jw, "null");
 }
 
-void jw_array_sub_jw(struct json_writer *jw, const struct json_writer *value)
+void trace2_jw_array_sub_jw(struct trace2_json_writer *jw, const struct trace2_json_writer *value)
 {
 	size_t mark = jw->json.len;
 
@@ -508,12 +508,12 @@ void jw_array_sub_jw(struct json_writer *jw, const struct json_writer *value)
 }
 
 /* A negative argc or NULL argv adds nothing rather than crashing. */
-void jw_array_argc_argv(struct json_writer *jw, int argc, const char **argv)
+void trace2_jw_array_argc_argv(struct trace2_json_writer *jw, int argc, const char **argv)
 {
 	add_string_elements(jw, argv, argv && argc > 0 ? (size_t)argc : 0);
 }
 
-void jw_array_argv(struct json_writer *jw, const char **argv)
+void trace2_jw_array_argv(struct trace2_json_writer *jw, const char **argv)
 {
 	size_t n = 0;
 
@@ -522,13 +522,13 @@ void jw_array_argv(struct json_writer *jw, const char **argv)
 	add_string_elements(jw, argv, n);
 }
 
-void jw_array_inline_begin_object(struct json_writer *jw)
+void trace2_jw_array_inline_begin_object(struct trace2_json_writer *jw)
 {
 	if (can_add_element(jw))
 		open_container(jw, add_separator(jw), '{');
 }
 
-void jw_array_inline_begin_array(struct json_writer *jw)
+void trace2_jw_array_inline_begin_array(struct trace2_json_writer *jw)
 {
 	if (can_add_element(jw))
 		open_container(jw, add_separator(jw), '[');
@@ -536,12 +536,12 @@ void jw_array_inline_begin_array(struct json_writer *jw)
 
 /* NULL is "not terminated" so a missing sub-writer is reported, not
  * dereferenced. */
-int jw_is_terminated(const struct json_writer *jw)
+int trace2_jw_is_terminated(const struct trace2_json_writer *jw)
 {
 	return jw && jw->json.len && !jw->open_stack.len;
 }
 
-void jw_end(struct json_writer *jw)
+void trace2_jw_end(struct trace2_json_writer *jw)
 {
 	size_t depth = jw->open_stack.len;
 	char close;

@@ -5,6 +5,6 @@
 #include "trace2.h"
 
 /* A writer whose allocation failed: its value is never traced. */
-int tr2_jw_failed(const struct json_writer *jw);
+int tr2_jw_failed(const struct trace2_json_writer *jw);
 
 #endif

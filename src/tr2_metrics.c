@@ -1,23 +1,25 @@
 #include "tr2_metrics.h"
 #include "tr2_clock.h"
 #include "tr2_diag.h"
+#include "tr2_sys.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
-/* Static description of a timer or counter id. */
+/* Description of a timer or counter id. */
 struct def {
 	const char *category;
 	const char *name;
 	int per_thread; /* also reported per thread (th_timer/th_counter) */
 };
 
-static const struct def timer_defs[TRACE2_NUMBER_OF_TIMERS] = {
+static struct def timer_defs[TR2_TIMERS_MAX] = {
 	[TRACE2_TIMER_ID_TEST1] = { "test", "test1", 0 },
 	[TRACE2_TIMER_ID_TEST2] = { "test", "test2", 1 },
 };
 
-static const struct def counter_defs[TRACE2_NUMBER_OF_COUNTERS] = {
+static struct def counter_defs[TR2_COUNTERS_MAX] = {
 	[TRACE2_COUNTER_ID_TEST1] = { "test", "test1", 0 },
 	[TRACE2_COUNTER_ID_TEST2] = { "test", "test2", 1 },
 	[TRACE2_COUNTER_ID_PACKED_REFS_JUMPS] = { "packed-refs", "jumps_made", 0 },
@@ -26,21 +28,112 @@ static const struct def counter_defs[TRACE2_NUMBER_OF_COUNTERS] = {
 	[TRACE2_COUNTER_ID_FSYNC_HARDWARE_FLUSH] = { "fsync", "hardware-flush", 0 },
 };
 
+/* The ids in use: defs[0 .. nr).  A definition is complete before nr
+ * (release) covers it, so a reader that loads nr (acquire) sees it. */
+struct registry {
+	struct def *defs;
+	int nr;
+	int max;
+};
+
+static struct registry timers = { timer_defs, TRACE2_NUMBER_OF_TIMERS, TR2_TIMERS_MAX };
+static struct registry counters = { counter_defs, TRACE2_NUMBER_OF_COUNTERS,
+				    TR2_COUNTERS_MAX };
+static pthread_mutex_t define_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int nr_defined(const struct registry *r)
+{
+	return __atomic_load_n(&r->nr, __ATOMIC_ACQUIRE);
+}
+
+static int is_defined(const struct registry *r, int id)
+{
+	return id >= 0 && id < nr_defined(r);
+}
+
+/* The id of (category, name) in r, or r->nr; under define_lock. */
+static int find_def(const struct registry *r, const char *category, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr; i++)
+		if (!strcmp(r->defs[i].category, category) && !strcmp(r->defs[i].name, name))
+			break;
+	return i;
+}
+
+static int add_def(struct registry *r, const char *category, const char *name)
+{
+	struct def *d = &r->defs[r->nr];
+
+	if (r->nr == r->max) {
+		errno = ENOSPC;
+		return -1;
+	}
+	d->category = tr2_strdup(category);
+	d->name = tr2_strdup(name);
+	if (!d->category || !d->name) {
+		tr2_sys.free((char *)d->category);
+		tr2_sys.free((char *)d->name);
+		d->category = d->name = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static int define(struct registry *r, const char *category, const char *name,
+		  int per_thread)
+{
+	int id;
+
+	if (!category || !name) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&define_lock);
+	id = find_def(r, category, name);
+	if (id < r->nr) {
+		if (r->defs[id].per_thread != !!per_thread) {
+			errno = EINVAL;
+			id = -1;
+		}
+	} else if (add_def(r, category, name)) {
+		id = -1;
+	} else {
+		r->defs[id].per_thread = !!per_thread;
+		__atomic_store_n(&r->nr, id + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&define_lock);
+	return id;
+}
+
+int tr2_metrics_timer_define(const char *category, const char *name, int per_thread)
+{
+	return define(&timers, category, name, per_thread);
+}
+
+int tr2_metrics_counter_define(const char *category, const char *name, int per_thread)
+{
+	return define(&counters, category, name, per_thread);
+}
+
 /* Process totals, under totals_lock. */
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tr2_timer timer_totals[TRACE2_NUMBER_OF_TIMERS];
-static uint64_t counter_totals[TRACE2_NUMBER_OF_COUNTERS];
+static struct tr2_timer timer_totals[TR2_TIMERS_MAX];
+static uint64_t counter_totals[TR2_COUNTERS_MAX];
 
 void tr2_metrics_after_fork(void)
 {
 	pthread_mutex_init(&totals_lock, NULL);
+	pthread_mutex_init(&define_lock, NULL);
 }
 
 void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id)
 {
 	struct tr2_timer *t;
 
-	if ((unsigned)id >= TRACE2_NUMBER_OF_TIMERS) {
+	if (!is_defined(&timers, id)) {
 		tr2_bug("trace2_timer_start: invalid timer id: %d", id);
 		return;
 	}
@@ -54,7 +147,7 @@ void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id)
 	struct tr2_timer *t;
 	uint64_t interval;
 
-	if ((unsigned)id >= TRACE2_NUMBER_OF_TIMERS) {
+	if (!is_defined(&timers, id)) {
 		tr2_bug("trace2_timer_stop: invalid timer id: %d", id);
 		return;
 	}
@@ -73,19 +166,19 @@ void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id)
 		t->max_ns = interval;
 	t->intervals++;
 	m->used_timer = 1;
-	if (timer_defs[id].per_thread)
+	if (timers.defs[id].per_thread)
 		m->used_thread_timer = 1;
 }
 
 void tr2_metrics_counter_add(struct tr2_thread_metrics *m, int id, uint64_t value)
 {
-	if ((unsigned)id >= TRACE2_NUMBER_OF_COUNTERS) {
+	if (!is_defined(&counters, id)) {
 		tr2_bug("trace2_counter_add: invalid counter id: %d", id);
 		return;
 	}
 	m->counters[id] += value;
 	m->used_counter = 1;
-	if (counter_defs[id].per_thread)
+	if (counters.defs[id].per_thread)
 		m->used_thread_counter = 1;
 }
 
@@ -112,11 +205,13 @@ void tr2_metrics_report_thread(const struct tr2_thread_metrics *m,
 {
 	int i;
 
-	for (i = 0; m->used_thread_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
+	int nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
+
+	for (i = 0; m->used_thread_timer && i < nr_timers; i++)
 		if (timer_defs[i].per_thread && m->timers[i].intervals)
 			report_timer(fn, ctx, TRACE2_EVENT_TH_TIMER, &timer_defs[i],
 				     &m->timers[i]);
-	for (i = 0; m->used_thread_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
+	for (i = 0; m->used_thread_counter && i < nr_counters; i++)
 		if (counter_defs[i].per_thread && m->counters[i])
 			report_counter(fn, ctx, TRACE2_EVENT_TH_COUNTER, &counter_defs[i],
 				       m->counters[i]);
@@ -139,29 +234,29 @@ static void merge_timer(struct tr2_timer *total, const struct tr2_timer *t)
 
 void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 {
-	int i;
+	int i, nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
 
 	if (!m->used_timer && !m->used_counter)
 		return;
 	pthread_mutex_lock(&totals_lock);
-	for (i = 0; m->used_timer && i < TRACE2_NUMBER_OF_TIMERS; i++)
+	for (i = 0; m->used_timer && i < nr_timers; i++)
 		if (m->timers[i].intervals)
 			merge_timer(&timer_totals[i], &m->timers[i]);
-	for (i = 0; m->used_counter && i < TRACE2_NUMBER_OF_COUNTERS; i++)
+	for (i = 0; m->used_counter && i < nr_counters; i++)
 		counter_totals[i] += m->counters[i];
 	pthread_mutex_unlock(&totals_lock);
 }
 
 void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx)
 {
-	int i;
+	int i, nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
 
 	pthread_mutex_lock(&totals_lock);
-	for (i = 0; i < TRACE2_NUMBER_OF_TIMERS; i++)
+	for (i = 0; i < nr_timers; i++)
 		if (timer_totals[i].intervals)
 			report_timer(fn, ctx, TRACE2_EVENT_TIMER, &timer_defs[i],
 				     &timer_totals[i]);
-	for (i = 0; i < TRACE2_NUMBER_OF_COUNTERS; i++)
+	for (i = 0; i < nr_counters; i++)
 		if (counter_totals[i])
 			report_counter(fn, ctx, TRACE2_EVENT_COUNTER, &counter_defs[i],
 				       counter_totals[i]);

@@ -19,13 +19,29 @@ struct tr2_timer {
 	unsigned depth; /* nested starts; only the outermost pair counts */
 };
 
-/* One thread's timers and counters. */
+/* How many timers and counters trace2_timer_define() and
+ * trace2_counter_define() can add to the built-in ones. */
+#define TR2_METRICS_DEFINED_MAX 256
+#define TR2_TIMERS_MAX (TRACE2_NUMBER_OF_TIMERS + TR2_METRICS_DEFINED_MAX)
+#define TR2_COUNTERS_MAX (TRACE2_NUMBER_OF_COUNTERS + TR2_METRICS_DEFINED_MAX)
+
+/* One thread's timers and counters, built-in and defined. */
 struct tr2_thread_metrics {
-	struct tr2_timer timers[TRACE2_NUMBER_OF_TIMERS];
-	uint64_t counters[TRACE2_NUMBER_OF_COUNTERS];
+	struct tr2_timer timers[TR2_TIMERS_MAX];
+	uint64_t counters[TR2_COUNTERS_MAX];
 	unsigned used_timer : 1, used_thread_timer : 1;
 	unsigned used_counter : 1, used_thread_counter : 1;
 };
+
+/*
+ * A new timer or counter id reported under category and name (copied),
+ * per thread too if per_thread; the id of the same definition made
+ * before (the built-in ones included).  -1 with errno EINVAL (a NULL
+ * string, or the name defined with another per_thread), ENOSPC (past
+ * TR2_METRICS_DEFINED_MAX) or ENOMEM.  Any thread, any time.
+ */
+int tr2_metrics_timer_define(const char *category, const char *name, int per_thread);
+int tr2_metrics_counter_define(const char *category, const char *name, int per_thread);
 
 /* Start, stop and add; an invalid id (or a stop of a timer that is not
  * running) is a BUG and changes nothing. */

@@ -1338,6 +1338,20 @@ static struct tr2_thread_metrics *metrics_of_caller(void)
 	return &tls->metrics;
 }
 
+enum trace2_timer_id trace2_timer_define(const char *category, const char *name,
+					 int per_thread_events)
+{
+	return (enum trace2_timer_id)tr2_metrics_timer_define(category, name,
+							      per_thread_events);
+}
+
+enum trace2_counter_id trace2_counter_define(const char *category, const char *name,
+					     int per_thread_events)
+{
+	return (enum trace2_counter_id)tr2_metrics_counter_define(category, name,
+								  per_thread_events);
+}
+
 void(trace2_timer_start)(enum trace2_timer_id tid)
 {
 	struct tr2_thread_metrics *m = metrics_of_caller();

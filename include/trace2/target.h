@@ -225,6 +225,39 @@ struct trace2_event {
 	};
 };
 
+/* Compiled out (-DTRACE2_DISABLE, see trace2/disable.h): the functions
+ * below are these no-ops; a target is accepted and never called. */
+#ifdef TRACE2_DISABLE
+struct trace2_output;
+struct trace2_target;
+static inline const char *trace2_event_name(enum trace2_event_kind kind)
+{
+	(void)kind;
+	return "";
+}
+static inline const char *trace2_event_local_time(const struct trace2_event *ev)
+{
+	(void)ev;
+	return "";
+}
+static inline const char *trace2_event_utc_time(const struct trace2_event *ev)
+{
+	(void)ev;
+	return "";
+}
+static inline int trace2_output_write(struct trace2_output *out, const void *record,
+				      size_t len, const struct trace2_event *ev)
+{
+	(void)out; (void)record; (void)len; (void)ev;
+	return -1;
+}
+static inline int trace2_register_target(const struct trace2_target *target, void *ctx)
+{
+	(void)target; (void)ctx;
+	return 0;
+}
+#endif
+
 /* The event target's name of a kind ("region_enter"); "" for no kind. */
 const char *trace2_event_name(enum trace2_event_kind kind);
 
