@@ -245,38 +245,67 @@ static void sb_free(struct sb *b)
 /* Attributes                                                          */
 /* ------------------------------------------------------------------ */
 
-/* AnyValues */
-
-static void val_str(struct sb *b, const char *v)
+/*
+ * put_*(b, NULL, v) writes an AnyValue; put_*(b, KEY, v) a KeyValue,
+ * {"key":KEY,"value":...}, into a list's text, with a comma first unless
+ * the list starts there (the text is empty or ends in its '[').
+ */
+static void kv_open(struct sb *b, const char *key)
 {
+	if (!key)
+		return;
+	if (b->len && b->s[b->len - 1] != '[')
+		sb_add(b, ",", 1);
+	sb_puts(b, "{\"key\":");
+	sb_jstr(b, key);
+	sb_puts(b, ",\"value\":");
+}
+
+static void kv_close(struct sb *b, const char *key)
+{
+	if (key)
+		sb_add(b, "}", 1);
+}
+
+static void put_str(struct sb *b, const char *key, const char *v)
+{
+	kv_open(b, key);
 	sb_puts(b, "{\"stringValue\":");
 	sb_jstr(b, v ? v : "");
 	sb_puts(b, "}");
+	kv_close(b, key);
 }
 
-static void val_int(struct sb *b, int64_t v)
+static void put_int(struct sb *b, const char *key, int64_t v)
 {
+	kv_open(b, key);
 	sb_puts(b, "{\"intValue\":\"");
 	sb_i64(b, v);
 	sb_puts(b, "\"}");
+	kv_close(b, key);
 }
 
-static void val_bool(struct sb *b, int v)
+static void put_bool(struct sb *b, const char *key, int v)
 {
+	kv_open(b, key);
 	sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
+	kv_close(b, key);
 }
 
 /* Seconds with microseconds, as the event format writes them. */
-static void val_seconds(struct sb *b, uint64_t ns)
+static void put_seconds(struct sb *b, const char *key, uint64_t ns)
 {
+	kv_open(b, key);
 	sb_printf(b, "{\"doubleValue\":%llu.%06llu}", (unsigned long long)(ns / 1000000000),
 		  (unsigned long long)(ns / 1000 % 1000000));
+	kv_close(b, key);
 }
 
-static void val_argv(struct sb *b, const char *const *argv, int git_cmd)
+static void put_argv(struct sb *b, const char *key, const char *const *argv, int git_cmd)
 {
 	int first = 1;
 
+	kv_open(b, key);
 	sb_puts(b, "{\"arrayValue\":{\"values\":[");
 	if (git_cmd) {
 		sb_puts(b, "{\"stringValue\":\"git\"}");
@@ -286,58 +315,10 @@ static void val_argv(struct sb *b, const char *const *argv, int git_cmd)
 		if (!first)
 			sb_puts(b, ",");
 		first = 0;
-		val_str(b, *argv);
+		put_str(b, NULL, *argv);
 	}
 	sb_puts(b, "]}}");
-}
-
-/*
- * KeyValues written straight into a list's text: {"key":KEY,"value":,
- * the value, then "}".  A comma first unless the list starts here (the
- * text is empty or ends in its '[').
- */
-static void at_key(struct sb *b, const char *key)
-{
-	if (b->len && b->s[b->len - 1] != '[')
-		sb_add(b, ",", 1);
-	sb_puts(b, "{\"key\":");
-	sb_jstr(b, key);
-	sb_puts(b, ",\"value\":");
-}
-
-static void at_str(struct sb *b, const char *key, const char *v)
-{
-	at_key(b, key);
-	val_str(b, v);
-	sb_add(b, "}", 1);
-}
-
-static void at_int(struct sb *b, const char *key, int64_t v)
-{
-	at_key(b, key);
-	val_int(b, v);
-	sb_add(b, "}", 1);
-}
-
-static void at_bool(struct sb *b, const char *key, int v)
-{
-	at_key(b, key);
-	val_bool(b, v);
-	sb_add(b, "}", 1);
-}
-
-static void at_seconds(struct sb *b, const char *key, uint64_t ns)
-{
-	at_key(b, key);
-	val_seconds(b, ns);
-	sb_add(b, "}", 1);
-}
-
-static void at_argv(struct sb *b, const char *key, const char *const *argv, int git_cmd)
-{
-	at_key(b, key);
-	val_argv(b, argv, git_cmd);
-	sb_add(b, "}", 1);
+	kv_close(b, key);
 }
 
 /* KeyValue lists whose keys can be set again (the value is replaced in
@@ -371,7 +352,7 @@ static void kv_str(struct kvl *l, const char *key, const char *v)
 {
 	struct sb b = { 0 };
 
-	val_str(&b, v);
+	put_str(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -379,7 +360,7 @@ static void kv_int(struct kvl *l, const char *key, int64_t v)
 {
 	struct sb b = { 0 };
 
-	val_int(&b, v);
+	put_int(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -387,7 +368,7 @@ static void kv_bool(struct kvl *l, const char *key, int v)
 {
 	struct sb b = { 0 };
 
-	val_bool(&b, v);
+	put_bool(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -395,7 +376,7 @@ static void kv_argv(struct kvl *l, const char *key, const char *const *argv, int
 {
 	struct sb b = { 0 };
 
-	val_argv(&b, argv, git_cmd);
+	put_argv(&b, NULL, argv, git_cmd);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -404,9 +385,9 @@ static void kv_write(struct sb *b, const struct kvl *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
-		at_key(b, l->key[i]);
+		kv_open(b, l->key[i]);
 		sb_puts(b, l->val[i]);
-		sb_add(b, "}", 1);
+		kv_close(b, l->key[i]);
 	}
 }
 
@@ -479,7 +460,7 @@ static struct sb *ev_open(struct span *s, uint64_t ns, const char *name)
 	return b;
 }
 
-/* A Span.Event with attributes: they follow (at_*), then ev_end(). */
+/* A Span.Event with attributes: they follow (put_*), then ev_end(). */
 static struct sb *ev_begin(struct span *s, uint64_t ns, const char *name)
 {
 	struct sb *b = ev_open(s, ns, name);
@@ -745,12 +726,12 @@ static void write_line(struct otlp *o, struct oproc *op)
 
 	sb_reset(b);
 	sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
-	at_str(b, "service.name", op->service ? op->service : "unknown_service");
+	put_str(b, "service.name", op->service ? op->service : "unknown_service");
 	if (op->version)
-		at_str(b, "service.version", op->version);
+		put_str(b, "service.version", op->version);
 	if (op->has_pid)
-		at_int(b, "process.pid", op->pid);
-	at_str(b, "trace2.sid", op->p->pub.sid);
+		put_int(b, "process.pid", op->pid);
+	put_str(b, "trace2.sid", op->p->pub.sid);
 	sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
 		TRACE2_VERSION_STRING "\"},\"spans\":[");
 	for (i = 0; i < op->batch.len; i += strlen(op->batch.s + i) + 1) {
@@ -906,14 +887,14 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 	op->in_window = !strchr(p->pub.sid, '/');
 	op->id = span_id(op->h);
 	op->has_pid = !pid_of_sid(p->pub.sid, &op->pid);
-	at_str(&op->sid_attr, "trace2.sid", p->pub.sid);
+	put_str(&op->sid_attr, "trace2.sid", p->pub.sid);
 	op->sp = span_new(o, ns_of(rec), "");
 	op->sp->id = op->id;
-	at_str(&op->sp->fixed, "trace2.span", "process");
+	put_str(&op->sp->fixed, "trace2.span", "process");
 	sb_add(&op->sp->fixed, ",", 1);
 	sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
 	if (op->has_pid)
-		at_int(&op->sp->fixed, "process.pid", op->pid);
+		put_int(&op->sp->fixed, "process.pid", op->pid);
 	return op;
 }
 
@@ -931,7 +912,7 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 	op->threads = ot;
 	ot->h = fnv64_add(fnv64_add(op->h, "\n", 1), name, strlen(name));
 	ot->h = fnv64_add(ot->h, "\n", 1);
-	at_str(&ot->attr, "trace2.thread", name);
+	put_str(&ot->attr, "trace2.thread", name);
 	return ot;
 }
 
@@ -945,7 +926,7 @@ static struct span *innermost(struct oproc *op, struct othread *ot)
 /* The fixed attributes every region and child span starts with. */
 static void span_head(struct span *s, const char *kind, struct oproc *op, struct othread *ot)
 {
-	at_str(&s->fixed, "trace2.span", kind);
+	put_str(&s->fixed, "trace2.span", kind);
 	sb_add(&s->fixed, ",", 1);
 	sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
 	sb_add(&s->fixed, ",", 1);
@@ -975,15 +956,15 @@ static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
 	s->parent = up->id;
 	s->has_parent = 1;
 	span_head(s, "region", op, ot);
-	at_int(&s->fixed, "trace2.nesting", (int64_t)rec->ev.pub.nesting);
+	put_int(&s->fixed, "trace2.nesting", (int64_t)rec->ev.pub.nesting);
 	if (r->category)
-		at_str(&s->fixed, "trace2.category", r->category);
+		put_str(&s->fixed, "trace2.category", r->category);
 	if (r->label)
-		at_str(&s->fixed, "trace2.label", r->label);
+		put_str(&s->fixed, "trace2.label", r->label);
 	if (r->msg)
-		at_str(&s->fixed, "trace2.msg", r->msg);
+		put_str(&s->fixed, "trace2.msg", r->msg);
 	if (r->repo_id != TRACE2_NO_REPO)
-		at_int(&s->fixed, "trace2.repo", r->repo_id);
+		put_int(&s->fixed, "trace2.repo", r->repo_id);
 	s->up = ot->top;
 	ot->top = s;
 }
@@ -1016,14 +997,14 @@ static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
 	s->parent = up->id;
 	s->has_parent = 1;
 	span_head(s, "child", op, ot);
-	at_int(&s->fixed, "trace2.child_id", c->id);
-	at_str(&s->fixed, "trace2.child_class", c->child_class ? c->child_class : "?");
+	put_int(&s->fixed, "trace2.child_id", c->id);
+	put_str(&s->fixed, "trace2.child_class", c->child_class ? c->child_class : "?");
 	if (c->hook_name)
-		at_str(&s->fixed, "trace2.hook_name", c->hook_name);
+		put_str(&s->fixed, "trace2.hook_name", c->hook_name);
 	if (c->cd)
-		at_str(&s->fixed, "trace2.cd", c->cd);
-	at_bool(&s->fixed, "trace2.use_shell", c->use_shell);
-	at_argv(&s->fixed, "process.command_args", c->argv, c->git_cmd);
+		put_str(&s->fixed, "trace2.cd", c->cd);
+	put_bool(&s->fixed, "trace2.use_shell", c->use_shell);
+	put_argv(&s->fixed, "process.command_args", c->argv, c->git_cmd);
 	s->next_child = op->children;
 	op->children = s;
 }
@@ -1255,13 +1236,13 @@ static void on_data(struct oproc *op, struct othread *ot, const struct trace2_ev
 	sb_add(&key, ".", 1);
 	sb_puts(&key, ev->data.key ? ev->data.key : "");
 	if (ev->kind == TRACE2_EVENT_DATA)
-		val_str(&v, ev->data.value);
+		put_str(&v, NULL, ev->data.value);
 	else {
 		struct sb j = { 0 };
 
 		if (ev->data.json)
 			sb_add(&j, ev->data.json, ev->data.json_len);
-		val_str(&v, j.s ? j.s : "");
+		put_str(&v, NULL, j.s ? j.s : "");
 		sb_free(&j);
 	}
 	kv_set_raw(&innermost(op, ot)->attrs, key.s, v.s);
@@ -1327,10 +1308,10 @@ static void on_record(void *ctx, struct t2_record *rec)
 		break;
 	case TRACE2_EVENT_ERROR:
 		a = ev_begin(innermost(op, ot), ns, "error");
-		at_str(a, "exception.message", ev->error.msg);
+		put_str(a, "exception.message", ev->error.msg);
 		if (ev->error.fmt)
-			at_str(a, "trace2.fmt", ev->error.fmt);
-		at_str(a, "trace2.thread", ot->t->pub.name);
+			put_str(a, "trace2.fmt", ev->error.fmt);
+		put_str(a, "trace2.thread", ot->t->pub.name);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_CMD_PATH:
@@ -1363,31 +1344,31 @@ static void on_record(void *ctx, struct t2_record *rec)
 			break; /* no child_start: nothing to end */
 		s->end_ns = ns;
 		s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)ev->child.pid);
-		at_int(&s->fixed, "process.pid", ev->child.pid);
-		at_int(&s->fixed, "process.exit.code", ev->child.code);
+		put_int(&s->fixed, "process.pid", ev->child.pid);
+		put_int(&s->fixed, "process.exit.code", ev->child.code);
 		child_done(o, op, s, 1, (uint32_t)ev->child.pid);
 		wake_children(o, op, 1, (uint32_t)ev->child.pid);
 		break;
 	case TRACE2_EVENT_CHILD_READY:
 		s = find_child(op, ev->child.id, 0);
 		a = ev_begin(s ? s : op->sp, ns, "child_ready");
-		at_int(a, "trace2.child_id", ev->child.id);
-		at_int(a, "process.pid", ev->child.pid);
-		at_str(a, "trace2.ready", ev->child.ready);
+		put_int(a, "trace2.child_id", ev->child.id);
+		put_int(a, "process.pid", ev->child.pid);
+		put_str(a, "trace2.ready", ev->child.ready);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_EXEC:
 		a = ev_begin(innermost(op, ot), ns, "exec");
-		at_int(a, "trace2.exec_id", ev->exec.id);
+		put_int(a, "trace2.exec_id", ev->exec.id);
 		if (ev->exec.exe)
-			at_str(a, "process.executable.path", ev->exec.exe);
-		at_argv(a, "process.command_args", ev->exec.argv, 0);
+			put_str(a, "process.executable.path", ev->exec.exe);
+		put_argv(a, "process.command_args", ev->exec.argv, 0);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_EXEC_RESULT:
 		a = ev_begin(innermost(op, ot), ns, "exec_result");
-		at_int(a, "trace2.exec_id", ev->exec.id);
-		at_int(a, "process.exit.code", ev->exec.code);
+		put_int(a, "trace2.exec_id", ev->exec.id);
+		put_int(a, "process.exit.code", ev->exec.code);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_DEF_PARAM: {
@@ -1424,31 +1405,31 @@ static void on_record(void *ctx, struct t2_record *rec)
 		break;
 	case TRACE2_EVENT_PRINTF:
 		a = ev_begin(innermost(op, ot), ns, "printf");
-		at_str(a, "trace2.msg", ev->printf.msg);
-		at_str(a, "trace2.thread", ot->t->pub.name);
+		put_str(a, "trace2.msg", ev->printf.msg);
+		put_str(a, "trace2.thread", ot->t->pub.name);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_TIMER:
 	case TRACE2_EVENT_TH_TIMER:
 		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		at_str(a, "trace2.category", ev->timer.category);
-		at_str(a, "trace2.name", ev->timer.name);
+		put_str(a, "trace2.category", ev->timer.category);
+		put_str(a, "trace2.name", ev->timer.name);
 		if (ev->kind == TRACE2_EVENT_TH_TIMER)
-			at_str(a, "trace2.thread", ot->t->pub.name);
-		at_int(a, "trace2.intervals", (int64_t)ev->timer.intervals);
-		at_seconds(a, "trace2.t_total", ev->timer.total_ns);
-		at_seconds(a, "trace2.t_min", ev->timer.min_ns);
-		at_seconds(a, "trace2.t_max", ev->timer.max_ns);
+			put_str(a, "trace2.thread", ot->t->pub.name);
+		put_int(a, "trace2.intervals", (int64_t)ev->timer.intervals);
+		put_seconds(a, "trace2.t_total", ev->timer.total_ns);
+		put_seconds(a, "trace2.t_min", ev->timer.min_ns);
+		put_seconds(a, "trace2.t_max", ev->timer.max_ns);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
 		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		at_str(a, "trace2.category", ev->counter.category);
-		at_str(a, "trace2.name", ev->counter.name);
+		put_str(a, "trace2.category", ev->counter.category);
+		put_str(a, "trace2.name", ev->counter.name);
 		if (ev->kind == TRACE2_EVENT_TH_COUNTER)
-			at_str(a, "trace2.thread", ot->t->pub.name);
-		at_int(a, "trace2.count", (int64_t)ev->counter.value);
+			put_str(a, "trace2.thread", ot->t->pub.name);
+		put_int(a, "trace2.count", (int64_t)ev->counter.value);
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_TOO_MANY_FILES:
