@@ -5,8 +5,10 @@
 # the schema of npm @opentelemetry/otlp-transformer 0.57.2 (installed on
 # demand into the build directory from the committed lockfile) and against
 # the logs themselves (span counts, parents, one trace per command tree,
-# the ids of docs/tools.md recomputed).  Without node, npm or the registry
-# the schema checks are skipped with a message; the rest still runs.
+# the ids of docs/tools.md recomputed), and that the output streams: spans
+# are written before the input ends, whatever order the processes' files
+# come in.  Without node, npm or the registry the schema checks are
+# skipped with a message; the rest still runs.
 # usage: T2_BIN=build/bin tests/test_otlp.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
@@ -44,6 +46,36 @@ install_schema() {
 		echo "test_otlp: SKIP schema checks: $root_js missing after npm ci"
 }
 install_schema
+
+# spans OTLP...: one line per span, "<its line's resource and scope>
+# <the span>", sorted: what must not change when only the grouping of
+# spans into lines does.  (",{"traceId":"" only occurs between spans:
+# inside a JSON string the quotes would be escaped.)
+spans() {
+	awk '{
+		i = index($0, "\"spans\":[")
+		head = substr($0, 1, i + 8)
+		body = substr($0, i + 9)
+		sub(/\]\}\]\}\]\}$/, "", body)
+		n = split(body, part, /,\{"traceId":"/)
+		for (k = 1; k <= n; k++)
+			print head (k > 1 ? "{\"traceId\":\"" : "") part[k]
+	}' "$@" | LC_ALL=C sort
+}
+
+# same_spans WHAT A.otlp B.otlp: the same spans in the same resources
+same_spans() {
+	spans "$2" >"$tmp/a.spans"
+	spans "$3" >"$tmp/b.spans"
+	if [ ! -s "$tmp/a.spans" ]; then
+		bad "$1: no spans"
+	elif cmp -s "$tmp/a.spans" "$tmp/b.spans"; then
+		ok
+	else
+		bad "$1: the spans differ"
+		diff "$tmp/a.spans" "$tmp/b.spans" | cut -c1-300 | head -6 >&2
+	fi
+}
 
 # convert NAME LOG...: $tmp/NAME.otlp; exit 0 and nothing on stderr
 convert() {
@@ -86,9 +118,12 @@ case_() {
 	[ -s "$tmp/$name.event" ] || { bad "$name: no event log"; return; }
 	convert "$name" "$tmp/$name.event"
 	check "$name" "$tmp/$name.otlp" "$tmp/$name.event"
-	# one TracesData line per process
+	# TracesData lines of one process each (check: its spans only), and
+	# lines for every process
 	nsid=$(grep -o '"sid":"[^"]*"' "$tmp/$name.event" | sort -u | wc -l)
-	[ "$(wc -l <"$tmp/$name.otlp")" -eq "$nsid" ] && ok || bad "$name: not one line per process"
+	[ "$(grep -o '"key":"trace2.sid","value":{"stringValue":"[^"]*"}}]},"scopeSpans"' \
+		"$tmp/$name.otlp" | sort -u | wc -l)" -eq "$nsid" ] && ok ||
+		bad "$name: not every process has its own lines"
 }
 
 # --- the library's programs -------------------------------------------------
@@ -156,11 +191,23 @@ check dir "$tmp/dir.otlp" "$tmp/dir"
 for f in "$tmp/dir"/*; do
 	"$T2" convert --to otlp "$f" >>"$tmp/apart.otlp" 2>/dev/null || bad "dir: $f failed"
 done
-LC_ALL=C sort "$tmp/dir.otlp" >"$tmp/dir.sorted"
-LC_ALL=C sort "$tmp/apart.otlp" >"$tmp/apart.sorted"
-cmp -s "$tmp/dir.sorted" "$tmp/apart.sorted" && ok ||
-	bad "dir: the files converted apart differ from the directory converted at once"
+same_spans "dir: the files converted apart and the directory at once" "$tmp/dir.otlp" "$tmp/apart.otlp"
 check apart "$tmp/apart.otlp" "$tmp/dir"
+# The same files in the reverse order (a clock that went back, a child on
+# another host): each child's file read before its parent's.
+# reversed DIR NEW: NEW holds DIR's files, renamed to sort the other way
+reversed() {
+	mkdir "$2"
+	n=0
+	for f in $(ls "$1" | sort -r); do
+		n=$((n + 1))
+		cp "$1/$f" "$2/$n-$f"
+	done
+}
+reversed "$tmp/dir" "$tmp/rdir"
+convert rdir "$tmp/rdir"
+check rdir "$tmp/rdir.otlp" "$tmp/rdir"
+same_spans "dir: children's files first" "$tmp/dir.otlp" "$tmp/rdir.otlp"
 "$T2" convert --to otlp - <"$tmp/child.event" >"$tmp/stdin.otlp" 2>/dev/null
 cmp -s "$tmp/child.otlp" "$tmp/stdin.otlp" && ok || bad "standard input differs"
 
@@ -211,10 +258,24 @@ print("%016x"%h)' 2>/dev/null)\",\"parentSpanId\":\"00f067aa0ba902b7\"" "$tmp/tp
 	{ command -v python3 >/dev/null && bad "traceparent: root span id is not FNV-1a 64 of its SID"; }
 # The child converted alone still joins the caller's trace and its parent.
 grep "\"sid\":\"$C\"" "$tmp/tp.event" >"$tmp/tpchild.event"
+grep -v "\"sid\":\"$C\"" "$tmp/tp.event" >"$tmp/tproot.event"
 convert tpchild "$tmp/tpchild.event"
-grep "$C" "$tmp/tp.otlp" | grep '"trace2.span","value":{"stringValue":"process"}' >"$tmp/tpchild.exp"
-cmp -s "$tmp/tpchild.exp" "$tmp/tpchild.otlp" && ok ||
-	bad "traceparent: the child converted alone differs"
+grep "\"stringValue\":\"$C\"}}]},\"scopeSpans\"" "$tmp/tp.otlp" >"$tmp/tpchild.exp"
+same_spans "traceparent: the child converted alone" "$tmp/tpchild.exp" "$tmp/tpchild.otlp"
+# A directory of the two, the child's file first: its spans wait for the
+# root's traceparent; also when the child records none (Git does not).
+mkdir "$tmp/tpdir" "$tmp/tpdir2"
+cp "$tmp/tpchild.event" "$tmp/tpdir/1-child"
+cp "$tmp/tproot.event" "$tmp/tpdir/2-root"
+convert tpdir "$tmp/tpdir"
+check tpdir --traceparent "$TP" "$tmp/tpdir.otlp" "$tmp/tpdir"
+same_spans "traceparent: the child's file first" "$tmp/tp.otlp" "$tmp/tpdir.otlp"
+grep -v '"key":"traceparent"' "$tmp/tpchild.event" >"$tmp/tpdir2/1-child"
+cp "$tmp/tproot.event" "$tmp/tpdir2/2-root"
+convert tpdir2 "$tmp/tpdir2"
+check tpdir2 --traceparent "$TP" "$tmp/tpdir2.otlp" "$tmp/tpdir2"
+[ "$(grep -o '"traceId":"[0-9a-f]*"' "$tmp/tpdir2.otlp" | sort -u)" = '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' ] &&
+	ok || bad "traceparent: a child without one, read first, is not in the caller's trace"
 # Not a valid traceparent (upper case, version ff, zero ids): ignored.
 for v in 00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01 \
 	ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 \
@@ -229,6 +290,94 @@ done
 # the caller's trace, its process span under the caller's span.
 TRACEPARENT=$TP GIT_TRACE2_EVENT="$tmp/tplib.event" "$BIN/example-hashsort" src/tr2_buf.c >/dev/null
 joins tplib "library traceparent" '"parentSpanId":"00f067aa0ba902b7","name":"hashsort"' "the process span"
+
+# --- streaming ---------------------------------------------------------------
+# regions SID N: N region_enter/region_leave pairs of SID's main thread
+regions() {
+	awk -v sid="$1" -v n="$2" 'BEGIN {
+		for (i = 1; i <= n; i++) {
+			t = sprintf("2026-01-01T00:00:01.%06dZ", i % 1000000)
+			printf "{\"event\":\"region_enter\",\"sid\":\"%s\",\"thread\":\"main\",\"time\":\"%s\",\"nesting\":1,\"category\":\"c\",\"label\":\"l%d\"}\n", sid, t, i
+			printf "{\"event\":\"region_leave\",\"sid\":\"%s\",\"thread\":\"main\",\"time\":\"%s\",\"t_rel\":0,\"nesting\":1,\"category\":\"c\",\"label\":\"l%d\"}\n", sid, t, i
+		}
+	}'
+}
+# stream NAME: convert standard input (a FIFO) to $tmp/NAME.otlp in the
+# background; write to fd 3, then stream_end NAME
+stream() {
+	rm -f "$tmp/fifo"
+	mkfifo "$tmp/fifo"
+	"$T2" convert --to otlp - <"$tmp/fifo" >"$tmp/$1.otlp" 2>"$tmp/$1.err" &
+	stream_pid=$!
+	exec 3>"$tmp/fifo"
+}
+# written NAME WHAT: lines in $tmp/NAME.otlp within 10 s (the input still open)
+written() {
+	i=0
+	while [ ! -s "$tmp/$1.otlp" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$tmp/$1.otlp" ] && ok || bad "$1: nothing written before the end of the input ($2)"
+}
+stream_end() {
+	exec 3>&-
+	wait "$stream_pid" && [ ! -s "$tmp/$1.err" ] && ok || bad "$1: convert failed: $(head -3 "$tmp/$1.err")"
+}
+# A process's finished regions are written while it runs (in lines of
+# about 16 KiB), before its own span.
+S=20260101T000000.000000Z-H00000000-P00000200
+{
+	ev $S main 00.000010 version '"evt":"4","exe":"2.47.0"'
+	ev $S main 00.000020 start '"t_abs":0.000020,"argv":["git","gc"]'
+	ev $S main 00.000030 cmd_name '"name":"gc","hierarchy":"gc"'
+	regions $S 3000
+} >"$tmp/long.head"
+ev $S main 02.000000 atexit '"t_abs":2.0,"code":0' >"$tmp/long.tail"
+stream long
+cat "$tmp/long.head" >&3
+written long "a running process's regions"
+cat "$tmp/long.tail" >&3
+stream_end long
+cat "$tmp/long.head" "$tmp/long.tail" >"$tmp/long.event"
+check long "$tmp/long.otlp" "$tmp/long.event"
+[ "$(wc -l <"$tmp/long.otlp")" -gt 10 ] && ok || bad "long: the spans of 3000 regions in less than 11 lines"
+[ "$(awk 'length($0) > 32768' "$tmp/long.otlp" | wc -l)" -eq 0 ] && ok || bad "long: a line over 32 KiB"
+"$T2" convert --to otlp "$tmp/long.event" >"$tmp/longfile.otlp" 2>&1
+same_spans "long: a file and a stream" "$tmp/longfile.otlp" "$tmp/long.otlp"
+# A child whose tree's root is not (yet) in the input: its spans wait for
+# the trace id, 16 MiB of them at most; then the tree takes its root
+# SID's trace id and they are written.
+O=$R/20260101T000000.300000Z-H00000000-P00000300
+stream orphan
+{
+	ev $O main 00.300010 version '"evt":"4","exe":"2.47.0"'
+	ev $O main 00.300020 start '"t_abs":0.000010,"argv":["git","status"]'
+	regions $O 20000
+} >&3
+sleep 1
+[ ! -s "$tmp/orphan.otlp" ] && ok || bad "orphan: spans written before their trace id is known"
+regions $O 30000 >&3
+written orphan "past 16 MiB of spans waiting"
+ev $O main 02.000000 atexit '"t_abs":2.0,"code":0' >&3
+stream_end orphan
+# its trace id: FNV-1a 128 of the root SID, computed here
+if command -v python3 >/dev/null 2>&1; then
+	grep -q "\"traceId\":\"$(printf '%s' "$R" | python3 -c 'import sys
+h=0x6c62272e07bb014262b821756295c58d
+for b in sys.stdin.buffer.read(): h=((h^b)*0x1000000000000000000013b)%2**128
+print("%032x"%h)')\"" "$tmp/orphan.otlp" && ok || bad "orphan: trace id is not FNV-1a 128 of the root SID"
+else
+	echo "test_otlp: SKIP orphan trace id check: python3 not found"
+fi
+# A record after its process's atexit: reported, skipped.
+{
+	ev $S main 00.000010 version '"evt":"4","exe":"2.47.0"'
+	ev $S main 00.000020 atexit '"t_abs":0.000010,"code":0'
+	ev $S main 00.000030 region_enter '"nesting":1,"category":"c","label":"late"'
+	ev $S main 00.000040 region_leave '"nesting":1,"category":"c","label":"late"'
+} >"$tmp/late.event"
+"$T2" convert --to otlp "$tmp/late.event" >"$tmp/late.otlp" 2>"$tmp/late.err"
+[ "$(cat "$tmp/late.err")" = "$tmp/late.event:3: after the atexit of $S; skipped (and any later records of it)" ] &&
+	ok || bad "late: $(cat "$tmp/late.err")"
+grep -q '"late"' "$tmp/late.otlp" && bad "late: a record after atexit made a span" || ok
 
 # Times past 2262 do not fit OTLP's signed 64-bit nanoseconds: clamped.
 F=99991231T235959.999999Z-H00000000-P00000001
@@ -278,6 +427,11 @@ if command -v git >/dev/null 2>&1; then
 	[ "$(ls "$tmp/gitdir" | wc -l)" -ge 2 ] && ok || bad "git dir: expected several files"
 	convert gitdir "$tmp/gitdir"
 	check gitdir "$tmp/gitdir.otlp" "$tmp/gitdir"
+	# the same, upload-pack's file (a child run through a shell) first
+	reversed "$tmp/gitdir" "$tmp/rgitdir"
+	convert rgitdir "$tmp/rgitdir"
+	check rgitdir "$tmp/rgitdir.otlp" "$tmp/rgitdir"
+	same_spans "git dir: children's files first" "$tmp/gitdir.otlp" "$tmp/rgitdir.otlp"
 else
 	echo "test_otlp: SKIP Git logs: git not found"
 fi

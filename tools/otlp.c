@@ -2,8 +2,8 @@
  * trace2 convert --to otlp FILE...: the records of event-format logs as
  * OpenTelemetry traces in OTLP/JSON (the protobuf JSON mapping of
  * opentelemetry.proto.trace.v1.TracesData, ids in lowercase hex), one
- * TracesData object per process and line: the JSON Lines file the
- * collector's otlpjsonfile receiver reads.
+ * TracesData object per line, each with spans of one process: the JSON
+ * Lines file the collector's otlpjsonfile receiver reads.
  *
  * Spans: one per process, one per region (parent: the enclosing region
  * on the same thread, else the process), one per child_start..child_exit
@@ -11,8 +11,23 @@
  * child process's span is parented on that child span.  Ids are hashes
  * of the SIDs (FNV-1a), so the files of one command tree, converted
  * together or apart, join into one trace; docs/tools.md gives the exact
- * inputs.  Spans are kept until the end of the input, where the children
- * are matched to their parents' child spans and every process is written.
+ * inputs.
+ *
+ * The output streams: a span is written, in a line of its process's
+ * (BATCH_BYTES of spans at most), once it has ended and its ids are
+ * known.  Its span and parent ids are known when it ends, except a child
+ * process's parent: that waits for the parent's child_exit of its pid or
+ * the parent's end (a shell or an exec in between changes it), or for
+ * the end of the input when the parent has not been read.  Its trace id
+ * is its tree's, which is settled by the tree's first valid traceparent,
+ * by the root process's first record past the one the library writes it
+ * in (right after start), or at the end of the input; the finished spans
+ * of a tree not yet settled wait, PENDING_MAX bytes of them at most over
+ * all trees (past that, the trees that have waited longest take their
+ * root SID's trace id).  So memory holds the open spans, per process a
+ * small record (with its finished child runs: a child process read later
+ * looks its parent span up there) and a batch of finished spans, and
+ * what waits as above: not the input.
  */
 #include "otlp.h"
 
@@ -24,14 +39,18 @@
 #include "tr2_json.h"
 #include "trace2.h"
 
+#define BATCH_BYTES (16 * 1024)          /* spans per line: about this much */
+#define PENDING_MAX (16 * 1024 * 1024)   /* spans waiting for a trace id */
+
 /* ------------------------------------------------------------------ */
 /* Hashes                                                              */
 /* ------------------------------------------------------------------ */
 
-uint64_t otlp_fnv1a64(const void *s, size_t len)
+#define FNV64_BASIS 0xcbf29ce484222325ULL
+
+static uint64_t fnv64_add(uint64_t h, const void *s, size_t len)
 {
 	const unsigned char *p = s;
-	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
@@ -39,6 +58,11 @@ uint64_t otlp_fnv1a64(const void *s, size_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+uint64_t otlp_fnv1a64(const void *s, size_t len)
+{
+	return fnv64_add(FNV64_BASIS, s, len);
 }
 
 /* h *= 2^88 + 0x13b (mod 2^128), h = hi:lo */
@@ -62,6 +86,12 @@ void otlp_fnv1a128(const void *s, size_t len, uint64_t *hi, uint64_t *lo)
 		*lo ^= p[i];
 		mul_fnv128(hi, lo);
 	}
+}
+
+/* A span id from a hash: all zero is invalid in OTLP. */
+static uint64_t span_id(uint64_t h)
+{
+	return h ? h : 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -136,17 +166,73 @@ static void sb_printf(struct sb *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* A JSON string: always valid UTF-8 (U+FFFD for bad bytes). */
-static void sb_jstr(struct sb *b, const char *s)
+/* v in decimal at the end of d[20]; returns where it starts. */
+static const char *dec(char d[20], uint64_t v)
 {
-	size_t n = s ? strlen(s) : 0;
+	char *p = d + 20;
 
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+static void sb_u64(struct sb *b, uint64_t v)
+{
+	char d[20];
+	const char *p = dec(d, v);
+
+	sb_add(b, p, (size_t)(d + 20 - p));
+}
+
+static void sb_i64(struct sb *b, int64_t v)
+{
+	if (v < 0)
+		sb_add(b, "-", 1);
+	sb_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* The low 4 * digits bits of v in lowercase hex. */
+static void hex(char *out, uint64_t v, int digits)
+{
+	int i;
+
+	for (i = digits - 1; i >= 0; i--) {
+		out[i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	}
+}
+
+static void sb_hex(struct sb *b, uint64_t v, int digits)
+{
+	char d[16];
+
+	hex(d, v, digits);
+	sb_add(b, d, (size_t)digits);
+}
+
+/* A JSON string: always valid UTF-8 (U+FFFD for bad bytes). */
+static void sb_jstr_n(struct sb *b, const char *s, size_t n)
+{
 	sb_grow(b, TR2_JSON_ESCAPED_MAX(n) + 2);
 	b->s[b->len++] = '"';
 	if (n)
 		b->len += tr2_json_escape(b->s + b->len, s, n);
 	b->s[b->len++] = '"';
 	b->s[b->len] = 0;
+}
+
+static void sb_jstr(struct sb *b, const char *s)
+{
+	sb_jstr_n(b, s, s ? strlen(s) : 0);
+}
+
+static void sb_reset(struct sb *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = 0;
 }
 
 static void sb_free(struct sb *b)
@@ -156,9 +242,87 @@ static void sb_free(struct sb *b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Attributes: KeyValue lists, a key set again replaces its value      */
+/* Attributes                                                          */
 /* ------------------------------------------------------------------ */
 
+/*
+ * put_*(b, NULL, v) writes an AnyValue; put_*(b, KEY, v) a KeyValue,
+ * {"key":KEY,"value":...}, into a list's text, with a comma first unless
+ * the list starts there (the text is empty or ends in its '[').
+ */
+static void kv_open(struct sb *b, const char *key)
+{
+	if (!key)
+		return;
+	if (b->len && b->s[b->len - 1] != '[')
+		sb_add(b, ",", 1);
+	sb_puts(b, "{\"key\":");
+	sb_jstr(b, key);
+	sb_puts(b, ",\"value\":");
+}
+
+static void kv_close(struct sb *b, const char *key)
+{
+	if (key)
+		sb_add(b, "}", 1);
+}
+
+static void put_str(struct sb *b, const char *key, const char *v)
+{
+	kv_open(b, key);
+	sb_puts(b, "{\"stringValue\":");
+	sb_jstr(b, v ? v : "");
+	sb_puts(b, "}");
+	kv_close(b, key);
+}
+
+static void put_int(struct sb *b, const char *key, int64_t v)
+{
+	kv_open(b, key);
+	sb_puts(b, "{\"intValue\":\"");
+	sb_i64(b, v);
+	sb_puts(b, "\"}");
+	kv_close(b, key);
+}
+
+static void put_bool(struct sb *b, const char *key, int v)
+{
+	kv_open(b, key);
+	sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
+	kv_close(b, key);
+}
+
+/* Seconds with microseconds, as the event format writes them. */
+static void put_seconds(struct sb *b, const char *key, uint64_t ns)
+{
+	kv_open(b, key);
+	sb_printf(b, "{\"doubleValue\":%llu.%06llu}", (unsigned long long)(ns / 1000000000),
+		  (unsigned long long)(ns / 1000 % 1000000));
+	kv_close(b, key);
+}
+
+static void put_argv(struct sb *b, const char *key, const char *const *argv, int git_cmd)
+{
+	int first = 1;
+
+	kv_open(b, key);
+	sb_puts(b, "{\"arrayValue\":{\"values\":[");
+	if (git_cmd) {
+		sb_puts(b, "{\"stringValue\":\"git\"}");
+		first = 0;
+	}
+	for (; argv && *argv; argv++) {
+		if (!first)
+			sb_puts(b, ",");
+		first = 0;
+		put_str(b, NULL, *argv);
+	}
+	sb_puts(b, "]}}");
+	kv_close(b, key);
+}
+
+/* KeyValue lists whose keys can be set again (the value is replaced in
+ * place): the process span's, and data records'. */
 struct kvl {
 	char **key;
 	char **val;   /* the AnyValue's JSON text */
@@ -188,9 +352,7 @@ static void kv_str(struct kvl *l, const char *key, const char *v)
 {
 	struct sb b = { 0 };
 
-	sb_puts(&b, "{\"stringValue\":");
-	sb_jstr(&b, v ? v : "");
-	sb_puts(&b, "}");
+	put_str(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -198,7 +360,7 @@ static void kv_int(struct kvl *l, const char *key, int64_t v)
 {
 	struct sb b = { 0 };
 
-	sb_printf(&b, "{\"intValue\":\"%lld\"}", (long long)v);
+	put_int(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -206,39 +368,15 @@ static void kv_bool(struct kvl *l, const char *key, int v)
 {
 	struct sb b = { 0 };
 
-	sb_puts(&b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
-	kv_set_raw(l, key, b.s);
-}
-
-/* Seconds with microseconds, as the event format writes them. */
-static void kv_seconds(struct kvl *l, const char *key, uint64_t ns)
-{
-	struct sb b = { 0 };
-
-	sb_printf(&b, "{\"doubleValue\":%llu.%06llu}", (unsigned long long)(ns / 1000000000),
-		  (unsigned long long)(ns / 1000 % 1000000));
+	put_bool(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
 }
 
 static void kv_argv(struct kvl *l, const char *key, const char *const *argv, int git_cmd)
 {
 	struct sb b = { 0 };
-	int first = 1;
 
-	sb_puts(&b, "{\"arrayValue\":{\"values\":[");
-	if (git_cmd) {
-		sb_puts(&b, "{\"stringValue\":\"git\"}");
-		first = 0;
-	}
-	for (; argv && *argv; argv++) {
-		if (!first)
-			sb_puts(&b, ",");
-		first = 0;
-		sb_puts(&b, "{\"stringValue\":");
-		sb_jstr(&b, *argv);
-		sb_puts(&b, "}");
-	}
-	sb_puts(&b, "]}}");
+	put_argv(&b, NULL, argv, git_cmd);
 	kv_set_raw(l, key, b.s);
 }
 
@@ -247,17 +385,14 @@ static void kv_write(struct sb *b, const struct kvl *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
-		if (i)
-			sb_puts(b, ",");
-		sb_puts(b, "{\"key\":");
-		sb_jstr(b, l->key[i]);
-		sb_puts(b, ",\"value\":");
+		kv_open(b, l->key[i]);
 		sb_puts(b, l->val[i]);
-		sb_puts(b, "}");
+		kv_close(b, l->key[i]);
 	}
 }
 
-static void kv_free(struct kvl *l)
+/* Empty again, keeping the arrays. */
+static void kv_clear(struct kvl *l)
 {
 	size_t i;
 
@@ -265,6 +400,12 @@ static void kv_free(struct kvl *l)
 		free(l->key[i]);
 		free(l->val[i]);
 	}
+	l->n = 0;
+}
+
+static void kv_free(struct kvl *l)
+{
+	kv_clear(l);
 	free(l->key);
 	free(l->val);
 	memset(l, 0, sizeof(*l));
@@ -277,9 +418,10 @@ static void kv_free(struct kvl *l)
 struct span {
 	uint64_t id, parent;
 	int has_parent;
-	char *name;
+	struct sb name;
 	uint64_t start_ns, end_ns;
-	struct kvl attrs;
+	struct sb fixed;         /* attributes never set again, KeyValue text */
+	struct kvl attrs;        /* the others, after them */
 	struct sb events;        /* Span.Event objects, comma-separated */
 	int error;               /* status ERROR, with status_msg */
 	char *status_msg;
@@ -288,66 +430,74 @@ struct span {
 	struct span *next_child;
 };
 
-static struct span *span_new(uint64_t start_ns, const char *name)
+static void span_name(struct span *s, const char *name)
 {
-	struct span *s = xzalloc(sizeof(*s));
-
-	s->start_ns = s->end_ns = start_ns;
-	s->name = xstrdup(name && *name ? name : "?");
-	return s;
+	sb_reset(&s->name);
+	sb_puts(&s->name, name && *name ? name : "?");
 }
 
 static void span_free(struct span *s)
 {
-	if (!s)
-		return;
-	free(s->name);
+	sb_free(&s->name);
+	sb_free(&s->fixed);
 	kv_free(&s->attrs);
 	sb_free(&s->events);
 	free(s->status_msg);
 	free(s);
 }
 
-/* A Span.Event with its attributes (they are freed). */
-static void span_event(struct span *s, uint64_t ns, const char *name, struct kvl *attrs)
+/* A Span.Event's start: {"timeUnixNano":...,"name":... */
+static struct sb *ev_open(struct span *s, uint64_t ns, const char *name)
 {
-	if (s->events.len)
-		sb_puts(&s->events, ",");
-	sb_printf(&s->events, "{\"timeUnixNano\":\"%llu\",\"name\":", (unsigned long long)ns);
-	sb_jstr(&s->events, name);
-	if (attrs && attrs->n) {
-		sb_puts(&s->events, ",\"attributes\":[");
-		kv_write(&s->events, attrs);
-		sb_puts(&s->events, "]");
-	}
-	sb_puts(&s->events, "}");
-	if (attrs)
-		kv_free(attrs);
+	struct sb *b = &s->events;
+
+	if (b->len)
+		sb_add(b, ",", 1);
+	sb_puts(b, "{\"timeUnixNano\":\"");
+	sb_u64(b, ns);
+	sb_puts(b, "\",\"name\":");
+	sb_jstr(b, name);
+	return b;
 }
 
-static void hex64(char out[17], uint64_t v)
+/* A Span.Event with attributes: they follow (put_*), then ev_end(). */
+static struct sb *ev_begin(struct span *s, uint64_t ns, const char *name)
 {
-	snprintf(out, 17, "%016llx", (unsigned long long)v);
+	struct sb *b = ev_open(s, ns, name);
+
+	sb_puts(b, ",\"attributes\":[");
+	return b;
 }
 
-/* The span's JSON after its traceId member: "spanId":...} */
-static void span_body(struct sb *b, const struct span *s)
+static void ev_end(struct sb *b)
 {
-	char id[17];
+	sb_puts(b, "]}");
+}
 
-	hex64(id, s->id);
-	sb_printf(b, "\"spanId\":\"%s\"", id);
-	if (s->has_parent) {
-		hex64(id, s->parent);
-		sb_printf(b, ",\"parentSpanId\":\"%s\"", id);
+static void span_ids(struct sb *b, uint64_t id, int has_parent, uint64_t parent)
+{
+	sb_puts(b, "\"spanId\":\"");
+	sb_hex(b, id, 16);
+	if (has_parent) {
+		sb_puts(b, "\",\"parentSpanId\":\"");
+		sb_hex(b, parent, 16);
 	}
+	sb_add(b, "\"", 1);
+}
+
+/* The span's JSON after its ids: ,"name":...} */
+static void span_rest(struct sb *b, const struct span *s)
+{
 	sb_puts(b, ",\"name\":");
-	sb_jstr(b, s->name);
-	sb_printf(b, ",\"kind\":1,\"startTimeUnixNano\":\"%llu\",\"endTimeUnixNano\":\"%llu\"",
-		  (unsigned long long)s->start_ns,
-		  (unsigned long long)(s->end_ns < s->start_ns ? s->start_ns : s->end_ns));
-	if (s->attrs.n) {
+	sb_jstr_n(b, s->name.s, s->name.len);
+	sb_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+	sb_u64(b, s->start_ns);
+	sb_puts(b, "\",\"endTimeUnixNano\":\"");
+	sb_u64(b, s->end_ns < s->start_ns ? s->start_ns : s->end_ns);
+	sb_add(b, "\"", 1);
+	if (s->fixed.len || s->attrs.n) {
 		sb_puts(b, ",\"attributes\":[");
+		sb_add(b, s->fixed.s, s->fixed.len);
 		kv_write(b, &s->attrs);
 		sb_puts(b, "]");
 	}
@@ -372,11 +522,61 @@ static void span_body(struct sb *b, const struct span *s)
 /* State                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Hash tables of chains: a 64-bit key (a SID's FNV-1a) to the head of a
+ * list whose members the caller compares. */
+struct oslot {
+	uint64_t key;            /* 0: free */
+	void *head;
+};
+
+struct omap {
+	struct oslot *slot;
+	size_t cap, used;
+};
+
+static void **omap_at(struct omap *m, uint64_t key, int create);
+
+static void omap_grow(struct omap *m)
+{
+	struct omap n = { 0 };
+	size_t i;
+
+	n.cap = m->cap ? 2 * m->cap : 64;
+	n.slot = xzalloc(n.cap * sizeof(*n.slot));
+	for (i = 0; i < m->cap; i++)
+		if (m->slot[i].key)
+			*omap_at(&n, m->slot[i].key, 1) = m->slot[i].head;
+	free(m->slot);
+	*m = n;
+}
+
+/* The chain head of key; NULL when there is none and !create. */
+static void **omap_at(struct omap *m, uint64_t key, int create)
+{
+	size_t i;
+
+	key = key ? key : 1;
+	if (create && 2 * (m->used + 1) > m->cap)
+		omap_grow(m);
+	if (!m->cap)
+		return NULL;
+	for (i = key & (m->cap - 1); m->slot[i].key; i = (i + 1) & (m->cap - 1))
+		if (m->slot[i].key == key)
+			return &m->slot[i].head;
+	if (!create)
+		return NULL;
+	m->slot[i].key = key;
+	m->used++;
+	return &m->slot[i].head;
+}
+
 struct othread {
 	struct t2_thread *t;
 	struct othread *next;
 	struct span *top;        /* the innermost open region */
 	unsigned long seq;       /* region_enter records so far */
+	uint64_t h;              /* FNV-1a of "<SID>\n<thread name>\n" */
+	struct sb attr;          /* its trace2.thread KeyValue */
 };
 
 /* A child span that ended: for matching the child processes. */
@@ -389,33 +589,86 @@ struct cdone {
 
 struct otree {
 	char *root;              /* the root SID (up to the first '/') */
+	size_t root_len;
+	struct otree *hnext;     /* the same hash */
+	struct otree *qnext;     /* the queue of trees with spans waiting */
+	struct oproc *procs;     /* its processes (oproc.tnext) */
+	int settled;             /* the trace id is known */
 	int has_tp;
-	char tp_trace[33], tp_span[17];
-	struct otree *next;
+	char trace[33];
+	uint64_t tp_span;
+	size_t pending;          /* bytes of spans waiting for the trace id */
 };
 
 struct oproc {
 	struct t2_process *p;
-	struct oproc *next;
 	struct otree *tree;
+	struct oproc *next;      /* every process, in order of appearance */
+	struct oproc *hnext;     /* the same hash of the SID */
+	struct oproc *tnext;     /* the same tree */
+	struct oproc *wnext;     /* waiting for the same parent */
+	uint64_t h;              /* FNV-1a of the SID */
+	uint64_t id, parent;     /* the process span's */
+	uint64_t start_ns;
+	uint32_t pid;            /* from the SID's own part */
+	unsigned has_pid : 1, has_parent : 1, parent_known : 1;
+	unsigned ended : 1;      /* atexit (or the end of the input) */
+	unsigned written : 1;    /* everything of it is out */
+	unsigned in_window : 1;  /* a root that may still record a traceparent */
+	unsigned late : 1;       /* a record after its atexit was reported */
+	struct cdone *done;
+	/* until it ends */
 	struct span *sp;         /* the process span */
 	int named;               /* cmd_name gave the name */
-	char *service;           /* basename of argv[0] */
-	char *version;
-	uint32_t pid;            /* from the SID's own part */
-	int has_pid;
-	struct sb spans;         /* finished spans after "traceId":"…",  */
 	struct othread *threads;
 	struct span *children;   /* open child spans */
-	struct cdone *done;
+	struct sb sid_attr;      /* its trace2.sid KeyValue */
+	/* until written */
+	char *service;           /* basename of argv[0] */
+	char *version;
+	struct sb batch;         /* finished spans after "traceId":"…", NUL-separated */
+	struct sb psp;           /* the ended process span after its ids */
 };
 
 struct otlp {
 	struct oproc *procs, **tail;
-	struct otree *trees;
+	struct omap by_sid;      /* oproc.hnext */
+	struct omap trees;       /* otree.hnext, by root SID */
+	struct omap waiting;     /* oproc.wnext, by the parent's SID */
+	struct otree *queue, **qtail;
+	size_t pending;          /* the trees' pending bytes */
+	struct span *spare;      /* spans for reuse (span.up) */
+	struct sb line;
 	unsigned long skipped;
 	FILE *out;
 };
+
+static struct span *span_new(struct otlp *o, uint64_t start_ns, const char *name)
+{
+	struct span *s = o->spare;
+
+	if (s) {
+		o->spare = s->up;
+		s->id = s->parent = 0;
+		s->has_parent = s->error = s->child_id = 0;
+		sb_reset(&s->fixed);
+		kv_clear(&s->attrs);
+		sb_reset(&s->events);
+		s->up = s->next_child = NULL;
+	} else
+		s = xzalloc(sizeof(*s));
+	s->start_ns = s->end_ns = start_ns;
+	span_name(s, name);
+	return s;
+}
+
+static void span_recycle(struct otlp *o, struct span *s)
+{
+	free(s->status_msg);
+	s->status_msg = NULL;
+	s->up = o->spare;
+	o->spare = s;
+}
 
 /* Nanoseconds, at most INT64_MAX (OTLP's fixed64 is read as a signed
  * 64-bit integer by some; that is the year 2262). */
@@ -424,23 +677,6 @@ static uint64_t ns_of(const struct t2_record *rec)
 	uint64_t us = rec->ev.pub.time_us;
 
 	return us > INT64_MAX / 1000 ? INT64_MAX / 1000 * 1000 : us * 1000;
-}
-
-static struct otree *get_tree(struct otlp *o, const char *sid)
-{
-	size_t n = strcspn(sid, "/");
-	struct otree *t;
-
-	for (t = o->trees; t; t = t->next)
-		if (strlen(t->root) == n && !memcmp(t->root, sid, n))
-			return t;
-	t = xzalloc(sizeof(*t));
-	t->root = xrealloc(NULL, n + 1);
-	memcpy(t->root, sid, n);
-	t->root[n] = 0;
-	t->next = o->trees;
-	o->trees = t;
-	return t;
 }
 
 /* The pid in the SID's own part: "...-P<hex>" after the last '/'. */
@@ -462,32 +698,13 @@ static int pid_of_sid(const char *sid, uint32_t *pid)
 	return 0;
 }
 
-/* Span ids: FNV-1a 64 of a text made from the SID (docs/tools.md). */
-static uint64_t id_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static uint64_t id_of(const char *fmt, ...)
-{
-	struct sb b = { 0 };
-	va_list ap;
-	uint64_t h;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	sb_grow(&b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b.s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	h = otlp_fnv1a64(b.s, (size_t)n);
-	sb_free(&b);
-	return h ? h : 1; /* an all-zero span id is invalid */
-}
-
+/* FNV-1a 64 of "<parent SID>\nchild\n<pid as %08x>" */
 static uint64_t child_span_id(const char *parent_sid, size_t parent_len, uint32_t pid)
 {
-	return id_of("%.*s\nchild\n%08lx", (int)parent_len, parent_sid, (unsigned long)pid);
+	char t[15] = "\nchild\n";
+
+	hex(t + 7, pid, 8);
+	return span_id(fnv64_add(otlp_fnv1a64(parent_sid, parent_len), t, sizeof(t)));
 }
 
 static const char *base_name(const char *s)
@@ -497,10 +714,161 @@ static const char *base_name(const char *s)
 	return slash ? slash + 1 : s;
 }
 
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+/* One TracesData line: op's resource and the spans of its batch. */
+static void write_line(struct otlp *o, struct oproc *op)
+{
+	struct sb *b = &o->line;
+	size_t i;
+
+	sb_reset(b);
+	sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
+	put_str(b, "service.name", op->service ? op->service : "unknown_service");
+	if (op->version)
+		put_str(b, "service.version", op->version);
+	if (op->has_pid)
+		put_int(b, "process.pid", op->pid);
+	put_str(b, "trace2.sid", op->p->pub.sid);
+	sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
+		TRACE2_VERSION_STRING "\"},\"spans\":[");
+	for (i = 0; i < op->batch.len; i += strlen(op->batch.s + i) + 1) {
+		if (i)
+			sb_add(b, ",", 1);
+		sb_puts(b, "{\"traceId\":\"");
+		sb_add(b, op->tree->trace, 32);
+		sb_puts(b, "\",");
+		sb_puts(b, op->batch.s + i);
+	}
+	sb_puts(b, "]}]}]}\n");
+	fwrite(b->s, 1, b->len, o->out);
+	sb_reset(&op->batch);
+}
+
+/* Write what of op can be: its finished spans once its tree's trace id
+ * is known, its process span once it has also ended and has its parent. */
+static void flush_proc(struct otlp *o, struct oproc *op)
+{
+	if (!op->tree->settled || op->written)
+		return;
+	if (op->ended && op->parent_known) {
+		if (!op->p->pub.sid_len || !strchr(op->p->pub.sid, '/')) {
+			op->has_parent = op->tree->has_tp;
+			op->parent = op->tree->tp_span;
+		}
+		span_ids(&op->batch, op->id, op->has_parent, op->parent);
+		sb_add(&op->batch, op->psp.s, op->psp.len);
+		sb_add(&op->batch, "", 1);
+		op->written = 1;
+	}
+	if (op->batch.len)
+		write_line(o, op);
+	if (op->written) {
+		sb_free(&op->batch);
+		sb_free(&op->psp);
+		free(op->service);
+		free(op->version);
+		op->service = op->version = NULL;
+	}
+}
+
+/* The tree's trace id: tp's ("00-<trace>-<span>-..."), else the root
+ * SID's hash; then what waited for it is written. */
+static void settle(struct otlp *o, struct otree *t, const char *tp)
+{
+	struct oproc *op;
+
+	if (t->settled)
+		return;
+	t->settled = 1;
+	if (tp) {
+		t->has_tp = 1;
+		memcpy(t->trace, tp + 3, 32);
+		t->tp_span = strtoull(tp + 36, NULL, 16);
+	} else {
+		uint64_t hi, lo;
+
+		otlp_fnv1a128(t->root, t->root_len, &hi, &lo);
+		snprintf(t->trace, sizeof(t->trace), "%016llx%016llx", (unsigned long long)hi,
+			 (unsigned long long)lo);
+	}
+	o->pending -= t->pending;
+	t->pending = 0;
+	for (op = t->procs; op; op = op->tnext)
+		flush_proc(o, op);
+}
+
+/* A finished span into op's batch; written when the batch is full and
+ * the trace id known, else counted as waiting. */
+static void store_span(struct otlp *o, struct oproc *op, struct span *s)
+{
+	struct otree *t = op->tree;
+	size_t before = op->batch.len;
+
+	span_ids(&op->batch, s->id, s->has_parent, s->parent);
+	span_rest(&op->batch, s);
+	sb_add(&op->batch, "", 1); /* spans are NUL-separated */
+	if (t->settled) {
+		if (op->batch.len >= BATCH_BYTES)
+			flush_proc(o, op);
+		return;
+	}
+	if (!t->pending) {
+		t->qnext = NULL;
+		*o->qtail = t;
+		o->qtail = &t->qnext;
+	}
+	t->pending += op->batch.len - before;
+	o->pending += op->batch.len - before;
+	while (o->pending > PENDING_MAX && (t = o->queue)) {
+		o->queue = t->qnext;
+		if (!o->queue)
+			o->qtail = &o->queue;
+		settle(o, t, NULL);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes and threads                                               */
+/* ------------------------------------------------------------------ */
+
+static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
+{
+	void **head = omap_at(&o->by_sid, otlp_fnv1a64(sid, len), 0);
+	struct oproc *op;
+
+	for (op = head ? *head : NULL; op; op = op->hnext)
+		if (op->p->pub.sid_len == len && !memcmp(op->p->pub.sid, sid, len))
+			return op;
+	return NULL;
+}
+
+static struct otree *get_tree(struct otlp *o, const char *sid)
+{
+	size_t n = strcspn(sid, "/");
+	void **head = omap_at(&o->trees, otlp_fnv1a64(sid, n), 1);
+	struct otree *t;
+
+	for (t = *head; t; t = t->hnext)
+		if (t->root_len == n && !memcmp(t->root, sid, n))
+			return t;
+	t = xzalloc(sizeof(*t));
+	t->root = xrealloc(NULL, n + 1);
+	memcpy(t->root, sid, n);
+	t->root[n] = 0;
+	t->root_len = n;
+	t->hnext = *head;
+	*head = t;
+	return t;
+}
+
 static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 {
 	struct t2_process *p = rec->proc;
 	struct oproc *op = p->user;
+	void **head;
 
 	if (op)
 		return op;
@@ -508,21 +876,32 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 	op->p = p;
 	p->user = op;
 	op->tree = get_tree(o, p->pub.sid);
-	op->sp = span_new(ns_of(rec), "");
-	op->sp->id = id_of("%s", p->pub.sid);
-	op->has_pid = !pid_of_sid(p->pub.sid, &op->pid);
-	kv_str(&op->sp->attrs, "trace2.span", "process");
-	kv_str(&op->sp->attrs, "trace2.sid", p->pub.sid);
-	if (op->has_pid)
-		kv_int(&op->sp->attrs, "process.pid", op->pid);
+	op->tnext = op->tree->procs;
+	op->tree->procs = op;
+	op->h = otlp_fnv1a64(p->pub.sid, strlen(p->pub.sid));
+	head = omap_at(&o->by_sid, op->h, 1);
+	op->hnext = *head;
+	*head = op;
 	*o->tail = op;
 	o->tail = &op->next;
+	op->in_window = !strchr(p->pub.sid, '/');
+	op->id = span_id(op->h);
+	op->has_pid = !pid_of_sid(p->pub.sid, &op->pid);
+	put_str(&op->sid_attr, "trace2.sid", p->pub.sid);
+	op->sp = span_new(o, ns_of(rec), "");
+	op->sp->id = op->id;
+	put_str(&op->sp->fixed, "trace2.span", "process");
+	sb_add(&op->sp->fixed, ",", 1);
+	sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
+	if (op->has_pid)
+		put_int(&op->sp->fixed, "process.pid", op->pid);
 	return op;
 }
 
 static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 {
 	struct othread *ot = t->user;
+	const char *name = t->pub.name;
 
 	if (ot)
 		return ot;
@@ -531,6 +910,9 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 	t->user = ot;
 	ot->next = op->threads;
 	op->threads = ot;
+	ot->h = fnv64_add(fnv64_add(op->h, "\n", 1), name, strlen(name));
+	ot->h = fnv64_add(ot->h, "\n", 1);
+	put_str(&ot->attr, "trace2.thread", name);
 	return ot;
 }
 
@@ -541,83 +923,88 @@ static struct span *innermost(struct oproc *op, struct othread *ot)
 	return ot->top ? ot->top : op->sp;
 }
 
-static void store_span(struct oproc *op, struct span *s)
+/* The fixed attributes every region and child span starts with. */
+static void span_head(struct span *s, const char *kind, struct oproc *op, struct othread *ot)
 {
-	span_body(&op->spans, s);
-	sb_add(&op->spans, "", 1); /* spans are NUL-separated */
+	put_str(&s->fixed, "trace2.span", kind);
+	sb_add(&s->fixed, ",", 1);
+	sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
+	sb_add(&s->fixed, ",", 1);
+	sb_add(&s->fixed, ot->attr.s, ot->attr.len);
 }
 
-static void region_enter(struct oproc *op, struct othread *ot, const struct t2_record *rec)
+static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
+			 const struct t2_record *rec)
 {
 	const struct trace2_ev_region *r = &rec->ev.pub.region;
-	struct sb name = { 0 };
 	struct span *s, *up = innermost(op, ot);
+	char d[20];
+	const char *seq;
 
+	s = span_new(o, ns_of(rec), NULL);
+	sb_reset(&s->name);
 	if (r->category && *r->category) {
-		sb_puts(&name, r->category);
-		sb_puts(&name, ":");
+		sb_puts(&s->name, r->category);
+		sb_add(&s->name, ":", 1);
 	}
-	sb_puts(&name, r->label ? r->label : "");
-	s = span_new(ns_of(rec), name.s);
-	sb_free(&name);
+	sb_puts(&s->name, r->label ? r->label : "");
+	if (!s->name.len)
+		span_name(s, NULL);
 	ot->seq++;
-	s->id = id_of("%s\n%s\n%lu", op->p->pub.sid, ot->t->pub.name, ot->seq);
+	seq = dec(d, ot->seq);
+	s->id = span_id(fnv64_add(ot->h, seq, (size_t)(d + 20 - seq)));
 	s->parent = up->id;
 	s->has_parent = 1;
-	kv_str(&s->attrs, "trace2.span", "region");
-	kv_str(&s->attrs, "trace2.sid", op->p->pub.sid);
-	kv_str(&s->attrs, "trace2.thread", ot->t->pub.name);
-	kv_int(&s->attrs, "trace2.nesting", (int64_t)rec->ev.pub.nesting);
+	span_head(s, "region", op, ot);
+	put_int(&s->fixed, "trace2.nesting", (int64_t)rec->ev.pub.nesting);
 	if (r->category)
-		kv_str(&s->attrs, "trace2.category", r->category);
+		put_str(&s->fixed, "trace2.category", r->category);
 	if (r->label)
-		kv_str(&s->attrs, "trace2.label", r->label);
+		put_str(&s->fixed, "trace2.label", r->label);
 	if (r->msg)
-		kv_str(&s->attrs, "trace2.msg", r->msg);
+		put_str(&s->fixed, "trace2.msg", r->msg);
 	if (r->repo_id != TRACE2_NO_REPO)
-		kv_int(&s->attrs, "trace2.repo", r->repo_id);
+		put_int(&s->fixed, "trace2.repo", r->repo_id);
 	s->up = ot->top;
 	ot->top = s;
 }
 
-static void region_close(struct oproc *op, struct othread *ot, uint64_t ns)
+static void region_close(struct otlp *o, struct oproc *op, struct othread *ot, uint64_t ns)
 {
 	struct span *s = ot->top;
 
 	ot->top = s->up;
 	s->end_ns = ns;
-	store_span(op, s);
-	span_free(s);
+	store_span(o, op, s);
+	span_recycle(o, s);
 }
 
-static void child_start(struct oproc *op, struct othread *ot, const struct t2_record *rec)
+static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
+			const struct t2_record *rec)
 {
 	const struct trace2_ev_child *c = &rec->ev.pub.child;
-	struct sb name = { 0 };
 	struct span *s, *up = innermost(op, ot);
 
-	sb_puts(&name, "child:");
-	sb_puts(&name, c->child_class ? c->child_class : "?");
+	s = span_new(o, ns_of(rec), NULL);
+	sb_reset(&s->name);
+	sb_puts(&s->name, "child:");
+	sb_puts(&s->name, c->child_class ? c->child_class : "?");
 	if (c->hook_name) {
-		sb_puts(&name, ":");
-		sb_puts(&name, c->hook_name);
+		sb_add(&s->name, ":", 1);
+		sb_puts(&s->name, c->hook_name);
 	}
-	s = span_new(ns_of(rec), name.s);
-	sb_free(&name);
 	s->child_id = c->id;
 	s->parent = up->id;
 	s->has_parent = 1;
-	kv_str(&s->attrs, "trace2.span", "child");
-	kv_str(&s->attrs, "trace2.sid", op->p->pub.sid);
-	kv_str(&s->attrs, "trace2.thread", ot->t->pub.name);
-	kv_int(&s->attrs, "trace2.child_id", c->id);
-	kv_str(&s->attrs, "trace2.child_class", c->child_class ? c->child_class : "?");
+	span_head(s, "child", op, ot);
+	put_int(&s->fixed, "trace2.child_id", c->id);
+	put_str(&s->fixed, "trace2.child_class", c->child_class ? c->child_class : "?");
 	if (c->hook_name)
-		kv_str(&s->attrs, "trace2.hook_name", c->hook_name);
+		put_str(&s->fixed, "trace2.hook_name", c->hook_name);
 	if (c->cd)
-		kv_str(&s->attrs, "trace2.cd", c->cd);
-	kv_bool(&s->attrs, "trace2.use_shell", c->use_shell);
-	kv_argv(&s->attrs, "process.command_args", c->argv, c->git_cmd);
+		put_str(&s->fixed, "trace2.cd", c->cd);
+	put_bool(&s->fixed, "trace2.use_shell", c->use_shell);
+	put_argv(&s->fixed, "process.command_args", c->argv, c->git_cmd);
 	s->next_child = op->children;
 	op->children = s;
 }
@@ -637,29 +1024,144 @@ static struct span *find_child(struct oproc *op, int id, int unlink)
 	return NULL;
 }
 
-static void child_exit(struct oproc *op, const struct t2_record *rec)
+/* A child span ended: stored, and remembered for the child processes. */
+static void child_done(struct otlp *o, struct oproc *op, struct span *s, int has_pid, uint32_t pid)
 {
-	const struct trace2_ev_child *c = &rec->ev.pub.child;
-	struct span *s = find_child(op, c->id, 1);
-	struct cdone *d;
+	struct cdone *d = xzalloc(sizeof(*d));
 
-	if (!s)
-		return; /* no child_start: nothing to end */
-	s->end_ns = ns_of(rec);
-	s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)c->pid);
-	kv_int(&s->attrs, "process.pid", c->pid);
-	kv_int(&s->attrs, "process.exit.code", c->code);
-	d = xrealloc(NULL, sizeof(*d));
-	d->pid = (uint32_t)c->pid;
-	d->has_pid = 1;
+	d->pid = pid;
+	d->has_pid = has_pid;
 	d->id = s->id;
 	d->start_ns = s->start_ns;
 	d->end_ns = s->end_ns;
 	d->next = op->done;
 	op->done = d;
-	store_span(op, s);
-	span_free(s);
+	store_span(o, op, s);
+	span_recycle(o, s);
 }
+
+/*
+ * The process span's parent; 0 while it cannot be known yet.  A root:
+ * the tree's traceparent span, if any (taken when written).  A child: its
+ * parent's child span of its pid (the id is computed from the parent's
+ * SID and the pid in the child's own SID, whether or not the parent is in
+ * the input).  When the parent is in the input but ran no child of that
+ * pid: a program it exec'd (same pid) goes under the parent's process
+ * span; else (a shell in between) under the parent's child span open when
+ * the child started (the latest started), else the parent's process span.
+ * Known once the parent has a child_exit of the pid or has ended, or at
+ * the end of the input (final).
+ */
+static int resolve_parent(struct otlp *o, struct oproc *op, int final)
+{
+	const char *sid = op->p->pub.sid, *slash = strrchr(sid, '/');
+	struct oproc *parent;
+	const struct cdone *d, *best = NULL;
+	size_t plen;
+	uint64_t dflt;
+
+	if (!slash)
+		return 1;
+	plen = (size_t)(slash - sid);
+	dflt = op->has_pid ? child_span_id(sid, plen, op->pid) : span_id(otlp_fnv1a64(sid, plen));
+	op->has_parent = 1;
+	op->parent = dflt;
+	parent = find_proc(o, sid, plen);
+	if (!parent)
+		return final;
+	for (d = parent->done; d; d = d->next)
+		if (op->has_pid && d->has_pid && d->pid == op->pid)
+			return 1;
+	if (!parent->ended && !final)
+		return 0;
+	if (op->has_pid && parent->has_pid && op->pid == parent->pid) {
+		op->parent = parent->id; /* exec'd by its parent */
+		return 1;
+	}
+	for (d = parent->done; d; d = d->next)
+		if (d->start_ns <= op->start_ns && op->start_ns <= d->end_ns &&
+		    (!best || d->start_ns > best->start_ns))
+			best = d;
+	op->parent = best ? best->id : parent->id;
+	return 1;
+}
+
+/* op's parent has a child_exit of pid (has_pid) or has ended: the
+ * children waiting for it get their parent span and are written. */
+static void wake_children(struct otlp *o, struct oproc *parent, int has_pid, uint32_t pid)
+{
+	void **head = omap_at(&o->waiting, parent->h, 0);
+	struct oproc **pp, *op;
+	size_t plen = parent->p->pub.sid_len;
+
+	if (!head)
+		return;
+	for (pp = (struct oproc **)head; (op = *pp);) {
+		if (op->p->pub.sid_len > plen && op->p->pub.sid[plen] == '/' &&
+		    !memcmp(op->p->pub.sid, parent->p->pub.sid, plen) &&
+		    !strchr(op->p->pub.sid + plen + 1, '/') && (!has_pid || (op->has_pid && op->pid == pid)) &&
+		    resolve_parent(o, op, 0)) {
+			*pp = op->wnext;
+			op->parent_known = 1;
+			flush_proc(o, op);
+		} else
+			pp = &op->wnext;
+	}
+}
+
+/* The process ended (atexit, or the end of the input): what is still open
+ * ends with it, its span waits for its parent and trace id if need be. */
+static void proc_end(struct otlp *o, struct oproc *op)
+{
+	struct othread *ot;
+	struct span *s;
+
+	for (ot = op->threads; ot; ot = ot->next)
+		while (ot->top) {
+			kv_bool(&ot->top->attrs, "trace2.unfinished", 1);
+			region_close(o, op, ot, op->sp->end_ns);
+		}
+	while ((s = op->children)) {
+		struct sb b = { 0 };
+
+		op->children = s->next_child;
+		s->end_ns = op->sp->end_ns;
+		sb_puts(&b, "\nchild_id\n");
+		sb_i64(&b, s->child_id);
+		s->id = span_id(fnv64_add(op->h, b.s, b.len));
+		sb_free(&b);
+		kv_bool(&s->attrs, "trace2.unfinished", 1);
+		child_done(o, op, s, 0, 0);
+	}
+	while ((ot = op->threads)) {
+		op->threads = ot->next;
+		ot->t->user = NULL;
+		sb_free(&ot->attr);
+		free(ot);
+	}
+	op->start_ns = op->sp->start_ns;
+	span_rest(&op->psp, op->sp);
+	span_recycle(o, op->sp);
+	op->sp = NULL;
+	sb_free(&op->sid_attr);
+	op->ended = 1;
+	if (resolve_parent(o, op, 0)) {
+		op->parent_known = 1;
+	} else {
+		void **head = omap_at(&o->waiting, otlp_fnv1a64(op->p->pub.sid,
+							       (size_t)(strrchr(op->p->pub.sid, '/') -
+									op->p->pub.sid)), 1);
+
+		op->wnext = *head;
+		*head = op;
+	}
+	flush_proc(o, op);
+	wake_children(o, op, 0, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
 
 static int is_lower_hex(const char *s, size_t n)
 {
@@ -682,24 +1184,23 @@ static int all_zero(const char *s, size_t n)
 }
 
 /* W3C Trace Context: "00-<32 hex>-<16 hex>-<2 hex>", lowercase, ids not
- * all zero; a later version's value may be longer ("-..." after). */
-static void traceparent(struct oproc *op, const char *v)
+ * all zero; a later version's value may be longer ("-..." after).  The
+ * first valid one settles its tree, unless something settled it before. */
+static void traceparent(struct otlp *o, struct oproc *op, const char *v)
 {
-	struct otree *t = op->tree;
-
 	if (!v || strlen(v) < 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' ||
 	    !is_lower_hex(v, 2) || !is_lower_hex(v + 3, 32) || !is_lower_hex(v + 36, 16) ||
 	    !is_lower_hex(v + 53, 2) || !strncmp(v, "ff", 2) || all_zero(v + 3, 32) ||
 	    all_zero(v + 36, 16) || (!strncmp(v, "00", 2) && v[55]) ||
 	    (v[55] && v[55] != '-'))
 		return;
-	if (t->has_tp)
-		return; /* the first one counts */
-	t->has_tp = 1;
-	memcpy(t->tp_trace, v + 3, 32);
-	t->tp_trace[32] = 0;
-	memcpy(t->tp_span, v + 36, 16);
-	t->tp_span[16] = 0;
+	settle(o, op->tree, v);
+}
+
+static int is_traceparent_record(const struct trace2_event *ev)
+{
+	return ev->kind == TRACE2_EVENT_DATA && ev->data.category && ev->data.key &&
+	       !strcmp(ev->data.category, "trace2") && !strcmp(ev->data.key, "traceparent");
 }
 
 static void set_exit(struct oproc *op, int code)
@@ -716,6 +1217,38 @@ static void set_exit(struct oproc *op, int code)
 	}
 }
 
+/* A record of a process after its atexit: its span is out already. */
+static void after_atexit(struct otlp *o, struct oproc *op, const struct t2_record *rec)
+{
+	o->skipped++;
+	if (!op->late)
+		fprintf(stderr, "%s:%lu: after the atexit of %s; skipped (and any later records of it)\n",
+			rec->src, rec->lineno, op->p->pub.sid);
+	op->late = 1;
+}
+
+static void on_data(struct oproc *op, struct othread *ot, const struct trace2_event *ev)
+{
+	struct sb key = { 0 }, v = { 0 };
+
+	sb_puts(&key, ev->kind == TRACE2_EVENT_DATA ? "trace2.data." : "trace2.data_json.");
+	sb_puts(&key, ev->data.category ? ev->data.category : "");
+	sb_add(&key, ".", 1);
+	sb_puts(&key, ev->data.key ? ev->data.key : "");
+	if (ev->kind == TRACE2_EVENT_DATA)
+		put_str(&v, NULL, ev->data.value);
+	else {
+		struct sb j = { 0 };
+
+		if (ev->data.json)
+			sb_add(&j, ev->data.json, ev->data.json_len);
+		put_str(&v, NULL, j.s ? j.s : "");
+		sb_free(&j);
+	}
+	kv_set_raw(&innermost(op, ot)->attrs, key.s, v.s);
+	sb_free(&key);
+}
+
 static void on_record(void *ctx, struct t2_record *rec)
 {
 	struct otlp *o = ctx;
@@ -723,8 +1256,7 @@ static void on_record(void *ctx, struct t2_record *rec)
 	struct oproc *op;
 	struct othread *ot;
 	struct span *s;
-	struct kvl a = { 0 };
-	struct sb b = { 0 };
+	struct sb *a;
 	uint64_t ns = ns_of(rec);
 
 	if (!rec->known)
@@ -736,6 +1268,15 @@ static void on_record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	op = get_proc(o, rec);
+	if (op->ended) {
+		after_atexit(o, op, rec);
+		return;
+	}
+	if (op->in_window && ev->kind != TRACE2_EVENT_VERSION && ev->kind != TRACE2_EVENT_START &&
+	    !is_traceparent_record(ev)) {
+		op->in_window = 0; /* the root recorded no traceparent */
+		settle(o, op->tree, NULL);
+	}
 	ot = get_thread(op, rec->thread);
 	if (ns < op->sp->start_ns)
 		op->sp->start_ns = ns;
@@ -753,10 +1294,8 @@ static void on_record(void *ctx, struct t2_record *rec)
 		if (ev->start.argv && ev->start.argv[0]) {
 			free(op->service);
 			op->service = xstrdup(base_name(ev->start.argv[0]));
-			if (!op->named) {
-				free(op->sp->name);
-				op->sp->name = xstrdup(*op->service ? op->service : "?");
-			}
+			if (!op->named)
+				span_name(op->sp, op->service);
 		}
 		break;
 	case TRACE2_EVENT_EXIT:
@@ -768,11 +1307,12 @@ static void on_record(void *ctx, struct t2_record *rec)
 		set_exit(op, 128 + ev->signal.signo);
 		break;
 	case TRACE2_EVENT_ERROR:
-		kv_str(&a, "exception.message", ev->error.msg);
+		a = ev_begin(innermost(op, ot), ns, "error");
+		put_str(a, "exception.message", ev->error.msg);
 		if (ev->error.fmt)
-			kv_str(&a, "trace2.fmt", ev->error.fmt);
-		kv_str(&a, "trace2.thread", ot->t->pub.name);
-		span_event(innermost(op, ot), ns, "error", &a);
+			put_str(a, "trace2.fmt", ev->error.fmt);
+		put_str(a, "trace2.thread", ot->t->pub.name);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_CMD_PATH:
 		kv_str(&op->sp->attrs, "process.executable.path", ev->cmd_path.path);
@@ -782,9 +1322,7 @@ static void on_record(void *ctx, struct t2_record *rec)
 		break;
 	case TRACE2_EVENT_CMD_NAME:
 		op->named = 1;
-		free(op->sp->name);
-		op->sp->name = xstrdup(ev->cmd_name.name && *ev->cmd_name.name ?
-				       ev->cmd_name.name : "?");
+		span_name(op->sp, ev->cmd_name.name);
 		kv_str(&op->sp->attrs, "trace2.cmd_name", ev->cmd_name.name);
 		kv_str(&op->sp->attrs, "trace2.cmd_hierarchy", ev->cmd_name.hierarchy);
 		break;
@@ -798,98 +1336,110 @@ static void on_record(void *ctx, struct t2_record *rec)
 	case TRACE2_EVENT_CHILD_START:
 		if (find_child(op, ev->child.id, 0))
 			break; /* a child_id twice: keep the first */
-		child_start(op, ot, rec);
+		child_start(o, op, ot, rec);
 		break;
 	case TRACE2_EVENT_CHILD_EXIT:
-		child_exit(op, rec);
+		s = find_child(op, ev->child.id, 1);
+		if (!s)
+			break; /* no child_start: nothing to end */
+		s->end_ns = ns;
+		s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)ev->child.pid);
+		put_int(&s->fixed, "process.pid", ev->child.pid);
+		put_int(&s->fixed, "process.exit.code", ev->child.code);
+		child_done(o, op, s, 1, (uint32_t)ev->child.pid);
+		wake_children(o, op, 1, (uint32_t)ev->child.pid);
 		break;
 	case TRACE2_EVENT_CHILD_READY:
 		s = find_child(op, ev->child.id, 0);
-		kv_int(&a, "trace2.child_id", ev->child.id);
-		kv_int(&a, "process.pid", ev->child.pid);
-		kv_str(&a, "trace2.ready", ev->child.ready);
-		span_event(s ? s : op->sp, ns, "child_ready", &a);
+		a = ev_begin(s ? s : op->sp, ns, "child_ready");
+		put_int(a, "trace2.child_id", ev->child.id);
+		put_int(a, "process.pid", ev->child.pid);
+		put_str(a, "trace2.ready", ev->child.ready);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_EXEC:
-		kv_int(&a, "trace2.exec_id", ev->exec.id);
+		a = ev_begin(innermost(op, ot), ns, "exec");
+		put_int(a, "trace2.exec_id", ev->exec.id);
 		if (ev->exec.exe)
-			kv_str(&a, "process.executable.path", ev->exec.exe);
-		kv_argv(&a, "process.command_args", ev->exec.argv, 0);
-		span_event(innermost(op, ot), ns, "exec", &a);
+			put_str(a, "process.executable.path", ev->exec.exe);
+		put_argv(a, "process.command_args", ev->exec.argv, 0);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_EXEC_RESULT:
-		kv_int(&a, "trace2.exec_id", ev->exec.id);
-		kv_int(&a, "process.exit.code", ev->exec.code);
-		span_event(innermost(op, ot), ns, "exec_result", &a);
+		a = ev_begin(innermost(op, ot), ns, "exec_result");
+		put_int(a, "trace2.exec_id", ev->exec.id);
+		put_int(a, "process.exit.code", ev->exec.code);
+		ev_end(a);
 		break;
-	case TRACE2_EVENT_DEF_PARAM:
-		sb_printf(&b, "trace2.param.%s", ev->def_param.param ? ev->def_param.param : "");
-		kv_str(&op->sp->attrs, b.s, ev->def_param.value);
+	case TRACE2_EVENT_DEF_PARAM: {
+		struct sb k = { 0 };
+
+		sb_puts(&k, "trace2.param.");
+		sb_puts(&k, ev->def_param.param ? ev->def_param.param : "");
+		kv_str(&op->sp->attrs, k.s, ev->def_param.value);
+		sb_free(&k);
 		break;
-	case TRACE2_EVENT_DEF_REPO:
-		sb_printf(&b, "trace2.repo.%d.worktree", ev->def_repo.repo_id);
-		kv_str(&op->sp->attrs, b.s, ev->def_repo.worktree);
+	}
+	case TRACE2_EVENT_DEF_REPO: {
+		struct sb k = { 0 };
+
+		sb_puts(&k, "trace2.repo.");
+		sb_i64(&k, ev->def_repo.repo_id);
+		sb_puts(&k, ".worktree");
+		kv_str(&op->sp->attrs, k.s, ev->def_repo.worktree);
+		sb_free(&k);
 		break;
+	}
 	case TRACE2_EVENT_REGION_ENTER:
-		region_enter(op, ot, rec);
+		region_enter(o, op, ot, rec);
 		break;
 	case TRACE2_EVENT_REGION_LEAVE:
 		if (ot->top)
-			region_close(op, ot, ns);
+			region_close(o, op, ot, ns);
 		break;
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
-		if (ev->kind == TRACE2_EVENT_DATA && ev->data.category && ev->data.key &&
-		    !strcmp(ev->data.category, "trace2") && !strcmp(ev->data.key, "traceparent"))
-			traceparent(op, ev->data.value);
-		sb_printf(&b, "trace2.%s.%s.%s", ev->kind == TRACE2_EVENT_DATA ? "data" : "data_json",
-			  ev->data.category ? ev->data.category : "",
-			  ev->data.key ? ev->data.key : "");
-		if (ev->kind == TRACE2_EVENT_DATA)
-			kv_str(&innermost(op, ot)->attrs, b.s, ev->data.value);
-		else {
-			struct sb j = { 0 };
-
-			if (ev->data.json)
-				sb_add(&j, ev->data.json, ev->data.json_len);
-			kv_str(&innermost(op, ot)->attrs, b.s, j.s ? j.s : "");
-			sb_free(&j);
-		}
+		if (is_traceparent_record(ev))
+			traceparent(o, op, ev->data.value);
+		on_data(op, ot, ev);
 		break;
 	case TRACE2_EVENT_PRINTF:
-		kv_str(&a, "trace2.msg", ev->printf.msg);
-		kv_str(&a, "trace2.thread", ot->t->pub.name);
-		span_event(innermost(op, ot), ns, "printf", &a);
+		a = ev_begin(innermost(op, ot), ns, "printf");
+		put_str(a, "trace2.msg", ev->printf.msg);
+		put_str(a, "trace2.thread", ot->t->pub.name);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_TIMER:
 	case TRACE2_EVENT_TH_TIMER:
-		kv_str(&a, "trace2.category", ev->timer.category);
-		kv_str(&a, "trace2.name", ev->timer.name);
+		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
+		put_str(a, "trace2.category", ev->timer.category);
+		put_str(a, "trace2.name", ev->timer.name);
 		if (ev->kind == TRACE2_EVENT_TH_TIMER)
-			kv_str(&a, "trace2.thread", ot->t->pub.name);
-		kv_int(&a, "trace2.intervals", (int64_t)ev->timer.intervals);
-		kv_seconds(&a, "trace2.t_total", ev->timer.total_ns);
-		kv_seconds(&a, "trace2.t_min", ev->timer.min_ns);
-		kv_seconds(&a, "trace2.t_max", ev->timer.max_ns);
-		span_event(op->sp, ns, trace2_event_name(ev->kind), &a);
+			put_str(a, "trace2.thread", ot->t->pub.name);
+		put_int(a, "trace2.intervals", (int64_t)ev->timer.intervals);
+		put_seconds(a, "trace2.t_total", ev->timer.total_ns);
+		put_seconds(a, "trace2.t_min", ev->timer.min_ns);
+		put_seconds(a, "trace2.t_max", ev->timer.max_ns);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
-		kv_str(&a, "trace2.category", ev->counter.category);
-		kv_str(&a, "trace2.name", ev->counter.name);
+		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
+		put_str(a, "trace2.category", ev->counter.category);
+		put_str(a, "trace2.name", ev->counter.name);
 		if (ev->kind == TRACE2_EVENT_TH_COUNTER)
-			kv_str(&a, "trace2.thread", ot->t->pub.name);
-		kv_int(&a, "trace2.count", (int64_t)ev->counter.value);
-		span_event(op->sp, ns, trace2_event_name(ev->kind), &a);
+			put_str(a, "trace2.thread", ot->t->pub.name);
+		put_int(a, "trace2.count", (int64_t)ev->counter.value);
+		ev_end(a);
 		break;
 	case TRACE2_EVENT_TOO_MANY_FILES:
-		span_event(op->sp, ns, "too_many_files", NULL);
+		sb_puts(ev_open(op->sp, ns, "too_many_files"), "}");
 		break;
 	default:
 		break; /* thread_start, thread_exit: no span of their own */
 	}
-	sb_free(&b);
-	kv_free(&a);
+	if (ev->kind == TRACE2_EVENT_ATEXIT)
+		proc_end(o, op);
 }
 
 static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
@@ -904,163 +1454,19 @@ static void bad_line(void *ctx, const char *src, unsigned long lineno, const cha
 }
 
 /* ------------------------------------------------------------------ */
-/* Output                                                              */
+/* Setup and the end                                                   */
 /* ------------------------------------------------------------------ */
-
-static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
-{
-	struct oproc *op;
-
-	for (op = o->procs; op; op = op->next)
-		if (op->p->pub.sid_len == len && !memcmp(op->p->pub.sid, sid, len))
-			return op;
-	return NULL;
-}
-
-/*
- * The process span's parent.  A root: the tree's traceparent span, if
- * any.  A child: its parent's child span of its pid (the id is computed
- * from the parent's SID and the pid in the child's own SID, whether or
- * not the parent is in the input).  When the parent is in the input but
- * ran no child of that pid: a program it exec'd (same pid) goes under
- * the parent's process span; else (a shell in between) under the
- * parent's child span open when the child started (the latest started),
- * else the parent's process span.
- */
-static void resolve_parent(struct otlp *o, struct oproc *op)
-{
-	const char *sid = op->p->pub.sid, *slash = strrchr(sid, '/');
-	struct oproc *parent;
-	const struct cdone *d, *best = NULL;
-	size_t plen;
-
-	if (!slash) {
-		if (op->tree->has_tp) {
-			op->sp->has_parent = 1;
-			op->sp->parent = strtoull(op->tree->tp_span, NULL, 16);
-		}
-		return;
-	}
-	plen = (size_t)(slash - sid);
-	op->sp->has_parent = 1;
-	parent = find_proc(o, sid, plen);
-	if (op->has_pid)
-		op->sp->parent = child_span_id(sid, plen, op->pid);
-	if (!parent) {
-		if (!op->has_pid)
-			op->sp->parent = id_of("%.*s", (int)plen, sid);
-		return;
-	}
-	for (d = parent->done; d; d = d->next)
-		if (op->has_pid && d->has_pid && d->pid == op->pid)
-			return;
-	if (op->has_pid && parent->has_pid && op->pid == parent->pid) {
-		op->sp->parent = parent->sp->id; /* exec'd by its parent */
-		return;
-	}
-	for (d = parent->done; d; d = d->next)
-		if (d->start_ns <= op->sp->start_ns && op->sp->start_ns <= d->end_ns &&
-		    (!best || d->start_ns > best->start_ns))
-			best = d;
-	op->sp->parent = best ? best->id : parent->sp->id;
-}
-
-/* What is still open at the end of the input ends with its process. */
-static void finish_proc(struct oproc *op)
-{
-	struct othread *ot;
-	struct span *s;
-	struct cdone *d;
-
-	for (ot = op->threads; ot; ot = ot->next)
-		while (ot->top) {
-			kv_bool(&ot->top->attrs, "trace2.unfinished", 1);
-			region_close(op, ot, op->sp->end_ns);
-		}
-	while ((s = op->children)) {
-		op->children = s->next_child;
-		s->end_ns = op->sp->end_ns;
-		s->id = id_of("%s\nchild_id\n%d", op->p->pub.sid, s->child_id);
-		kv_bool(&s->attrs, "trace2.unfinished", 1);
-		d = xzalloc(sizeof(*d));
-		d->id = s->id;
-		d->start_ns = s->start_ns;
-		d->end_ns = s->end_ns;
-		d->next = op->done;
-		op->done = d;
-		store_span(op, s);
-		span_free(s);
-	}
-}
-
-static void write_proc(struct otlp *o, struct oproc *op)
-{
-	struct sb b = { 0 }, pre = { 0 };
-	struct kvl res = { 0 };
-	char trace[33];
-	size_t i;
-
-	resolve_parent(o, op);
-	if (op->tree->has_tp)
-		memcpy(trace, op->tree->tp_trace, 33);
-	else {
-		uint64_t hi, lo;
-
-		otlp_fnv1a128(op->tree->root, strlen(op->tree->root), &hi, &lo);
-		snprintf(trace, sizeof(trace), "%016llx%016llx", (unsigned long long)hi,
-			 (unsigned long long)lo);
-	}
-
-	kv_str(&res, "service.name", op->service ? op->service : "unknown_service");
-	if (op->version)
-		kv_str(&res, "service.version", op->version);
-	if (op->has_pid)
-		kv_int(&res, "process.pid", op->pid);
-	kv_str(&res, "trace2.sid", op->p->pub.sid);
-	sb_puts(&b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
-	kv_write(&b, &res);
-	kv_free(&res);
-	sb_puts(&b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
-		TRACE2_VERSION_STRING "\"},\"spans\":[");
-	sb_printf(&pre, "{\"traceId\":\"%s\",", trace);
-	sb_add(&b, pre.s, pre.len);
-	span_body(&b, op->sp);
-	for (i = 0; i < op->spans.len; i += strlen(op->spans.s + i) + 1) {
-		sb_puts(&b, ",");
-		sb_add(&b, pre.s, pre.len);
-		sb_puts(&b, op->spans.s + i);
-	}
-	sb_puts(&b, "]}]}]}\n");
-	fwrite(b.s, 1, b.len, o->out);
-	sb_free(&b);
-	sb_free(&pre);
-}
 
 static void free_proc(struct oproc *op)
 {
-	struct othread *ot;
-	struct span *s;
 	struct cdone *d;
 
-	while ((ot = op->threads)) {
-		op->threads = ot->next;
-		while ((s = ot->top)) {
-			ot->top = s->up;
-			span_free(s);
-		}
-		ot->t->user = NULL;
-		free(ot);
-	}
-	while ((s = op->children)) {
-		op->children = s->next_child;
-		span_free(s);
-	}
 	while ((d = op->done)) {
 		op->done = d->next;
 		free(d);
 	}
-	span_free(op->sp);
-	sb_free(&op->spans);
+	sb_free(&op->batch);
+	sb_free(&op->psp);
 	free(op->service);
 	free(op->version);
 	op->p->user = NULL;
@@ -1072,6 +1478,7 @@ struct otlp *otlp_new(FILE *out)
 	struct otlp *o = xzalloc(sizeof(*o));
 
 	o->tail = &o->procs;
+	o->qtail = &o->queue;
 	o->out = out;
 	return o;
 }
@@ -1081,24 +1488,47 @@ void otlp_record(void *ctx, struct t2_record *rec)
 	on_record(ctx, rec);
 }
 
+/* The end of the input: processes that did not exit end, children whose
+ * parent is not in the input take the computed parent span, trees with
+ * no traceparent their root SID's trace id; everything is written. */
 int otlp_finish(struct otlp *o)
 {
 	struct oproc *op;
-	struct otree *t;
+	struct span *s;
+	size_t i;
 
 	for (op = o->procs; op; op = op->next)
-		finish_proc(op);
+		if (!op->ended)
+			proc_end(o, op);
 	for (op = o->procs; op; op = op->next)
-		write_proc(o, op);
+		if (!op->parent_known) {
+			resolve_parent(o, op, 1);
+			op->parent_known = 1;
+			flush_proc(o, op);
+		}
+	for (op = o->procs; op; op = op->next)
+		settle(o, op->tree, NULL);
 	while ((op = o->procs)) {
 		o->procs = op->next;
 		free_proc(op);
 	}
-	while ((t = o->trees)) {
-		o->trees = t->next;
-		free(t->root);
-		free(t);
+	for (i = 0; i < o->trees.cap; i++) {
+		struct otree *t = o->trees.slot[i].head, *next;
+
+		for (; t; t = next) {
+			next = t->hnext;
+			free(t->root);
+			free(t);
+		}
 	}
+	while ((s = o->spare)) {
+		o->spare = s->up;
+		span_free(s);
+	}
+	free(o->trees.slot);
+	free(o->by_sid.slot);
+	free(o->waiting.slot);
+	sb_free(&o->line);
 	free(o);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * trace2 convert --to otlp: event-format logs as OpenTelemetry traces,
- * OTLP/JSON, one TracesData object per line (docs/tools.md).
+ * OTLP/JSON, one TracesData object per line, written as the input is
+ * read (docs/tools.md).
  */
 #ifndef T2_OTLP_H
 #define T2_OTLP_H
@@ -17,9 +18,10 @@ struct t2_record;
 int otlp_convert(char **paths, int npaths, FILE *out);
 
 /* The same on records from a reader of one's own: otlp_record() for
- * every record (a t2_record_fn, ctx the struct otlp), then otlp_finish()
- * before t2_reader_free() (it writes every process and frees o; it uses
- * the processes' and threads' user pointers meanwhile). */
+ * every record (a t2_record_fn, ctx the struct otlp; it writes the spans
+ * that can be), then otlp_finish() before t2_reader_free() (it writes
+ * the rest and frees o; it uses the processes' and threads' user
+ * pointers meanwhile). */
 struct otlp *otlp_new(FILE *out);
 void otlp_record(void *ctx, struct t2_record *rec);
 int otlp_finish(struct otlp *o);

@@ -8,7 +8,8 @@
 // strings, enums as integers; ids converted to base64, then
 // ExportTraceServiceRequest.fromObject(), .verify() (must be null),
 // .toObject() and every key of the input must be in the output (no
-// unknown or misspelled field).  Over the file: span ids unique, every
+// unknown or misspelled field); every span in the resource of its own
+// process (trace2.sid).  Over the file: span ids unique, every
 // parentSpanId a span of the file (or the traceparent's span), one
 // trace per command tree (root SID), as many process, region and child
 // spans as the logs have SIDs, region_enter and child_start records, and
@@ -152,9 +153,16 @@ lines.forEach((line, i) => {
 	const back = Req.toObject(msg, { longs: String, enums: Number, bytes: String, defaults: true,
 					 arrays: true, objects: true });
 	sameKeys(prepared, back, where);
-	for (const rs of obj.resourceSpans || [])
+	for (const rs of obj.resourceSpans || []) {
+		const res = (rs.resource?.attributes || []).find((x) => x.key === 'trace2.sid');
 		for (const ss of rs.scopeSpans || [])
-			for (const s of ss.spans || []) spans.push(s);
+			for (const s of ss.spans || []) {
+				spans.push(s);
+				const sa = (s.attributes || []).find((x) => x.key === 'trace2.sid');
+				if (res?.value?.stringValue !== sa?.value?.stringValue)
+					bad(`${where}: span ${s.spanId} of ${sa?.value?.stringValue} under the resource of ${res?.value?.stringValue}`);
+			}
+	}
 });
 
 const attr = (s, k) => {
