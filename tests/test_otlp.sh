@@ -12,13 +12,8 @@
 # usage: T2_BIN=build/bin tests/test_otlp.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
-BIN=${T2_BIN:-build/bin}
-T2=$BIN/trace2
-TOOL=$BIN/trace2-tool
 top=$(pwd)
 npmdir=$(cd "$BIN/.." && pwd)/otlp-npm
-tmp=$(mktemp -d)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 skipped=0
 
 # --- the schema: npm ci from the committed lockfile, once per build dir ----
@@ -80,15 +75,7 @@ same_spans() {
 # convert NAME LOG...: $tmp/NAME.otlp; exit 0 and nothing on stderr
 convert() {
 	name=$1; shift
-	if ! "$T2" convert --to otlp "$@" >"$tmp/$name.otlp" 2>"$tmp/$name.err"; then
-		bad "$name: convert --to otlp failed: $(head -3 "$tmp/$name.err")"
-	elif [ -s "$tmp/$name.err" ]; then
-		bad "$name: convert --to otlp complained: $(head -3 "$tmp/$name.err")"
-	elif [ ! -s "$tmp/$name.otlp" ]; then
-		bad "$name: no output"
-	else
-		ok
-	fi
+	converted otlp "$tmp/$name.otlp" "$@" && ok
 }
 
 # check NAME [--traceparent TP] OTLP LOG...: the checker finds 0 problems

@@ -679,25 +679,6 @@ static uint64_t ns_of(const struct t2_record *rec)
 	return us > INT64_MAX / 1000 ? INT64_MAX / 1000 * 1000 : us * 1000;
 }
 
-/* The pid in the SID's own part: "...-P<hex>" after the last '/'. */
-static int pid_of_sid(const char *sid, uint32_t *pid)
-{
-	const char *own = strrchr(sid, '/'), *p, *q = NULL;
-	char *end;
-	unsigned long v;
-
-	own = own ? own + 1 : sid;
-	for (p = own; (p = strstr(p, "-P")); p += 2)
-		q = p + 2;
-	if (!q || !*q)
-		return -1;
-	v = strtoul(q, &end, 16);
-	if (*end || end - q > 8)
-		return -1;
-	*pid = (uint32_t)v;
-	return 0;
-}
-
 /* FNV-1a 64 of "<parent SID>\nchild\n<pid as %08x>" */
 static uint64_t child_span_id(const char *parent_sid, size_t parent_len, uint32_t pid)
 {
@@ -886,7 +867,7 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 	o->tail = &op->next;
 	op->in_window = !strchr(p->pub.sid, '/');
 	op->id = span_id(op->h);
-	op->has_pid = !pid_of_sid(p->pub.sid, &op->pid);
+	op->has_pid = !t2_pid_of_sid(p->pub.sid, &op->pid);
 	put_str(&op->sid_attr, "trace2.sid", p->pub.sid);
 	op->sp = span_new(o, ns_of(rec), "");
 	op->sp->id = op->id;

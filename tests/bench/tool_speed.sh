@@ -8,6 +8,7 @@
 # SIZE_MB MiB (many processes, children among them, 4 threads each,
 # nested regions, data, timers, counters; not timed), then
 #     trace2 convert --to perf LOG >/dev/null
+#     trace2 convert --to chrome LOG >/dev/null
 #     trace2 convert --to otlp LOG >/dev/null
 #     trace2 summary LOG >/dev/null
 # run TOOL_BENCH_RUNS times each (best wall time kept) under /usr/bin/time:
@@ -49,7 +50,7 @@ for mb in "$@"; do
 		continue
 	fi
 	events=$("$GEN" "$mb" "$log")
-	for cmd in "convert --to perf" "convert --to otlp" summary; do
+	for cmd in "convert --to perf" "convert --to chrome" "convert --to otlp" summary; do
 		best_wall= best_cpu= best_rss=
 		r=0
 		while [ $r -lt "$RUNS" ]; do
