@@ -158,17 +158,54 @@ TR2_HOT int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
 	return 0;
 }
 
+/*
+ * The entry of a filtered region holds, instead of its own start, the
+ * start of the innermost written region below it (or NO_START when there
+ * is none), marked FILTERED: what happens inside it measures its t_rel
+ * from there, as if the filtered region had never been entered.  Times
+ * in microseconds never reach these bits.
+ */
+#define FILTERED (1ull << 63)
+#define NO_START (1ull << 62)
+
+int tr2_tls_push_filtered(struct tr2_tls *ctx)
+{
+	uint64_t below = ctx->nr ? ctx->stack[ctx->nr - 1] : NO_START;
+
+	if (tr2_tls_push(ctx, below | FILTERED))
+		return -1;
+	ctx->filtered++;
+	return 0;
+}
+
+TR2_HOT int tr2_tls_top_filtered(const struct tr2_tls *ctx)
+{
+	return ctx->nr && (ctx->stack[ctx->nr - 1] & FILTERED);
+}
+
 uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
 {
-	return ctx->nr ? us_now - ctx->stack[ctx->nr - 1] : 0;
+	uint64_t start;
+
+	if (!ctx->nr)
+		return 0;
+	start = ctx->stack[ctx->nr - 1];
+	if (__builtin_expect(!!(start & (FILTERED | NO_START)), 0)) {
+		if (start & NO_START)
+			return 0;
+		start &= ~FILTERED;
+	}
+	return us_now - start;
 }
 
 TR2_HOT uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now)
 {
 	uint64_t elapsed = tr2_tls_region_elapsed(ctx, us_now);
 
-	if (ctx->nr)
+	if (ctx->nr) {
+		ctx->filtered -= tr2_tls_top_filtered(ctx);
 		ctx->nr--;
+	}
 	return elapsed;
 }
 
@@ -176,4 +213,5 @@ void tr2_tls_unwind(struct tr2_tls *ctx)
 {
 	if (ctx->nr > 1)
 		ctx->nr = 1;
+	ctx->filtered = (size_t)tr2_tls_top_filtered(ctx);
 }
