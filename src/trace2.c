@@ -542,7 +542,7 @@ static void tr2_atexit(void)
 		return;
 	if ((r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
 		tr2_tls_unwind(r.tls);
-		ev.pub.nesting = r.tls->nr;
+		ev.pub.nesting = tr2_tls_nesting(r.tls);
 		tr2_metrics_report_thread(&r.tls->metrics, dispatch_metric, &r);
 		tr2_metrics_merge_thread(&r.tls->metrics);
 		tr2_metrics_report_totals(dispatch_metric, &r);
@@ -1046,7 +1046,7 @@ void trace2_thread_exit_fl(const char *file, int line)
 		return;
 	}
 	tr2_tls_unwind(tls);
-	ev.pub.nesting = tls->nr;
+	ev.pub.nesting = tr2_tls_nesting(tls);
 	tr2_metrics_report_thread(&tls->metrics, dispatch_metric, &r);
 	tr2_metrics_merge_thread(&tls->metrics);
 	ev.pub.kind = TRACE2_EVENT_THREAD_EXIT;

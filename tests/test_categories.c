@@ -34,6 +34,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,6 +588,551 @@ static void golden_receiver_rule_deep(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* paired_*: regions paired by hand.                                    */
+/* ------------------------------------------------------------------ */
+
+static void *thread_w(void *arg)
+{
+	(void)arg;
+	at(3); trace2_thread_start("w");
+	at(4); trace2_region_enter("c", "t1", NULL);
+	at(5); trace2_region_enter("c", "t2", NULL);
+	at(6); trace2_thread_exit();
+	return NULL;
+}
+
+/* ends without trace2_thread_exit(), its region open */
+static void *thread_x(void *arg)
+{
+	(void)arg;
+	at(7); trace2_thread_start("x");
+	at(8); trace2_region_enter("c", "left", NULL);
+	return NULL;
+}
+
+static void run_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+
+	CHECK(pthread_create(&t, NULL, fn, NULL) == 0);
+	CHECK(pthread_join(t, NULL) == 0);
+}
+
+static void sc_paired(void)
+{
+	at(1); trace2_region_enter("c", "a", NULL);
+	at(2); trace2_region_leave("c", "b", NULL);
+	run_thread(thread_w);
+	run_thread(thread_x);
+	at(9); trace2_region_leave("c", "extra1", NULL);
+	at(10); trace2_data_string("c", NULL, "after", "x");
+	at(11); trace2_region_leave("c", "extra2", NULL);
+	at(12); trace2_region_enter("c", "open", NULL);
+	at(13); trace2_cmd_exit(0);
+}
+
+#define NO_REGION "no open regions in thread 'main'"
+#define BUG_LINE "BUG: trace2/tr2_tls.c:120: " NO_REGION "\n"
+#define EV_ERROR "{\"event\":\"error\",\"sid\":\"SID\",\"thread\":\"main\",\"msg\":\"" NO_REGION \
+	"\",\"fmt\":\"no open regions in thread '%s'\"}\n"
+
+/*
+ * api.md 2.25 and 2.21: a leave closes the innermost region whatever its
+ * label and prints its own; a thread's open regions end silently with it
+ * (thread_exit, or nothing without the call); the first leave on an
+ * empty stack pops the thread's base entry and is written at nesting 0
+ * (t_rel: since the thread started), what follows has nesting 0 and a
+ * data t_rel of 0; the next leave is the BUG (stderr, an error record,
+ * nothing else); regions open at exit end silently.  Filtered ("-c"):
+ * every region of c is gone but that first extra leave, which closes no
+ * region (it pops the base entry, which is always written).
+ */
+static void paired(int filtered)
+{
+	char *perf_want = NULL, *event_want = NULL, *chrome_want = NULL, *rec_want = NULL;
+	struct outs o;
+
+	run(sc_paired, filtered ? "-c" : NULL, NULL, &o);
+
+	perf(&perf_want, "main", "version", "", "", "", 1, TRACE2_VERSION_STRING);
+	if (!filtered) {
+		perf(&perf_want, "main", "region_enter", "1.000000", "", "c", 1, "label:a");
+		perf(&perf_want, "main", "region_leave", "2.000000", "1.000000", "c", 1, "label:b");
+	}
+	perf(&perf_want, "th01:w", "thread_start", "3.000000", "", "", 1, "");
+	if (!filtered) {
+		perf(&perf_want, "th01:w", "region_enter", "4.000000", "", "c", 1, "label:t1");
+		perf(&perf_want, "th01:w", "region_enter", "5.000000", "", "c", 2, "label:t2");
+	}
+	perf(&perf_want, "th01:w", "thread_exit", "6.000000", "3.000000", "", 1, "");
+	perf(&perf_want, "th02:x", "thread_start", "7.000000", "", "", 1, "");
+	if (!filtered)
+		perf(&perf_want, "th02:x", "region_enter", "8.000000", "", "c", 1, "label:left");
+	perf(&perf_want, "main", "region_leave", "9.000000", "9.000000", "c", 0, "label:extra1");
+	if (!filtered)
+		perf(&perf_want, "main", "data", "10.000000", "0.000000", "c", 0, "after:x");
+	perf(&perf_want, "main", "error", "", "", "", 0, NO_REGION);
+	if (!filtered)
+		perf(&perf_want, "main", "region_enter", "12.000000", "", "c", 0, "label:open");
+	perf(&perf_want, "main", "exit", "13.000000", "", "", 1, "code:0");
+	perf(&perf_want, "main", "atexit", "13.000000", "", "", 1, "code:0");
+	expect_text("perf", o.perf, perf_want);
+
+	t2_append(&event_want, EV_VERSION);
+	if (!filtered) {
+		ev_enter(&event_want, "main", 1, "c", "a", NULL);
+		ev_leave(&event_want, "main", "1.000000", 1, "c", "b", NULL);
+	}
+	t2_append(&event_want, EV "}\n", "thread_start", "th01:w");
+	if (!filtered) {
+		ev_enter(&event_want, "th01:w", 1, "c", "t1", NULL);
+		ev_enter(&event_want, "th01:w", 2, "c", "t2", NULL);
+	}
+	t2_append(&event_want, EV ",\"t_rel\":3.000000}\n", "thread_exit", "th01:w");
+	t2_append(&event_want, EV "}\n", "thread_start", "th02:x");
+	if (!filtered)
+		ev_enter(&event_want, "th02:x", 1, "c", "left", NULL);
+	ev_leave(&event_want, "main", "9.000000", 0, "c", "extra1", NULL);
+	if (!filtered)
+		ev_data(&event_want, "10.000000", "0.000000", 0, "c", "after", "x");
+	t2_append(&event_want, "%s", EV_ERROR);
+	if (!filtered)
+		ev_enter(&event_want, "main", 0, "c", "open", NULL);
+	t2_append(&event_want, EV_EXIT("13.000000") EV_ATEXIT("13.000000"));
+	expect_text("event", o.event, event_want);
+
+	expect_text("normal", o.normal,
+		    "version " TRACE2_VERSION_STRING "\nerror " NO_REGION "\n"
+		    "exit elapsed:13.000000 code:0\natexit elapsed:13.000000 code:0\n");
+
+	/* an E repeats its B's name; a thread's slices close at its
+	 * thread_exit, or at exit (thread x's slot is th01's, reused, and
+	 * comes first in the list); the extra leave closes nothing */
+	t2_append(&chrome_want, CH_START);
+	if (!filtered)
+		t2_append(&chrome_want, CH_B("a", CAT("c"), 1) CH_E("a", CAT("c"), 1));
+	t2_append(&chrome_want, CH("thread_name", "", "M", 2) ",\"args\":{\"name\":\"th01:w\"}},\n");
+	if (!filtered)
+		t2_append(&chrome_want, CH_B("t1", CAT("c"), 2) CH_B("t2", CAT("c"), 2)
+			  CH_E("t2", CAT("c"), 2) CH_E("t1", CAT("c"), 2));
+	t2_append(&chrome_want, CH("thread_name", "", "M", 3) ",\"args\":{\"name\":\"th02:x\"}},\n");
+	if (!filtered)
+		t2_append(&chrome_want, CH_B("left", CAT("c"), 3) CH_I("after", CAT("c"), 1));
+	t2_append(&chrome_want, CH_I("error", "", 1));
+	if (!filtered)
+		t2_append(&chrome_want, CH_B("open", CAT("c"), 1));
+	t2_append(&chrome_want, CH_I("exit", "", 1));
+	if (!filtered)
+		t2_append(&chrome_want, CH_E("left", CAT("c"), 3) CH_E("open", CAT("c"), 1));
+	t2_append(&chrome_want, CH_END);
+	expect_text("chrome", o.chrome, chrome_want);
+
+	t2_append(&rec_want, "version main\n");
+	if (!filtered)
+		t2_append(&rec_want, "region_enter main n=1 c/a abs=1000000 rel=0\n"
+			  "region_leave main n=1 c/b abs=2000000 rel=1000000\n");
+	t2_append(&rec_want, "thread_start th01:w\n");
+	if (!filtered)
+		t2_append(&rec_want, "region_enter th01:w n=1 c/t1 abs=4000000 rel=0\n"
+			  "region_enter th01:w n=2 c/t2 abs=5000000 rel=0\n");
+	t2_append(&rec_want, "thread_exit th01:w\nthread_start th02:x\n");
+	if (!filtered)
+		t2_append(&rec_want, "region_enter th02:x n=1 c/left abs=8000000 rel=0\n");
+	t2_append(&rec_want, "region_leave main n=0 c/extra1 abs=9000000 rel=9000000\n");
+	if (!filtered)
+		t2_append(&rec_want, "data main n=0 c/after abs=10000000 rel=0\n");
+	t2_append(&rec_want, "error main\n");
+	if (!filtered)
+		t2_append(&rec_want, "region_enter main n=0 c/open abs=12000000 rel=0\n");
+	t2_append(&rec_want, "exit main\natexit main\n");
+	expect_text("rec", o.rec, rec_want);
+
+	expect_text("stderr", o.err, BUG_LINE);
+	free(perf_want);
+	free(event_want);
+	free(chrome_want);
+	free(rec_want);
+	outs_free(&o);
+}
+
+static void paired_as_git(void **state)
+{
+	(void)state;
+	paired(0);
+}
+
+static void paired_filtered(void **state)
+{
+	(void)state;
+	paired(1);
+}
+
+/* ------------------------------------------------------------------ */
+/* patterns_*: the pattern language.                                    */
+/* ------------------------------------------------------------------ */
+
+struct verdict {
+	const char *list;
+	const char *category; /* NULL: the NULL category */
+	int want;
+};
+
+static const struct verdict verdicts[] = {
+	{ "app", "app", 1 },
+	{ "app", "ap", 0 },
+	{ "app", "apps", 0 },
+	{ "app", "App", 0 },          /* case-sensitive */
+	{ "a*", "app", 1 },
+	{ "a*", "a", 1 },
+	{ "a*", "ba", 0 },
+	{ "*", "", 1 },
+	{ "a?p", "app", 1 },
+	{ "a?p", "ap", 0 },
+	{ "*x*y", "axxby", 1 },
+	{ "*x*y", "axxyb", 0 },
+	{ "a*b*c", "aXbYbZc", 1 },
+	{ "a[b]", "a[b]", 1 },        /* only * and ? are special */
+	{ "a[b]", "ab", 0 },
+	{ "-noise", "app", 1 },       /* only exclusions: the rest passes */
+	{ "-noise", "noise", 0 },
+	{ "-noise", NULL, 1 },
+	{ "-a*,-b*", "zzz", 1 },
+	{ "-a*,-b*", "bee", 0 },
+	{ "app", NULL, 0 },           /* an inclusion: the rest is filtered */
+	{ "-a*,app", "zzz", 0 },
+	{ "-a*,app", "apple", 0 },
+	{ "-a*,app", "app", 1 },      /* the last match wins */
+	{ "app,-a*", "app", 0 },
+	{ "*,-n*", "noise", 0 },
+	{ "*,-n*", "app", 1 },
+	{ "*,-n*", NULL, 1 },         /* NULL is "", which "*" matches */
+	{ "-n*,noisy", "noisy", 1 },
+	{ "noisy,-n*", "noisy", 0 },
+	{ "-", NULL, 0 },             /* "-" excludes the empty category */
+	{ "-", "", 0 },
+	{ "-", "x", 1 },
+	{ "?", NULL, 0 },
+	{ "?", "x", 1 },
+	{ " app , data ", "data", 1 }, /* items are trimmed */
+	{ " app , data ", " app", 0 },
+	{ ",,", "x", 1 },             /* no pattern: no filter */
+	{ ",,", NULL, 1 },
+	{ "", "x", 1 },
+};
+
+static void check_verdict(void *arg)
+{
+	const struct verdict *v = arg;
+	char copy[64];
+	int i;
+
+	trace2_initialize();
+	if (v->category)
+		snprintf(copy, sizeof(copy), "%s", v->category);
+	/* twice (the second from the cache), and from another pointer */
+	for (i = 0; i < 2; i++)
+		if (trace2_category_enabled(v->category) != v->want ||
+		    (v->category && trace2_category_enabled(copy) != v->want)) {
+			fprintf(stderr, "list '%s', category '%s': not %d\n", v->list,
+				v->category ? v->category : "(NULL)", v->want);
+			_exit(70);
+		}
+}
+
+static void run_checked(t2_scenario_fn *fn, void *arg, const struct t2_env *env)
+{
+	struct t2_proc p;
+
+	t2_capture(fn, arg, t2_env_list(env), 30, &p);
+	if (!WIFEXITED(p.status) || WEXITSTATUS(p.status))
+		fail_msg("status 0x%x: %s", p.status, p.err);
+	t2_proc_free(&p);
+}
+
+static void patterns_semantics(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+		struct t2_env env = { 0 };
+
+		t2_env_add(&env, "GIT_TRACE2_EVENT=/dev/null");
+		t2_env_add(&env, "GIT_TRACE2_CATEGORIES=%s", verdicts[i].list);
+		run_checked(check_verdict, (void *)&verdicts[i], &env);
+		t2_env_free(&env);
+	}
+}
+
+/* trace2.categories in the global config file; the environment wins. */
+static void patterns_config_key(void **state)
+{
+	static const struct verdict from_config = { "[config] -app", "app", 0 };
+	static const struct verdict env_wins = { "app", "app", 1 };
+	char *dir = t2_tmpdir(), *cfg = t2_path(dir, ".gitconfig");
+	struct t2_env env = { 0 };
+
+	(void)state;
+	assert_int_equal(t2_write_file(cfg, "[trace2]\n\tcategories = -app\n"), 0);
+	t2_env_add(&env, "HOME=%s", dir);
+	t2_env_add(&env, "GIT_TRACE2_EVENT=/dev/null");
+	run_checked(check_verdict, (void *)&from_config, &env);
+	t2_env_add(&env, "GIT_TRACE2_CATEGORIES=app");
+	run_checked(check_verdict, (void *)&env_wins, &env);
+	t2_env_free(&env);
+	t2_rmtree(dir);
+	free(cfg);
+	free(dir);
+}
+
+/* While tracing is off there is nothing to build a payload for. */
+static void patterns_tracing_off(void **state)
+{
+	static const struct verdict off = { "(no target)", "app", 0 };
+	static const struct verdict off_null = { "(no target)", NULL, 0 };
+	struct t2_env env = { 0 };
+
+	(void)state;
+	t2_env_add(&env, "GIT_TRACE2_CATEGORIES=app");
+	run_checked(check_verdict, (void *)&off, &env);
+	run_checked(check_verdict, (void *)&off_null, &env);
+	t2_env_free(&env);
+}
+
+/* The cache is keyed by pointer but checks the text: a buffer reused for
+ * other categories, long names, and more names than the cache holds. */
+static void check_changing_texts(void *arg)
+{
+	static char names[600][48];
+	char buf[64];
+	int i, round;
+
+	(void)arg;
+	trace2_initialize();
+	for (round = 0; round < 3; round++) {
+		strcpy(buf, "noise");
+		CHECK(trace2_category_enabled(buf) == 0);
+		strcpy(buf, "noisy");
+		CHECK(trace2_category_enabled(buf) == 1);
+		strcpy(buf, "n");
+		CHECK(trace2_category_enabled(buf) == 1);
+		strcpy(buf, "noise");
+		CHECK(trace2_category_enabled(buf) == 0);
+		strcpy(buf, "noise.a-category-name-longer-than-the-cache-keeps");
+		CHECK(trace2_category_enabled(buf) == 0);
+		strcpy(buf, "other.a-category-name-longer-than-the-cache-keeps");
+		CHECK(trace2_category_enabled(buf) == 1);
+		for (i = 0; i < 600; i++) {
+			snprintf(names[i], sizeof(names[i]), "%s%d", i % 3 ? "k" : "noise.", i);
+			CHECK(trace2_category_enabled(names[i]) == !!(i % 3));
+		}
+	}
+}
+
+static void patterns_cache_checks_text(void **state)
+{
+	struct t2_env env = { 0 };
+
+	(void)state;
+	t2_env_add(&env, "GIT_TRACE2_EVENT=/dev/null");
+	t2_env_add(&env, "GIT_TRACE2_CATEGORIES=-noise*");
+	run_checked(check_changing_texts, NULL, &env);
+	t2_env_free(&env);
+}
+
+/* ------------------------------------------------------------------ */
+/* model_*: random region trees under random filters.                   */
+/* ------------------------------------------------------------------ */
+
+#define OPS 200
+
+static const char *const model_cats[] = { "a", "b", "ab", "ba", "c", NULL };
+static const char *const model_lists[] = {
+	"a*", "-b", "a,-ab", "-a*,c", "*,-?", "b*,-ba,c", "-", "?",
+};
+
+struct op {
+	char kind;           /* 'e' enter, 'l' leave, 'd' data */
+	const char *category;
+	char label[16];
+};
+
+static struct op ops[OPS];
+static int nops;
+
+static void sc_ops(void)
+{
+	int i;
+
+	for (i = 0; i < nops; i++) {
+		at(i + 1);
+		if (ops[i].kind == 'e')
+			trace2_region_enter(ops[i].category, ops[i].label, NULL);
+		else if (ops[i].kind == 'l')
+			trace2_region_leave(ops[i].category, ops[i].label, NULL);
+		else
+			trace2_data_string(ops[i].category, NULL, ops[i].label, "v");
+	}
+	at(nops + 1);
+	trace2_cmd_exit(0);
+}
+
+/* The oracle: libc's fnmatch() (the lists use no bracket or backslash),
+ * the last matching pattern deciding. */
+static int model_passes(const char *list, const char *category)
+{
+	char **items = t2_split(list, ",", NULL);
+	int i, verdict = -1, only_exclusions = 1;
+
+	for (i = 0; items[i]; i++) {
+		int exclude = items[i][0] == '-';
+
+		if (!*items[i])
+			continue;
+		only_exclusions &= exclude;
+		if (!fnmatch(items[i] + exclude, category ? category : "", 0))
+			verdict = !exclude;
+	}
+	t2_strv_free(items);
+	return verdict >= 0 ? verdict : only_exclusions;
+}
+
+/* Random ops (a tree, every region closed) and the registered target's
+ * lines "as if the filtered regions had never been entered". */
+static char *model_run(unsigned seed, const char *list)
+{
+	struct { int written; uint64_t start; int op; } stack[OPS];
+	int depth = 0, written = 0, i;
+	uint64_t now;
+	char *want = NULL;
+
+	srand(seed);
+	nops = 0;
+	while (nops + depth + 1 < OPS) { /* room for this op and every leave */
+		struct op *o = &ops[nops];
+		int r = rand() % 10;
+
+		o->category = model_cats[rand() % 6];
+		if (depth && r < 4) {
+			o->kind = 'l';
+			*o = ops[stack[--depth].op];
+			o->kind = 'l';
+		} else {
+			o->kind = r < 8 ? 'e' : 'd';
+			snprintf(o->label, sizeof(o->label), "L%d", nops);
+			if (o->kind == 'e')
+				stack[depth++].op = nops;
+		}
+		nops++;
+	}
+	while (depth) {
+		ops[nops] = ops[stack[--depth].op];
+		ops[nops++].kind = 'l';
+	}
+
+	t2_append(&want, "version main\n");
+	for (i = 0; i < nops; i++) {
+		const struct op *o = &ops[i];
+		int pass = model_passes(list, o->category);
+		uint64_t innermost = 0;
+		int k;
+
+		now = (uint64_t)(i + 1) * 1000000u;
+		for (k = depth - 1; k >= 0 && !innermost; k--)
+			if (stack[k].written)
+				innermost = stack[k].start;
+		if (o->kind == 'e') {
+			stack[depth].written = pass;
+			stack[depth++].start = now;
+			if (pass)
+				t2_append(&want, "region_enter main n=%d %s/%s abs=%llu rel=0\n",
+					  ++written, str(o->category), o->label,
+					  (unsigned long long)now);
+		} else if (o->kind == 'l') {
+			if (stack[--depth].written)
+				t2_append(&want, "region_leave main n=%d %s/%s abs=%llu rel=%llu\n",
+					  written--, str(o->category), o->label,
+					  (unsigned long long)now,
+					  (unsigned long long)(now - stack[depth].start));
+		} else if (pass) {
+			t2_append(&want, "data main n=%d %s/%s abs=%llu rel=%llu\n", written + 1,
+				  str(o->category), o->label, (unsigned long long)now,
+				  (unsigned long long)(now - innermost));
+		}
+	}
+	t2_append(&want, "exit main\natexit main\n");
+	return want;
+}
+
+static void model_random_trees(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	for (seed = 1; seed <= 24; seed++) {
+		const char *list = model_lists[seed % 8];
+		char *want = model_run(seed, list);
+		struct outs o;
+
+		run(sc_ops, list, "GIT_TRACE2_EVENT_NESTING=1000", &o);
+		if (strcmp(o.rec, want))
+			fail_msg("seed %u, list '%s':\n--- got:\n%s--- want:\n%s", seed, list,
+				 o.rec, want);
+		check_receiver_rule(o.event);
+		free(want);
+		outs_free(&o);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* threads_*: verdicts from several threads at once (also under TSan).  */
+/* ------------------------------------------------------------------ */
+
+#define NAMES 400
+
+static char thread_names[NAMES][16];
+
+static void *ask_verdicts(void *arg)
+{
+	int i, round, bad = 0;
+
+	(void)arg;
+	for (round = 0; round < 50; round++)
+		for (i = 0; i < NAMES; i++)
+			bad += trace2_category_enabled(thread_names[i]) != (i % 4 != 0);
+	return (void *)(intptr_t)bad;
+}
+
+static void check_threads(void *arg)
+{
+	pthread_t t[4];
+	void *bad;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < NAMES; i++)
+		snprintf(thread_names[i], sizeof(thread_names[i]), "%s%d", i % 4 ? "ok" : "no", i);
+	trace2_initialize();
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, ask_verdicts, NULL) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(pthread_join(t[i], &bad) == 0);
+		CHECK(bad == NULL);
+	}
+}
+
+static void threads_verdicts(void **state)
+{
+	struct t2_env env = { 0 };
+
+	(void)state;
+	t2_env_add(&env, "GIT_TRACE2_EVENT=/dev/null");
+	t2_env_add(&env, "GIT_TRACE2_CATEGORIES=ok*");
+	run_checked(check_threads, NULL, &env);
+	t2_env_free(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +1140,14 @@ int main(void)
 		cmocka_unit_test(golden_exclusions_only),
 		cmocka_unit_test(golden_one_inclusion),
 		cmocka_unit_test(golden_receiver_rule_deep),
+		cmocka_unit_test(paired_as_git),
+		cmocka_unit_test(paired_filtered),
+		cmocka_unit_test(patterns_semantics),
+		cmocka_unit_test(patterns_config_key),
+		cmocka_unit_test(patterns_tracing_off),
+		cmocka_unit_test(patterns_cache_checks_text),
+		cmocka_unit_test(model_random_trees),
+		cmocka_unit_test(threads_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
