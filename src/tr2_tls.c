@@ -158,29 +158,14 @@ TR2_HOT int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
 	return 0;
 }
 
-/*
- * The entry of a filtered region holds, instead of its own start, the
- * start of the innermost written region below it (or NO_START when there
- * is none), marked FILTERED: what happens inside it measures its t_rel
- * from there, as if the filtered region had never been entered.  Times
- * in microseconds never reach these bits.
- */
-#define FILTERED (1ull << 63)
-#define NO_START (1ull << 62)
-
 int tr2_tls_push_filtered(struct tr2_tls *ctx)
 {
-	uint64_t below = ctx->nr ? ctx->stack[ctx->nr - 1] : NO_START;
+	uint64_t below = ctx->nr ? ctx->stack[ctx->nr - 1] : TR2_TLS_NO_START;
 
-	if (tr2_tls_push(ctx, below | FILTERED))
+	if (tr2_tls_push(ctx, below | TR2_TLS_FILTERED))
 		return -1;
 	ctx->filtered++;
 	return 0;
-}
-
-TR2_HOT int tr2_tls_top_filtered(const struct tr2_tls *ctx)
-{
-	return ctx->nr && (ctx->stack[ctx->nr - 1] & FILTERED);
 }
 
 uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
@@ -190,10 +175,10 @@ uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
 	if (!ctx->nr)
 		return 0;
 	start = ctx->stack[ctx->nr - 1];
-	if (__builtin_expect(!!(start & (FILTERED | NO_START)), 0)) {
-		if (start & NO_START)
+	if (__builtin_expect(!!(start & (TR2_TLS_FILTERED | TR2_TLS_NO_START)), 0)) {
+		if (start & TR2_TLS_NO_START)
 			return 0;
-		start &= ~FILTERED;
+		start &= ~TR2_TLS_FILTERED;
 	}
 	return us_now - start;
 }

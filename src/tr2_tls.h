@@ -63,8 +63,21 @@ uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now);
  * its leave pairs with it, but it counts toward neither the nesting nor
  * the t_rel of what happens inside it; -1 if memory ran out. */
 int tr2_tls_push_filtered(struct tr2_tls *ctx);
+/*
+ * The entry of a filtered region holds, instead of its own start, the
+ * start of the innermost written region below it (or TR2_TLS_NO_START
+ * when there is none), marked TR2_TLS_FILTERED: what happens inside it
+ * measures its t_rel from there, as if the filtered region had never
+ * been entered.  Times in microseconds never reach these bits.
+ */
+#define TR2_TLS_FILTERED (1ull << 63)
+#define TR2_TLS_NO_START (1ull << 62)
+
 /* 1 if the innermost entry is one of tr2_tls_push_filtered(). */
-int tr2_tls_top_filtered(const struct tr2_tls *ctx);
+static inline int tr2_tls_top_filtered(const struct tr2_tls *ctx)
+{
+	return ctx->nr && (ctx->stack[ctx->nr - 1] & TR2_TLS_FILTERED);
+}
 
 /* The nesting records show: the entries of written regions. */
 static inline size_t tr2_tls_nesting(const struct tr2_tls *ctx)

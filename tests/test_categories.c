@@ -87,6 +87,23 @@ static const char *str(const char *s)
 	return s ? s : "(null)";
 }
 
+/* A region or data record: nesting, category/name, t_abs, t_rel. */
+static int rec_placed(char *line, size_t size, const struct trace2_event *ev,
+		      const char *category, const char *name)
+{
+	return snprintf(line, size, "%s %s n=%zu %s/%s abs=%llu rel=%llu\n",
+			trace2_event_name(ev->kind), ev->thread->name, ev->nesting,
+			str(category), str(name), (unsigned long long)ev->t_abs_us,
+			(unsigned long long)ev->t_rel_us);
+}
+
+static int rec_metric(char *line, size_t size, const struct trace2_event *ev,
+		      const char *category, const char *name)
+{
+	return snprintf(line, size, "%s %s %s/%s\n", trace2_event_name(ev->kind),
+			ev->thread->name, str(category), str(name));
+}
+
 static void rec_event(void *ctx, const struct trace2_event *ev)
 {
 	char line[512];
@@ -96,27 +113,19 @@ static void rec_event(void *ctx, const struct trace2_event *ev)
 	switch (ev->kind) {
 	case TRACE2_EVENT_REGION_ENTER:
 	case TRACE2_EVENT_REGION_LEAVE:
-		n = snprintf(line, sizeof(line), "%s %s n=%zu %s/%s abs=%llu rel=%llu\n",
-			     trace2_event_name(ev->kind), ev->thread->name, ev->nesting,
-			     str(ev->region.category), str(ev->region.label),
-			     (unsigned long long)ev->t_abs_us, (unsigned long long)ev->t_rel_us);
+		n = rec_placed(line, sizeof(line), ev, ev->region.category, ev->region.label);
 		break;
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
-		n = snprintf(line, sizeof(line), "%s %s n=%zu %s/%s abs=%llu rel=%llu\n",
-			     trace2_event_name(ev->kind), ev->thread->name, ev->nesting,
-			     str(ev->data.category), str(ev->data.key),
-			     (unsigned long long)ev->t_abs_us, (unsigned long long)ev->t_rel_us);
+		n = rec_placed(line, sizeof(line), ev, ev->data.category, ev->data.key);
 		break;
 	case TRACE2_EVENT_TIMER:
 	case TRACE2_EVENT_TH_TIMER:
-		n = snprintf(line, sizeof(line), "%s %s %s/%s\n", trace2_event_name(ev->kind),
-			     ev->thread->name, str(ev->timer.category), str(ev->timer.name));
+		n = rec_metric(line, sizeof(line), ev, ev->timer.category, ev->timer.name);
 		break;
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
-		n = snprintf(line, sizeof(line), "%s %s %s/%s\n", trace2_event_name(ev->kind),
-			     ev->thread->name, str(ev->counter.category), str(ev->counter.name));
+		n = rec_metric(line, sizeof(line), ev, ev->counter.category, ev->counter.name);
 		break;
 	default:
 		n = snprintf(line, sizeof(line), "%s %s\n", trace2_event_name(ev->kind),
@@ -248,10 +257,9 @@ static void perf(char **b, const char *thread, const char *ev, const char *abs,
 
 #define EV "{\"event\":\"%s\",\"sid\":\"SID\",\"thread\":\"%s\""
 
-static void ev_enter(char **b, const char *thread, int nesting, const char *cat,
-		     const char *label, const char *msg)
+/* The rest of a region line: its category, label and message. */
+static void ev_region_end(char **b, const char *cat, const char *label, const char *msg)
 {
-	t2_append(b, EV ",\"nesting\":%d", "region_enter", thread, nesting);
 	if (cat)
 		t2_append(b, ",\"category\":\"%s\"", cat);
 	t2_append(b, ",\"label\":\"%s\"", label);
@@ -260,16 +268,18 @@ static void ev_enter(char **b, const char *thread, int nesting, const char *cat,
 	t2_append(b, "}\n");
 }
 
+static void ev_enter(char **b, const char *thread, int nesting, const char *cat,
+		     const char *label, const char *msg)
+{
+	t2_append(b, EV ",\"nesting\":%d", "region_enter", thread, nesting);
+	ev_region_end(b, cat, label, msg);
+}
+
 static void ev_leave(char **b, const char *thread, const char *rel, int nesting,
 		     const char *cat, const char *label, const char *msg)
 {
 	t2_append(b, EV ",\"t_rel\":%s,\"nesting\":%d", "region_leave", thread, rel, nesting);
-	if (cat)
-		t2_append(b, ",\"category\":\"%s\"", cat);
-	t2_append(b, ",\"label\":\"%s\"", label);
-	if (msg)
-		t2_append(b, ",\"msg\":\"%s\"", msg);
-	t2_append(b, "}\n");
+	ev_region_end(b, cat, label, msg);
 }
 
 static void ev_data(char **b, const char *abs, const char *rel, int nesting,
