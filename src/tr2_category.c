@@ -1,14 +1,10 @@
 /*
  * Category filters: the pattern list of trace2.categories and the cache
- * of verdicts.  The patterns are set once, at initialize, while no other
- * thread traces; afterwards they are only read.  The cache is a fixed
- * table searched without a lock: a slot is claimed once (free -> being
- * filled -> ready), filled, then published with a release store, and
- * never changes again until the next initialize, so a reader that sees
- * it ready sees all of it.  No allocation at all.
+ * of verdicts (tr2_category.h).  The patterns are set once, at
+ * initialize, while no other thread traces; afterwards they are only
+ * read.  No allocation at all.
  */
 #include "tr2_category.h"
-#include "tr2_hot.h"
 #include "tr2_params.h"
 
 #include <stdint.h>
@@ -92,78 +88,49 @@ static int add_pattern(const char *item, void *data)
 }
 
 /* ---------------------------------------------------------------- */
-/* The verdict cache, keyed by the caller's pointer, checked by text.   */
+/* The verdict cache (tr2_category.h).                                  */
 
-#define SLOTS 256 /* a power of 2 */
 #define PROBES 8
-#define NAME_MAX_CACHED 31
 
-enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
-
-struct slot {
-	int state; /* atomic */
-	int verdict;
-	const char *key;
-	char name[NAME_MAX_CACHED + 1];
-};
-
-static struct slot cache[SLOTS];
-
-static inline unsigned slot_of(const char *key)
-{
-	uint64_t x = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-
-	return (unsigned)(x >> 56) & (SLOTS - 1);
-}
+struct tr2_category_slot tr2_category_cache[TR2_CATEGORY_SLOTS];
 
 /* The verdict of a category seen for the first time, kept in the free
  * slot s unless another thread claimed it first or the name is long. */
-static int remember(struct slot *s, const char *category)
+static int remember(struct tr2_category_slot *s, const char *category)
 {
-	int verdict = match(category), free_slot = SLOT_FREE;
+	int verdict = match(category), free_slot = TR2_CATEGORY_FREE;
 	size_t len = strlen(category);
 
-	if (len > NAME_MAX_CACHED ||
-	    !__atomic_compare_exchange_n(&s->state, &free_slot, SLOT_FILLING, 0,
+	if (len > TR2_CATEGORY_NAME_MAX ||
+	    !__atomic_compare_exchange_n(&s->state, &free_slot, TR2_CATEGORY_FILLING, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return verdict;
 	s->key = category;
 	s->verdict = verdict;
 	memcpy(s->name, category, len + 1);
-	__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->state, TR2_CATEGORY_READY, __ATOMIC_RELEASE);
 	return verdict;
 }
 
-/* The probes after the first, the first sight of a category, NULL. */
-static __attribute__((noinline)) int verdict_slow(const char *category)
+int tr2_category_verdict_slow(const char *category)
 {
 	unsigned h, i;
 
 	if (!category)
 		return null_verdict;
-	h = slot_of(category);
+	h = tr2_category_slot_of(category);
 	for (i = 0; i < PROBES; i++) {
-		struct slot *s = &cache[(h + i) & (SLOTS - 1)];
+		struct tr2_category_slot *s = &tr2_category_cache[(h + i) & (TR2_CATEGORY_SLOTS - 1)];
 		int state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 
-		if (state == SLOT_READY && s->key == category && !strcmp(s->name, category))
+		if (state == TR2_CATEGORY_READY && s->key == category &&
+		    !strcmp(s->name, category))
 			return s->verdict;
-		if (state == SLOT_FREE)
+		if (state == TR2_CATEGORY_FREE)
 			return remember(s, category);
 	}
 	/* a full neighbourhood (or a buffer whose text keeps changing) */
 	return match(category);
-}
-
-/* The hot case: a category seen before, in its first slot. */
-TR2_HOT int tr2_category_verdict(const char *category)
-{
-	const struct slot *s = &cache[slot_of(category)];
-
-	if (category && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_READY &&
-	    s->key == category && !strcmp(s->name, category))
-		return s->verdict;
-	return verdict_slow(category);
 }
 
 void tr2_category_init(const char *list)
@@ -171,7 +138,7 @@ void tr2_category_init(const char *list)
 	npatterns = 0;
 	text_used = 0;
 	only_exclusions = 1;
-	memset(cache, 0, sizeof(cache));
+	memset(tr2_category_cache, 0, sizeof(tr2_category_cache));
 	if (list)
 		tr2_params_for_each_item(list, add_pattern, NULL);
 	null_verdict = match("");
