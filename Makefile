@@ -34,7 +34,7 @@ TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
-	$(BUILD)/tests/test_reopen
+	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -93,6 +93,9 @@ $(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
 # It counts the library's clock reads and time formattings.
 $(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
 	-Wl,--wrap=tr2_fmt_local_time -Wl,--wrap=tr2_fmt_utc_time
+
+# It runs its scenarios on a fake monotonic clock.
+$(BUILD)/tests/test_categories: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 
 # It counts the library's signal mask changes.
 $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask

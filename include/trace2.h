@@ -625,6 +625,20 @@ void trace2_printf_fl(const char *file, int line, const char *fmt, ...)
 	(TRACE2_ACTIVE() ? trace2_printf_fl(__FILE__, __LINE__, __VA_ARGS__) : (void)0)
 
 /* ------------------------------------------------------------------ */
+/* Category filters (a libtrace2 extra; docs/embedding.md).             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * 1 if tracing is on and events of this category (NULL counts as "") are
+ * written: the patterns of GIT_TRACE2_CATEGORIES / trace2.categories let
+ * it pass (any category does when none is set); 0 otherwise.  Use it to
+ * skip building an expensive payload for a region, data, timer or counter
+ * that would not be written.  Any thread, any time; a few nanoseconds
+ * for a category string seen before; never allocates.
+ */
+int trace2_category_enabled(const char *category);
+
+/* ------------------------------------------------------------------ */
 /* Stopwatch timers and counters (reported at thread and process exit). */
 /* ------------------------------------------------------------------ */
 

@@ -38,6 +38,11 @@ static int for_each_piece(const char *list, piece_fn *fn, void *data)
 	return 0;
 }
 
+int tr2_params_for_each_item(const char *list, tr2_params_item_fn *fn, void *data)
+{
+	return for_each_piece(list, fn, data);
+}
+
 static int key_matches(const char *pattern, void *key)
 {
 	return *pattern && !fnmatch(pattern, key, FNM_CASEFOLD);

@@ -10,4 +10,10 @@ int tr2_params_config_wanted(void);
 typedef void tr2_params_env_fn(const char *name, const char *value, void *ctx);
 void tr2_params_for_each_env_var(tr2_params_env_fn *fn, void *ctx);
 
+/* fn(item, data) for each item of a comma list, trimmed of spaces, TABs,
+ * CRs and LFs (empty items included, items of 1 KiB or more left out),
+ * until fn returns non-zero; returns that, or 0. */
+typedef int tr2_params_item_fn(const char *item, void *data);
+int tr2_params_for_each_item(const char *list, tr2_params_item_fn *fn, void *data);
+
 #endif

@@ -158,17 +158,39 @@ TR2_HOT int tr2_tls_push(struct tr2_tls *ctx, uint64_t us)
 	return 0;
 }
 
+int tr2_tls_push_filtered(struct tr2_tls *ctx)
+{
+	uint64_t below = ctx->nr ? ctx->stack[ctx->nr - 1] : TR2_TLS_NO_START;
+
+	if (tr2_tls_push(ctx, below | TR2_TLS_FILTERED))
+		return -1;
+	ctx->filtered++;
+	return 0;
+}
+
 uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now)
 {
-	return ctx->nr ? us_now - ctx->stack[ctx->nr - 1] : 0;
+	uint64_t start;
+
+	if (!ctx->nr)
+		return 0;
+	start = ctx->stack[ctx->nr - 1];
+	if (__builtin_expect(!!(start & (TR2_TLS_FILTERED | TR2_TLS_NO_START)), 0)) {
+		if (start & TR2_TLS_NO_START)
+			return 0;
+		start &= ~TR2_TLS_FILTERED;
+	}
+	return us_now - start;
 }
 
 TR2_HOT uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now)
 {
 	uint64_t elapsed = tr2_tls_region_elapsed(ctx, us_now);
 
-	if (ctx->nr)
+	if (ctx->nr) {
+		ctx->filtered -= tr2_tls_top_filtered(ctx);
 		ctx->nr--;
+	}
 	return elapsed;
 }
 
@@ -176,4 +198,5 @@ void tr2_tls_unwind(struct tr2_tls *ctx)
 {
 	if (ctx->nr > 1)
 		ctx->nr = 1;
+	ctx->filtered = (size_t)tr2_tls_top_filtered(ctx);
 }

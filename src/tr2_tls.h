@@ -25,6 +25,7 @@ struct tr2_tls {
 	size_t alloc;
 	size_t unpushed; /* regions entered when the stack could not grow:
 			  * neither they nor their leaves are traced */
+	size_t filtered; /* entries of regions a category filter hides */
 	int dispatching; /* inside a target's callback: calls are ignored */
 
 	struct tr2_thread_metrics metrics;
@@ -58,6 +59,32 @@ int tr2_tls_push(struct tr2_tls *ctx, uint64_t us);
 uint64_t tr2_tls_pop(struct tr2_tls *ctx, uint64_t us_now);
 /* Time since the innermost region started (0 on an empty stack). */
 uint64_t tr2_tls_region_elapsed(const struct tr2_tls *ctx, uint64_t us_now);
+/* Push the entry of a region that is not written (a category filter):
+ * its leave pairs with it, but it counts toward neither the nesting nor
+ * the t_rel of what happens inside it; -1 if memory ran out. */
+int tr2_tls_push_filtered(struct tr2_tls *ctx);
+/*
+ * The entry of a filtered region holds, instead of its own start, the
+ * start of the innermost written region below it (or TR2_TLS_NO_START
+ * when there is none), marked TR2_TLS_FILTERED: what happens inside it
+ * measures its t_rel from there, as if the filtered region had never
+ * been entered.  Times in microseconds never reach these bits.
+ */
+#define TR2_TLS_FILTERED (1ull << 63)
+#define TR2_TLS_NO_START (1ull << 62)
+
+/* 1 if the innermost entry is one of tr2_tls_push_filtered(). */
+static inline int tr2_tls_top_filtered(const struct tr2_tls *ctx)
+{
+	return ctx->nr && (ctx->stack[ctx->nr - 1] & TR2_TLS_FILTERED);
+}
+
+/* The nesting records show: the entries of written regions. */
+static inline size_t tr2_tls_nesting(const struct tr2_tls *ctx)
+{
+	return ctx->nr - ctx->filtered;
+}
+
 /* Drop every region above the base entry. */
 void tr2_tls_unwind(struct tr2_tls *ctx);
 

@@ -9,6 +9,7 @@
 #include "tr2_hot.h"
 #include "tr2_sys.h"
 #include "tr2_diag.h"
+#include "tr2_category.h"
 #include "tr2_config.h"
 #include "tr2_event.h"
 #include "tr2_gitloc.h"
@@ -316,7 +317,7 @@ static TR2_HOT void ev_init(struct tr2_ev *ev, enum trace2_event_kind kind,
 	uint64_t now = tr2_now_us();
 
 	tr2_ev_start(ev, kind, file, line, now, start ? now - start : 0, &tls->times);
-	ev->pub.nesting = tls->nr;
+	ev->pub.nesting = tr2_tls_nesting(tls);
 	ev->pub.thread = &tls->pub;
 	ev->pub.process = process;
 }
@@ -567,6 +568,8 @@ static void dispatch_metric(void *ctx, enum trace2_event_kind kind,
 	const struct metric_report *r = ctx;
 	struct tr2_ev *ev = r->ev;
 
+	if (!tr2_category_pass(timer ? timer->category : counter->category))
+		return;
 	ev->pub.kind = kind;
 	ev->pub.file = NULL;
 	ev->pub.line = 0;
@@ -587,7 +590,7 @@ static void tr2_atexit(void)
 		return;
 	if ((r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
 		tr2_tls_unwind(r.tls);
-		ev.pub.nesting = r.tls->nr;
+		ev.pub.nesting = tr2_tls_nesting(r.tls);
 		tr2_metrics_report_thread(&r.tls->metrics, dispatch_metric, &r);
 		tr2_metrics_merge_thread(&r.tls->metrics);
 		tr2_metrics_report_totals(dispatch_metric, &r);
@@ -630,6 +633,7 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_config_load_settings();
 	if (!open_targets())
 		return;
+	tr2_category_init(tr2_sysenv_get(TR2_SYSENV_CATEGORIES));
 	tr2_sid_get();
 	process = tr2_sid_process();
 	set_enabled(1);
@@ -1090,7 +1094,7 @@ void trace2_thread_exit_fl(const char *file, int line)
 		return;
 	}
 	tr2_tls_unwind(tls);
-	ev.pub.nesting = tls->nr;
+	ev.pub.nesting = tr2_tls_nesting(tls);
 	tr2_metrics_report_thread(&tls->metrics, dispatch_metric, &r);
 	tr2_metrics_merge_thread(&tls->metrics);
 	ev.pub.kind = TRACE2_EVENT_THREAD_EXIT;
@@ -1110,6 +1114,18 @@ static int repo_id(const struct repository *repo)
 	return repo ? repo->trace2_repo_id : TRACE2_NO_REPO;
 }
 
+/* A region whose category is filtered: on the stack, so that its leave
+ * pairs with it, but not written, nor counted in what is. */
+static void enter_filtered_region(void)
+{
+	struct tr2_tls *tls = tr2_tls_get();
+
+	if (!tls || tls->dispatching)
+		return;
+	if (tls->unpushed || tr2_tls_push_filtered(tls))
+		tls->unpushed++;
+}
+
 /*
  * The region events, the message expanded (or NULL): the entry points
  * without a message call these directly, with no va_list to set up.  A
@@ -1121,9 +1137,13 @@ static TR2_HOT void enter_region(const char *file, int line, const char *categor
 				 const char *msg)
 {
 	struct tr2_ev ev;
-	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_REGION_ENTER, file, line);
+	struct tr2_tls *tls;
 
-	if (!tls)
+	if (!tr2_category_pass(category)) {
+		enter_filtered_region();
+		return;
+	}
+	if (!(tls = ev_begin(&ev, TRACE2_EVENT_REGION_ENTER, file, line)))
 		return;
 	if (tls->unpushed || tr2_tls_push(tls, ev.pub.time_us)) {
 		tls->unpushed++;
@@ -1150,8 +1170,12 @@ static TR2_HOT void leave_region(const char *file, int line, const char *categor
 		tr2_bug_fl(TR2_GITLOC_NO_REGION, "no open regions in thread '%s'", tls->name);
 		return;
 	}
+	if (tr2_tls_top_filtered(tls)) {
+		tr2_tls_pop(tls, ev.pub.time_us);
+		return;
+	}
 	ev.pub.t_rel_us = tr2_tls_pop(tls, ev.pub.time_us);
-	ev.pub.nesting = tls->nr;
+	ev.pub.nesting = tr2_tls_nesting(tls);
 	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
 	dispatch(tls, &ev);
 }
@@ -1183,7 +1207,7 @@ TR2_HOT void trace2_region_enter_printf_va_fl(const char *file, int line,
 {
 	if (!tr2_enabled())
 		return;
-	if (fmt && *fmt)
+	if (fmt && *fmt && tr2_category_pass(category))
 		region_with_msg(0, file, line, category, label, repo, fmt, ap);
 	else
 		enter_region(file, line, category, label, repo, NULL);
@@ -1263,8 +1287,8 @@ TR2_HOT void trace2_data_string_fl(const char *file, int line, const char *categ
 			   const char *value)
 {
 	struct tr2_ev ev;
-	struct tr2_tls *tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line,
-					    category, repo, key);
+	struct tr2_tls *tls = !tr2_category_pass(category) ? NULL :
+		data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line, category, repo, key);
 
 	if (tls) {
 		ev.pub.data.value = value;
@@ -1291,7 +1315,7 @@ void trace2_data_json_fl(const char *file, int line, const char *category,
 	struct tr2_ev ev;
 	struct tr2_tls *tls;
 
-	if (!jw || tr2_jw_failed(jw))
+	if (!jw || tr2_jw_failed(jw) || !tr2_category_pass(category))
 		return;
 	tls = data_ev_begin(&ev, TRACE2_EVENT_DATA_JSON, file, line, category, repo, key);
 	if (!tls)
@@ -1374,4 +1398,12 @@ void(trace2_counter_add)(enum trace2_counter_id cid, uint64_t value)
 
 	if (m)
 		tr2_metrics_counter_add(m, (int)cid, value);
+}
+
+/* ---------------------------------------------------------------- */
+/* Category filters.                                                  */
+
+int trace2_category_enabled(const char *category)
+{
+	return tr2_enabled() && tr2_category_pass(category);
 }

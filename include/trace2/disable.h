@@ -160,6 +160,14 @@ static inline void trace2_set_config_files(const char *system_path, const char *
 static inline void trace2_flush(void) {}
 static inline void trace2_reopen(void) {}
 
+/* ---- Category filters ---- */
+
+static inline int trace2_category_enabled(const char *category)
+{
+	(void)category;
+	return 0;
+}
+
 /* ---- Child processes, exec, threads ---- */
 static inline void trace2_child_start_fl(const char *file, int line,
 					 struct trace2_child_process *cmd)

@@ -55,6 +55,8 @@ enum kind {
 	DATA_STR,      /* trace2_data_string (op = call) */
 	PRINTF,        /* trace2_printf (op = call) */
 	TIMER,         /* trace2_timer_start + trace2_timer_stop (op = pair) */
+	CATEGORY,      /* trace2_category_enabled() of a category seen before (op = call) */
+	FILTERED,      /* region_enter + region_leave of a filtered category (op = pair) */
 	FLOOR,         /* no Trace2 calls: clock_gettime + write() */
 	BUFFER_FLOOR,  /* no Trace2 calls: the least 64 KiB buffering costs */
 	RSS,           /* region pairs, resident set size before and after */
@@ -66,7 +68,8 @@ struct scenario {
 	int depth;           /* REGION: nesting depth of one iteration */
 	int threads;         /* >1: that many threads run the loop */
 	const char *targets; /* subset of "npe" the caller must enable; "b":
-			      * and GIT_TRACE2_BUFFER=64k */
+			      * and GIT_TRACE2_BUFFER=64k; "c": and
+			      * GIT_TRACE2_CATEGORIES=bench,-noise */
 	const char *what;
 };
 
@@ -89,6 +92,8 @@ static const struct scenario scenarios[] = {
 	{ "event_buffered", REGION, 1, 1, "eb", "event target, 64 KiB buffered mode; region pairs" },
 	{ "floor_buffered", BUFFER_FLOOR, 1, 1, "", "no Trace2 calls: 2 clock reads + a pair's perf lines into a 64 KiB buffer, one write() per full buffer" },
 	{ "floor_buffered_threads", BUFFER_FLOOR, 1, 2, "", "floor_buffered in 2 threads, one file" },
+	{ "category_enabled", CATEGORY, 1, 1, "pc", "perf target, GIT_TRACE2_CATEGORIES set; trace2_category_enabled() of a category seen before" },
+	{ "perf_filtered", FILTERED, 1, 1, "pc", "perf target, GIT_TRACE2_CATEGORIES set; region pairs of a filtered category (not written)" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },
@@ -222,6 +227,16 @@ static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 			trace2_timer_stop(TRACE2_TIMER_ID_TEST1);
 		}
 		return n;
+	case CATEGORY:
+		for (; i < n; i++)
+			sink += (uint64_t)trace2_category_enabled("bench");
+		return n;
+	case FILTERED:
+		for (; i < n; i++) {
+			trace2_region_enter("noise", "region", NULL);
+			trace2_region_leave("noise", "region", NULL);
+		}
+		return n;
 	case BUFFER_FLOOR:
 		fl_pair_buffered(n);
 		return n;
@@ -245,7 +260,7 @@ static void run_loop(struct loop *l)
 
 	if (!strcmp(l->sc->name, "disabled"))
 		batch = 1u << 18;
-	else if (l->sc->kind == TIMER)
+	else if (l->sc->kind == TIMER || l->sc->kind == CATEGORY)
 		batch = 1u << 14;
 
 	l->t0 = t0 = now_ns();
@@ -286,7 +301,7 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
 			 double thread_ns_per_op, uint64_t bytes)
 {
 	unsigned per = (sc->kind == REGION || sc->kind == RSS ||
-			sc->kind == REGION_PRINTF || sc->kind == TIMER ||
+			sc->kind == REGION_PRINTF || sc->kind == TIMER || sc->kind == FILTERED ||
 			sc->kind == BUFFER_FLOOR) ? 2 : 1;
 	double d = ops ? (double)ops : 1.0;
 

@@ -34,7 +34,8 @@
 # Clean environment: env -i with PATH, an empty HOME, GIT_CONFIG_NOSYSTEM=1,
 # LC_ALL=C, TZ if set, the T2BENCH_* knobs and the scenario's targets
 # (n = GIT_TRACE2, p = GIT_TRACE2_PERF, e = GIT_TRACE2_EVENT, each a regular
-# file in the scratch directory, deleted after every run).
+# file in the scratch directory, deleted after every run; b adds
+# GIT_TRACE2_BUFFER=64k, c GIT_TRACE2_CATEGORIES=bench,-noise).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,6 +84,7 @@ clean_env() {
 	case $1 in *p*) E+=("GIT_TRACE2_PERF=$dir/trace.perf") ;; esac
 	case $1 in *e*) E+=("GIT_TRACE2_EVENT=$dir/trace.event") ;; esac
 	case $1 in *b*) E+=("GIT_TRACE2_BUFFER=64k") ;; esac
+	case $1 in *c*) E+=("GIT_TRACE2_CATEGORIES=bench,-noise") ;; esac
 	rm -f "$dir"/trace.*
 }
 
@@ -219,7 +221,7 @@ for ((r = 1; r <= runs; r++)); do
 		case $s in
 		perf_buffered) floor=floor_buffered ;;
 		perf_buffered_threads) floor=floor_buffered_threads ;;
-		*) case ${targets[$s]} in *b*) floor=- ;; esac ;;
+		*) case ${targets[$s]} in *b* | *c*) floor=- ;; esac ;;
 		esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
@@ -268,6 +270,8 @@ for s in "${order[@]}"; do
 			goal = (ratio <= 1.15 ? "ok" : "MISS") " (<= 1.15 x floor)"
 		if (s == "perf_buffered")
 			goal = (med <= 150 ? "ok" : "MISS") " (<= 150 ns)"
+		if (s == "category_enabled")
+			goal = (med <= 5 ? "ok" : "MISS") " (<= 5 ns)"
 		if (s == "perf_buffered_threads" && bsingle > 0)
 			goal = sprintf("%s (%.2f x single-thread throughput; >= 1.7)",
 				       bsingle / med >= 1.7 ? "ok" : "MISS", bsingle / med)

@@ -216,6 +216,7 @@ int main(int argc, char **argv)
 	jw_release(&sub);
 	jw_release(&jw);
 
+	EXPECT(!trace2_category_enabled("app"));
 	trace2_flush();
 	trace2_reopen();
 	EXPECT(trace2_cmd_exit_fl(__FILE__, __LINE__, 4) == 4);
