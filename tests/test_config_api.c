@@ -329,6 +329,17 @@ static int max_size_of(const char *d, const struct t2_proc *p)
 	return r;
 }
 
+/* categories: v1 "-cat" filters the workload's regions, v2 "c*" does not. */
+static int categories_of(const char *d, const struct t2_proc *p)
+{
+	char *t = file_of(d, "perf.log");
+	int r = !strstr(t, "atexit") ? 0 : strstr(t, "region_enter") ? 2 : 1;
+
+	(void)p;
+	free(t);
+	return r;
+}
+
 /* A target's two keys: its destination, and its brief flag seen in log. */
 #define TARGET_KEY(setting, env) \
 	{ "trace2." setting "Target", env, "@D/a.log", "@D/b.log", { NULL }, which_file, \
@@ -363,6 +374,8 @@ static const struct key_case cases[] = {
 	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, buffer_of, NULL, NULL },
 	{ "trace2.maxFileSize", "GIT_TRACE2_MAX_FILE_SIZE", "300", "1m",
 	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, max_size_of, NULL, NULL },
+	{ "trace2.categories", "GIT_TRACE2_CATEGORIES", "-cat", "c*",
+	  { "GIT_TRACE2_PERF=@D/perf.log", NULL }, categories_of, NULL, NULL },
 };
 
 enum source { API, ENV, FILES };
