@@ -37,7 +37,7 @@ skip() { echo "$t2_test: SKIP: $*"; }
 need() {
 	sh -c "$1" >/dev/null 2>&1 && return 0
 	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
-	echo "$t2_test: installing $2"
+	echo "$t2_test: installing $2" >&2
 	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $2; } \
 		>"$tmp/apt.log" 2>&1 || tail -3 "$tmp/apt.log" >&2
 	sh -c "$1" >/dev/null 2>&1
