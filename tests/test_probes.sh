@@ -22,7 +22,7 @@ CC=${T2_CC:-cc}
 LIB_CFLAGS=${T2_LIB_CFLAGS:--D_GNU_SOURCE -Iinclude -Isrc -Itargets -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -fvisibility=hidden}
 APP_CFLAGS=${T2_APP_CFLAGS:--D_GNU_SOURCE -Iinclude -Isrc -Itargets -std=c11 -Wall -Wextra -Werror -O2 -g}
 REF=tests/probes/sdt_reference.h
-tmp=$(mktemp -d)
+tmp=${tmp:-$(mktemp -d)} # tool_test_lib.sh may have made it
 pids=
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
