@@ -128,7 +128,8 @@ chrome-deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" T2_CC="$(CC)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
+	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" T2_CC="$(CC)" T2_LIB_CFLAGS="$(CPPFLAGS) $(LIB_CFLAGS)" \
+		T2_APP_CFLAGS="$(CPPFLAGS) $(APP_CFLAGS)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
 	@T2_BIN=$(BUILD)/bin tests/run-tests.sh $(THREAD_TESTS)

@@ -16,6 +16,7 @@
 #include "tr2_json_writer.h"
 #include "tr2_metrics.h"
 #include "tr2_params.h"
+#include "tr2_probe.h"
 #include "tr2_procinfo.h"
 #include "tr2_redact.h"
 #include "tr2_settings.h"
@@ -35,10 +36,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Bit 0: the targets.  Other listeners may use other bits. */
+/* Bit 0: the targets.  Other listeners may use other bits of the low
+ * half; the high half counts probe tracers (the word is in tr2_probe.c). */
 #define TR2_LISTENER_TARGETS 1u
 
-unsigned int trace2_listener_mask;
 const char *trace2_empty_strvec[] = { NULL };
 
 static char *version_string;
@@ -369,6 +370,7 @@ dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
 		else
 			s->event(s->ctx, &ev->pub);
 	}
+	tr2_probe_event(&ev->pub);
 }
 
 /* Expand a caller's message once for all targets (NULL for no fmt). */
@@ -622,7 +624,7 @@ static void restart_in_forked_child(void)
 
 void trace2_initialize_fl(const char *file, int line)
 {
-	if (tr2_enabled()) {
+	if (trace2_is_enabled()) {
 		if (!forked_since_initialize)
 			return;
 		restart_in_forked_child();
@@ -1304,6 +1306,7 @@ TR2_HOT void trace2_data_intmax_fl(const char *file, int line, const char *categ
 
 	if (!tr2_enabled())
 		return;
+	tr2_probe_data_intmax(category, key, value);
 	*tr2_put_i64(text, value) = '\0';
 	trace2_data_string_fl(file, line, category, repo, key, text);
 }
