@@ -129,6 +129,43 @@ void tr2_metrics_after_fork(void)
 	pthread_mutex_init(&define_lock, NULL);
 }
 
+/* The defined ids' slots of m, allocated if create; NULL without them. */
+static struct tr2_defined_metrics *defined_of(const struct tr2_thread_metrics *m, int create)
+{
+	struct tr2_thread_metrics *w = (struct tr2_thread_metrics *)m;
+
+	if (!w->defined && create)
+		w->defined = tr2_sys.calloc(1, sizeof(*w->defined));
+	return w->defined;
+}
+
+/* The slot of timer (counter) id in m, NULL when it has none. */
+static struct tr2_timer *timer_of(const struct tr2_thread_metrics *m, int id, int create)
+{
+	struct tr2_defined_metrics *d;
+
+	if (id < TRACE2_NUMBER_OF_TIMERS)
+		return (struct tr2_timer *)&m->timers[id];
+	d = defined_of(m, create);
+	return d ? &d->timers[id - TRACE2_NUMBER_OF_TIMERS] : NULL;
+}
+
+static uint64_t *counter_of(const struct tr2_thread_metrics *m, int id, int create)
+{
+	struct tr2_defined_metrics *d;
+
+	if (id < TRACE2_NUMBER_OF_COUNTERS)
+		return (uint64_t *)&m->counters[id];
+	d = defined_of(m, create);
+	return d ? &d->counters[id - TRACE2_NUMBER_OF_COUNTERS] : NULL;
+}
+
+void tr2_metrics_thread_free(struct tr2_thread_metrics *m)
+{
+	tr2_sys.free(m->defined);
+	m->defined = NULL;
+}
+
 void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id)
 {
 	struct tr2_timer *t;
@@ -137,7 +174,8 @@ void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id)
 		tr2_bug("trace2_timer_start: invalid timer id: %d", id);
 		return;
 	}
-	t = &m->timers[id];
+	if (!(t = timer_of(m, id, 1)))
+		return;
 	if (t->depth++ == 0)
 		t->start_ns = tr2_now_ns();
 }
@@ -151,8 +189,8 @@ void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id)
 		tr2_bug("trace2_timer_stop: invalid timer id: %d", id);
 		return;
 	}
-	t = &m->timers[id];
-	if (!t->depth) {
+	t = timer_of(m, id, 0);
+	if (!t || !t->depth) {
 		tr2_bug("trace2_timer_stop: timer %d is not running", id);
 		return;
 	}
@@ -172,11 +210,15 @@ void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id)
 
 void tr2_metrics_counter_add(struct tr2_thread_metrics *m, int id, uint64_t value)
 {
+	uint64_t *c;
+
 	if (!is_defined(&counters, id)) {
 		tr2_bug("trace2_counter_add: invalid counter id: %d", id);
 		return;
 	}
-	m->counters[id] += value;
+	if (!(c = counter_of(m, id, 1)))
+		return;
+	*c += value;
 	m->used_counter = 1;
 	if (counters.defs[id].per_thread)
 		m->used_thread_counter = 1;
@@ -203,18 +245,16 @@ static void report_counter(tr2_metrics_report_fn *fn, void *ctx,
 void tr2_metrics_report_thread(const struct tr2_thread_metrics *m,
 			       tr2_metrics_report_fn *fn, void *ctx)
 {
-	int i;
-
-	int nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
+	int i, nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
+	const struct tr2_timer *t;
+	const uint64_t *c;
 
 	for (i = 0; m->used_thread_timer && i < nr_timers; i++)
-		if (timer_defs[i].per_thread && m->timers[i].intervals)
-			report_timer(fn, ctx, TRACE2_EVENT_TH_TIMER, &timer_defs[i],
-				     &m->timers[i]);
+		if (timer_defs[i].per_thread && (t = timer_of(m, i, 0)) && t->intervals)
+			report_timer(fn, ctx, TRACE2_EVENT_TH_TIMER, &timer_defs[i], t);
 	for (i = 0; m->used_thread_counter && i < nr_counters; i++)
-		if (counter_defs[i].per_thread && m->counters[i])
-			report_counter(fn, ctx, TRACE2_EVENT_TH_COUNTER, &counter_defs[i],
-				       m->counters[i]);
+		if (counter_defs[i].per_thread && (c = counter_of(m, i, 0)) && *c)
+			report_counter(fn, ctx, TRACE2_EVENT_TH_COUNTER, &counter_defs[i], *c);
 }
 
 static void merge_timer(struct tr2_timer *total, const struct tr2_timer *t)
@@ -235,15 +275,18 @@ static void merge_timer(struct tr2_timer *total, const struct tr2_timer *t)
 void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 {
 	int i, nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
+	const struct tr2_timer *t;
+	const uint64_t *c;
 
 	if (!m->used_timer && !m->used_counter)
 		return;
 	pthread_mutex_lock(&totals_lock);
 	for (i = 0; m->used_timer && i < nr_timers; i++)
-		if (m->timers[i].intervals)
-			merge_timer(&timer_totals[i], &m->timers[i]);
+		if ((t = timer_of(m, i, 0)) && t->intervals)
+			merge_timer(&timer_totals[i], t);
 	for (i = 0; m->used_counter && i < nr_counters; i++)
-		counter_totals[i] += m->counters[i];
+		if ((c = counter_of(m, i, 0)))
+			counter_totals[i] += *c;
 	pthread_mutex_unlock(&totals_lock);
 }
 

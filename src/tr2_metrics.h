@@ -25,10 +25,18 @@ struct tr2_timer {
 #define TR2_TIMERS_MAX (TRACE2_NUMBER_OF_TIMERS + TR2_METRICS_DEFINED_MAX)
 #define TR2_COUNTERS_MAX (TRACE2_NUMBER_OF_COUNTERS + TR2_METRICS_DEFINED_MAX)
 
+/* A thread's slots of the defined ids (14 KiB): allocated at its first
+ * use of one, so that threads that use none stay small. */
+struct tr2_defined_metrics {
+	struct tr2_timer timers[TR2_METRICS_DEFINED_MAX];
+	uint64_t counters[TR2_METRICS_DEFINED_MAX];
+};
+
 /* One thread's timers and counters, built-in and defined. */
 struct tr2_thread_metrics {
-	struct tr2_timer timers[TR2_TIMERS_MAX];
-	uint64_t counters[TR2_COUNTERS_MAX];
+	struct tr2_timer timers[TRACE2_NUMBER_OF_TIMERS];
+	uint64_t counters[TRACE2_NUMBER_OF_COUNTERS];
+	struct tr2_defined_metrics *defined; /* NULL until needed */
 	unsigned used_timer : 1, used_thread_timer : 1;
 	unsigned used_counter : 1, used_thread_counter : 1;
 };
@@ -44,7 +52,8 @@ int tr2_metrics_timer_define(const char *category, const char *name, int per_thr
 int tr2_metrics_counter_define(const char *category, const char *name, int per_thread);
 
 /* Start, stop and add; an invalid id (or a stop of a timer that is not
- * running) is a BUG and changes nothing. */
+ * running) is a BUG and changes nothing, and so does a defined id on a
+ * thread whose slots cannot be allocated. */
 void tr2_metrics_timer_start(struct tr2_thread_metrics *m, int id);
 void tr2_metrics_timer_stop(struct tr2_thread_metrics *m, int id);
 void tr2_metrics_counter_add(struct tr2_thread_metrics *m, int id, uint64_t value);
@@ -57,6 +66,8 @@ typedef void tr2_metrics_report_fn(void *ctx, enum trace2_event_kind kind,
 /* The per-thread timers and counters of m that are used. */
 void tr2_metrics_report_thread(const struct tr2_thread_metrics *m,
 			       tr2_metrics_report_fn *fn, void *ctx);
+/* Free the defined ids' slots of a thread whose context goes. */
+void tr2_metrics_thread_free(struct tr2_thread_metrics *m);
 /* Add a thread's values to the process totals. */
 void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m);
 /* The process totals that are used. */

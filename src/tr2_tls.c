@@ -22,6 +22,7 @@ void tr2_tls_after_fork(void)
 
 static void free_ctx(struct tr2_tls *ctx)
 {
+	tr2_metrics_thread_free(&ctx->metrics);
 	if (ctx->stack != ctx->inline_stack)
 		tr2_sys.free(ctx->stack);
 	tr2_sys.free(ctx);
