@@ -206,52 +206,31 @@ static inline void trace2_thread_exit_fl(const char *file, int line)
 	(void)file; (void)line;
 }
 /* ---- Regions, data, messages ---- */
-static inline void trace2_region_enter_fl(const char *file, int line, const char *category,
-					  const char *label,
-					  const struct trace2_repository *repo, ...)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo;
-}
-static inline void trace2_region_enter_printf_va_fl(const char *file, int line,
-						    const char *category, const char *label,
-						    const struct trace2_repository *repo,
-						    const char *fmt, va_list ap)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo; (void)fmt; (void)ap;
-}
-static inline TRACE2_OFF_FORMAT_(6, 7) void trace2_region_enter_printf_fl(const char *file,
-									  int line,
-									  const char *category,
-									  const char *label,
-									  const struct trace2_repository *repo,
-									  const char *fmt,
-									  ...)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo; (void)fmt;
-}
-static inline void trace2_region_leave_fl(const char *file, int line, const char *category,
-					  const char *label,
-					  const struct trace2_repository *repo, ...)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo;
-}
-static inline void trace2_region_leave_printf_va_fl(const char *file, int line,
-						    const char *category, const char *label,
-						    const struct trace2_repository *repo,
-						    const char *fmt, va_list ap)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo; (void)fmt; (void)ap;
-}
-static inline TRACE2_OFF_FORMAT_(6, 7) void trace2_region_leave_printf_fl(const char *file,
-									  int line,
-									  const char *category,
-									  const char *label,
-									  const struct trace2_repository *repo,
-									  const char *fmt,
-									  ...)
-{
-	(void)file; (void)line; (void)category; (void)label; (void)repo; (void)fmt;
-}
+/* trace2_region_<verb>_fl(), _printf_va_fl() and _printf_fl(): enter and
+ * leave take the same arguments. */
+#define TRACE2_OFF_REGION_(verb)                                                            \
+	static inline void trace2_region_##verb##_fl(const char *file, int line,             \
+						     const char *category, const char *label, \
+						     const struct trace2_repository *repo, ...) \
+	{                                                                                    \
+		(void)file; (void)line; (void)category; (void)label; (void)repo;             \
+	}                                                                                    \
+	static inline void trace2_region_##verb##_printf_va_fl(                              \
+		const char *file, int line, const char *category, const char *label,        \
+		const struct trace2_repository *repo, const char *fmt, va_list ap)           \
+	{                                                                                    \
+		(void)file; (void)line; (void)category; (void)label; (void)repo;             \
+		(void)fmt; (void)ap;                                                         \
+	}                                                                                    \
+	static inline TRACE2_OFF_FORMAT_(6, 7) void trace2_region_##verb##_printf_fl(        \
+		const char *file, int line, const char *category, const char *label,        \
+		const struct trace2_repository *repo, const char *fmt, ...)                  \
+	{                                                                                    \
+		(void)file; (void)line; (void)category; (void)label; (void)repo; (void)fmt;  \
+	}
+TRACE2_OFF_REGION_(enter)
+TRACE2_OFF_REGION_(leave)
+#undef TRACE2_OFF_REGION_
 static inline void trace2_data_string_fl(const char *file, int line, const char *category,
 					 const struct trace2_repository *repo,
 					 const char *key, const char *value)
