@@ -6,7 +6,8 @@
 #     theirs.  The argument descriptions equal, probe for probe, those of
 #     the same sources compiled with SystemTap's <sys/sdt.h> in place of
 #     our notes (tests/probes/sdt_reference.h): for x86-64 and, cross
-#     compiled, for aarch64.
+#     compiled, for aarch64; user probes in C++ (tests/probes/probe_cxx.cc,
+#     g++ and clang++) have the same argument sizes.
 #  2. bpftrace, as root: attached by path to the test program and to the
 #     example with no target on, exact hit counts and argument values,
 #     the semaphores set while attached and clear after.
@@ -48,6 +49,11 @@ notes() {
 		/Name:/ { n = $2 }
 		/Semaphore:/ { s = $NF }
 		/Arguments:/ { sub(/^ *Arguments: */, ""); if (p == want) print n, s, $0 }'
+}
+
+# sizes FILE: each t2cxx probe's name and its arguments' sizes ("-4").
+sizes() {
+	notes "$1" t2cxx | awk '{ out = $1; for (i = 3; i <= NF; i++) { split($i, a, "@"); out = out " " a[1] } print out }'
 }
 
 # args_same WHAT OURS REFERENCE PROVIDER: the names and argument descriptions.
@@ -107,6 +113,32 @@ else
 	args_same "x86-64 libtrace2.so" "$so" "$tmp/ref_lib.o" trace2
 	args_same "x86-64 library probes in a program" "$prog" "$tmp/ref_lib.o" trace2
 	args_same "x86-64 user probes" "$prog" "$tmp/ref_prog.o" t2test
+
+	# C++ (g++ and clang++, C++11 and C++20): the registers each build
+	# picks differ with the templates around the asm, so only the sizes
+	# and signedness ("-4@") are compared.
+	for cxx in g++ clang++; do
+		if ! command -v $cxx >/dev/null 2>&1; then
+			skip "no $cxx: C++ user probes not built with it"
+			continue
+		fi
+		for std in c++11 c++20; do
+			what="C++ user probes ($cxx -std=$std)"
+			if $cxx -std=$std -Wall -Wextra -Werror -O2 -Iinclude tests/probes/probe_cxx.cc \
+				-o "$tmp/cxx" &&
+			   $cxx -std=$std -O2 -Iinclude -include $REF tests/probes/probe_cxx.cc \
+				-o "$tmp/cxx_ref"; then
+				sizes "$tmp/cxx" >"$tmp/ours"
+				sizes "$tmp/cxx_ref" >"$tmp/ref"
+				[ "$(wc -l <"$tmp/ours")" = 6 ] && ok || bad "$what: $(wc -l <"$tmp/ours") probes, not 6"
+				same "$what: argument sizes as <sys/sdt.h>'s" "$tmp/ref" "$tmp/ours"
+				[ "$("$tmp/cxx")" = evaluated=0 ] && ok ||
+					bad "$what: the gated probe's arguments were evaluated with nothing attached"
+			else
+				bad "$what: build failed"
+			fi
+		done
+	done
 
 	# aarch64: sys/sdt.h is the same for every architecture; only it is
 	# taken from the host's include directory.

@@ -15,14 +15,15 @@
  *
  * The probes are ELF notes of type NT_STAPSDT in the section
  * .note.stapsdt, in the format of SystemTap's <sys/sdt.h> (version 3),
- * written for x86-64 and little-endian aarch64 (GCC or clang, C).
- * Elsewhere (another architecture, C++, or TRACE2_PROBE_OFF defined) a
- * probe compiles to nothing and its arguments are not evaluated.
+ * written for x86-64 and little-endian aarch64 (GCC or clang, C or
+ * C++11 and later).  Elsewhere (another architecture or compiler, or
+ * TRACE2_PROBE_OFF defined) a probe compiles to nothing and its arguments
+ * are not evaluated.
  */
 #ifndef TRACE2_PROBE_H
 #define TRACE2_PROBE_H
 
-#if !defined(TRACE2_PROBE_OFF) && !defined(__cplusplus) && defined(__ELF__) && \
+#if !defined(TRACE2_PROBE_OFF) && defined(__ELF__) && \
 	(defined(__GNUC__) || defined(__clang__)) &&                              \
 	(defined(__x86_64__) ||                                                    \
 	 (defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))
@@ -105,6 +106,25 @@
  * a signed integer; a pointer or array is an unsigned address.  The
  * operand size code is printed negated (%n) with no immediate prefix.
  */
+#ifdef __cplusplus
+/* C++ has no __builtin_choose_expr: the argument's type decides, through
+ * templates (references and cv-qualifiers removed; arrays and pointers
+ * are addresses; only a signed integer type is signed, an enum is not). */
+#include <type_traits>
+template <typename T> struct trace2_probe_arg_ {
+	static const bool addr = false;
+	static const bool is_signed = std::is_integral<T>::value && std::is_signed<T>::value;
+};
+template <typename T> struct trace2_probe_arg_<T *> {
+	static const bool addr = true;
+	static const bool is_signed = false;
+};
+template <typename T, decltype(sizeof(0)) N> struct trace2_probe_arg_<T[N]> : trace2_probe_arg_<T *> {};
+#define TRACE2_PROBE_TYPE_(x)                                                 \
+	trace2_probe_arg_<std::remove_cv<std::remove_reference<decltype(x)>::type>::type>
+#define TRACE2_PROBE_IS_ADDR_(x) (TRACE2_PROBE_TYPE_(x)::addr)
+#define TRACE2_PROBE_SIGNED_(x) (TRACE2_PROBE_TYPE_(x)::is_signed)
+#else
 #define TRACE2_PROBE_IS_ADDR_(x)                                              \
 	(__builtin_classify_type(x) == 5 || __builtin_classify_type(x) == 14)
 #define TRACE2_PROBE_INT_TYPE_(x)                                             \
@@ -113,6 +133,7 @@
 #define TRACE2_PROBE_SIGNED_(x)                                               \
 	(!TRACE2_PROBE_IS_ADDR_(x) &&                                         \
 	 !((TRACE2_PROBE_INT_TYPE_(x))-1 > (TRACE2_PROBE_INT_TYPE_(x))0))
+#endif
 #define TRACE2_PROBE_SIZE_(x)                                                 \
 	((int)(TRACE2_PROBE_IS_ADDR_(x) ? sizeof(void *) : sizeof(x)))
 #define TRACE2_PROBE_OP_(i, x)                                                \
