@@ -370,8 +370,9 @@ void trace2_flush(void);
  * records go to the new file, none lost or written twice.  Records still
  * in buffered mode's buffers go to the new file when written: call
  * trace2_flush() first to have them in the old one.  Streams, sockets,
- * inherited fds and the maxFiles sentinel are left as they are.
- * Async-signal-safe (open, fstat, fcntl, dup3, close and atomics only),
+ * inherited fds and the maxFiles sentinel are left as they are.  A new,
+ * empty file starts with the target's head (the chrome target's "[").
+ * Async-signal-safe (open, write, fstat, fcntl, dup3, close and atomics),
  * so a SIGHUP handler may call it; any thread.
  */
 void trace2_reopen(void);

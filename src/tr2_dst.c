@@ -448,6 +448,15 @@ void tr2_dst_close(struct tr2_dst *dst)
 	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
 }
 
+int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len)
+{
+	if (len > sizeof(dst->head))
+		return -1;
+	memcpy(dst->head, head, len);
+	dst->head_len = len;
+	return 0;
+}
+
 /* The name's new file onto the descriptor number old; 1 if done. */
 static int replace_file(struct tr2_dst *dst, int old)
 {
@@ -460,6 +469,10 @@ static int replace_file(struct tr2_dst *dst, int old)
 	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
 	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && dup3(fd, old, O_CLOEXEC) >= 0) {
+		/* a new file starts as the first did (a JSON array's "[") */
+		if (!st.st_size && dst->head_len &&
+		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
+			st.st_size = (off_t)dst->head_len;
 		__atomic_store_n(&dst->size, (uint64_t)st.st_size, __ATOMIC_RELAXED);
 		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
 		done = 1;

@@ -20,6 +20,9 @@ enum tr2_dst_kind {
 	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
 };
 
+/* The most bytes a target's head may have (TRACE2_OUTPUT_HEAD_MAX). */
+#define TR2_DST_HEAD_MAX 64
+
 struct tr2_dst {
 	int setting;            /* the settings row naming this destination */
 	int slot;               /* index of its per-thread buffer, once open */
@@ -39,6 +42,8 @@ struct tr2_dst {
 	enum tr2_dst_kind kind;
 	char *path;             /* the file trace2 opened, for tr2_dst_reopen() */
 	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
+	char head[TR2_DST_HEAD_MAX]; /* what a new file starts with (reopen) */
+	size_t head_len;
 	uint64_t size;          /* atomic: the file's bytes, as this process
 				 * counts them from its size when opened */
 	int capped;             /* atomic: the sentinel line was written */
@@ -51,6 +56,10 @@ struct tr2_dst {
 	 * several pieces never interleave */
 	pthread_mutex_t lock;
 };
+
+/* Set what a file put in place by tr2_dst_reopen() starts with: 0, or -1
+ * if it is longer than TR2_DST_HEAD_MAX. */
+int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len);
 
 /* How many destinations can be open at once (one per target). */
 #define TR2_DST_MAX 32

@@ -30,6 +30,13 @@ int trace2_output_write(struct trace2_output *out, const void *record,
 	return tr2_dst_is_on(dst) ? 0 : -1;
 }
 
+int trace2_output_set_head(struct trace2_output *out, const void *head, size_t len)
+{
+	struct tr2_dst *dst = tr2_dst_of(out);
+
+	return dst ? tr2_dst_set_head(dst, head, len) : -1;
+}
+
 TR2_HOT void tr2_json_add_str(struct tr2_buf *b, const char *key, size_t key_len,
 			      const char *value)
 {

@@ -788,6 +788,8 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	pthread_mutex_init(&st->lock, NULL);
 	st->argv0[0] = st->cmd[0] = st->mode[0] = '\0';
 	memset(st->children, 0, sizeof(st->children));
+	if (config->output)
+		trace2_output_set_head(config->output, "[\n", 2); /* for reopen */
 	if (config->created && config->output)
 		trace2_output_write(config->output, "[\n", 2, NULL);
 	return 0;

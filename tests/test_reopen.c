@@ -184,6 +184,61 @@ static void test_reopen_plain(void **state)
 	expect_split(f, "1 2 3 4 5 6 7", "8 9 10");
 }
 
+/* The chrome target's file: 1..5, renamed, 6..7, reopen, 8..10. */
+static void chrome_scenario(void *arg)
+{
+	const struct fx *f = arg;
+	char *path = t2_path(f->dir, "chrome.json"), *old = t2_xfmt("%s.1", path);
+
+	trace2_initialize();
+	CHECK(trace2_is_enabled());
+	records(1, 5);
+	CHECK(rename(path, old) == 0);
+	records(6, 7);
+	trace2_reopen();
+	records(8, 10);
+	free(path);
+	free(old);
+}
+
+/* Both files are JSON arrays as the target writes them: "[", then one
+ * event a line, each ending in ",". */
+static void expect_chrome_array(const char *path, const char *want_numbers)
+{
+	char *text = t2_read_file(path, NULL), *n = numbers(text), *line, *save = NULL;
+	int lines = 0;
+
+	assert_non_null(text);
+	if (strncmp(text, "[\n{", 3))
+		fail_msg("%s does not start with \"[\": %.40s", path, text);
+	for (line = strtok_r(text + 2, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line);
+
+		lines++;
+		if (line[0] != '{' || len < 2 || strcmp(line + len - 2, "},"))
+			fail_msg("%s: line %d is not an event: %s", path, lines + 1, line);
+	}
+	if (strcmp(n, want_numbers))
+		fail_msg("%s: records \"%s\", want \"%s\"", path, n, want_numbers);
+	free(n);
+	free(text);
+}
+
+static void test_reopen_chrome_head(void **state)
+{
+	struct fx *f = *state;
+	char *path = t2_path(f->dir, "chrome.json"), *old = t2_xfmt("%s.1", path);
+	char *env = t2_xfmt("GIT_TRACE2_CHROME=%s", path);
+	const char *const envs[] = { env, NULL };
+
+	assert_int_equal(t2_run_noinit(chrome_scenario, f, envs), 0);
+	expect_chrome_array(old, "1 2 3 4 5 6 7");
+	expect_chrome_array(path, "8 9 10");
+	free(env);
+	free(old);
+	free(path);
+}
+
 static void test_reopen_from_sighup_handler(void **state)
 {
 	struct fx *f = *state;
@@ -558,7 +613,8 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_reopen_plain),
-		T(test_reopen_from_sighup_handler),
+		T(test_reopen_chrome_head),
+	T(test_reopen_from_sighup_handler),
 		T(test_reopen_buffered),
 		T(test_reopen_buffered_after_flush),
 		T(test_reopen_directory_mode),

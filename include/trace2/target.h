@@ -251,6 +251,12 @@ static inline int trace2_output_write(struct trace2_output *out, const void *rec
 	(void)out; (void)record; (void)len; (void)ev;
 	return -1;
 }
+static inline int trace2_output_set_head(struct trace2_output *out, const void *head,
+					 size_t len)
+{
+	(void)out; (void)head; (void)len;
+	return -1;
+}
 static inline int trace2_register_target(const struct trace2_target *target, void *ctx)
 {
 	(void)target; (void)ctx;
@@ -286,6 +292,17 @@ struct trace2_output;
  */
 int trace2_output_write(struct trace2_output *out, const void *record,
 			size_t len, const struct trace2_event *ev);
+
+/*
+ * The bytes that start the output's file, for files the library puts in
+ * its place later: trace2_reopen() (log rotation) writes them at the
+ * start of a new, empty file, as open() wrote them at the start of the
+ * first (when config->created).  A format with an opening, such as the
+ * "[" of a JSON array, sets it in open().  At most TRACE2_OUTPUT_HEAD_MAX
+ * bytes, copied.  Returns 0, or -1 (no output, too long).
+ */
+#define TRACE2_OUTPUT_HEAD_MAX 64
+int trace2_output_set_head(struct trace2_output *out, const void *head, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Targets.                                                             */

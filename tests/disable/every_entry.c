@@ -99,6 +99,7 @@ int main(int argc, char **argv)
 	trace2_set_config_files(NULL, NULL);
 	EXPECT(trace2_register_target(&target, NULL) == 0);
 	EXPECT(trace2_output_write(NULL, "x", 1, NULL) == -1);
+	EXPECT(trace2_output_set_head(NULL, "[", 1) == -1);
 	trace2_initialize_clock();
 	trace2_initialize();
 	trace2_initialize_fl(__FILE__, __LINE__);
