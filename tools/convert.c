@@ -104,40 +104,14 @@ struct convert {
 	struct tr2_tgt_state st;              /* perf, normal */
 	struct trace2_target_config config;
 	struct t2_reader *reader;
-	unsigned long skipped;
 	long next_pid;                        /* chrome: for SIDs without one */
 };
-
-static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
-		     int ignored, int no_newline)
-{
-	struct convert *c = ctx;
-
-	(void)ignored;
-	c->skipped++;
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
-		no_newline ? " (last line, no newline)" : "");
-}
-
-/* A record a target can take: a known event of a known process and thread. */
-static int usable(struct convert *c, const struct t2_record *rec)
-{
-	if (!rec->known)
-		return 0; /* another version's event: nothing to write */
-	if (!rec->proc || !rec->thread) {
-		c->skipped++;
-		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
-			rec->proc ? "\"thread\"" : "\"sid\"");
-		return 0;
-	}
-	return 1;
-}
 
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
 
-	if (!usable(c, rec))
+	if (!t2_record_usable(rec, 0))
 		return;
 	c->target->event(&c->st, &rec->ev.pub);
 	if (!tr2_dst_is_on(c->st.dst))
@@ -273,7 +247,7 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 	struct trace2_event *ev = &rec->ev.pub;
 	struct chrome_proc *cp;
 
-	if (!usable(c, rec))
+	if (!t2_record_usable(rec, 0))
 		return;
 	cp = rec->proc->user ? rec->proc->user : chrome_open(c, rec->proc, ev->time_us);
 	if (!cp->st)
@@ -364,7 +338,7 @@ int cmd_convert(int argc, char **argv)
 	} else if (c.target->open(&c.st, &c.config)) {
 		return 2;
 	}
-	t2_reader_init(&r, chrome ? chrome_record : record, bad_line, &c);
+	t2_reader_init(&r, chrome ? chrome_record : record, t2_report_bad_line, &c);
 	c.reader = &r;
 	for (; i < argc && !r.stop; i++)
 		if (t2_reader_read_path(&r, argv[i]))

@@ -639,7 +639,6 @@ struct otlp {
 	size_t pending;          /* the trees' pending bytes */
 	struct span *spare;      /* spans for reuse (span.up) */
 	struct sb line;
-	unsigned long skipped;
 	FILE *out;
 };
 
@@ -1199,9 +1198,8 @@ static void set_exit(struct oproc *op, int code)
 }
 
 /* A record of a process after its atexit: its span is out already. */
-static void after_atexit(struct otlp *o, struct oproc *op, const struct t2_record *rec)
+static void after_atexit(struct oproc *op, const struct t2_record *rec)
 {
-	o->skipped++;
 	if (!op->late)
 		fprintf(stderr, "%s:%lu: after the atexit of %s; skipped (and any later records of it)\n",
 			rec->src, rec->lineno, op->p->pub.sid);
@@ -1240,17 +1238,11 @@ static void on_record(void *ctx, struct t2_record *rec)
 	struct sb *a;
 	uint64_t ns = ns_of(rec);
 
-	if (!rec->known)
+	if (!t2_record_usable(rec, 0))
 		return;
-	if (!rec->proc || !rec->thread) {
-		o->skipped++;
-		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
-			rec->proc ? "\"thread\"" : "\"sid\"");
-		return;
-	}
 	op = get_proc(o, rec);
 	if (op->ended) {
-		after_atexit(o, op, rec);
+		after_atexit(op, rec);
 		return;
 	}
 	if (op->in_window && ev->kind != TRACE2_EVENT_VERSION && ev->kind != TRACE2_EVENT_START &&
@@ -1423,17 +1415,6 @@ static void on_record(void *ctx, struct t2_record *rec)
 		proc_end(o, op);
 }
 
-static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
-		     int ignored, int no_newline)
-{
-	struct otlp *o = ctx;
-
-	(void)ignored;
-	o->skipped++;
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
-		no_newline ? " (last line, no newline)" : "");
-}
-
 /* ------------------------------------------------------------------ */
 /* Setup and the end                                                   */
 /* ------------------------------------------------------------------ */
@@ -1520,7 +1501,7 @@ int otlp_convert(char **paths, int npaths, FILE *out)
 	struct t2_reader r;
 	int i, ret = 0;
 
-	t2_reader_init(&r, on_record, bad_line, o);
+	t2_reader_init(&r, on_record, t2_report_bad_line, o);
 	for (i = 0; i < npaths; i++)
 		if (t2_reader_read_path(&r, paths[i]))
 			ret = 1;

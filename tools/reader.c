@@ -112,6 +112,27 @@ void t2_reader_free(struct t2_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
+			int ignored, int no_newline)
+{
+	(void)ctx;
+	(void)ignored;
+	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
+		no_newline ? " (last line, no newline)" : "");
+}
+
+int t2_record_usable(const struct t2_record *rec, int quiet)
+{
+	if (!rec->known)
+		return 0; /* another version's event: nothing to do with it */
+	if (rec->proc && rec->thread)
+		return 1;
+	if (!quiet)
+		fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
+			rec->proc ? "\"thread\"" : "\"sid\"");
+	return 0;
+}
+
 int t2_pid_of_sid(const char *sid, uint32_t *pid)
 {
 	const char *own = strrchr(sid, '/'), *p, *q = NULL;

@@ -263,7 +263,6 @@ struct t2_summary {
 	unsigned long nproc;
 	unsigned long open_regions;   /* never left: not counted */
 	unsigned long lone_leaves;    /* region_leave without its enter: skipped */
-	unsigned long skipped;
 };
 
 static void set_str(char **dst, const char *s)
@@ -323,18 +322,6 @@ static void region_leave(struct t2_summary *s, struct sthread *t, const struct t
 	k->hist[h_bucket(us)]++;
 }
 
-static void bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
-		     int ignored, int no_newline)
-{
-	struct t2_summary *s = ctx;
-
-	(void)ignored;
-	s->skipped++;
-	if (!s->quiet)
-		fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
-		no_newline ? " (last line, no newline)" : "");
-}
-
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct t2_summary *s = ctx;
@@ -344,15 +331,8 @@ static void record(void *ctx, struct t2_record *rec)
 	struct mkey *m;
 	const char *a0, *slash;
 
-	if (!rec->known)
+	if (!t2_record_usable(rec, s->quiet))
 		return;
-	if (!rec->proc || !rec->thread) {
-		s->skipped++;
-		if (!s->quiet)
-			fprintf(stderr, "%s:%lu: no %s string; skipped\n", rec->src, rec->lineno,
-			rec->proc ? "\"thread\"" : "\"sid\"");
-		return;
-	}
 	if (!rec->proc->user) {
 		p = rec->proc->user = xcalloc(1, sizeof(*p));
 		p->seq = s->nproc++;
@@ -900,7 +880,7 @@ struct t2_summary *t2_summary_new(struct t2_reader *r, int quiet)
 	table_init(&s->timers);
 	table_init(&s->counters);
 	s->quiet = quiet;
-	t2_reader_init(r, record, bad_line, s);
+	t2_reader_init(r, record, quiet ? NULL : t2_report_bad_line, s);
 	s->reader = r;
 	return s;
 }
