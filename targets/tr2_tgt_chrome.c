@@ -408,24 +408,62 @@ static void set_name_part(state *st, event_t *ev, char *part, const char *value)
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* ,"<key>": for a key known only at run time. */
+static void add_key(struct tr2_buf *b, const char *key)
+{
+	tr2_buf_addlit(b, ",\"");
+	tr2_buf_adds(b, key);
+	tr2_buf_addlit(b, "\":");
+}
+
+/* An instant event that only describes the process, left out in brief
+ * mode (0 then): the caller adds its args, then calls described_end(). */
+static int described_begin(state *st, struct tr2_buf *b, event_t *ev, const char *name,
+			   size_t *at)
+{
+	if (st->base.brief)
+		return 0;
+	thread_of(st, ev);
+	instant(st, b, ev, name, NULL);
+	*at = args_begin(b);
+	return 1;
+}
+
+static void described_end(const state *st, struct tr2_buf *b, size_t at, event_t *ev)
+{
+	args_end(b, at);
+	finish(st, b, ev->time_us);
+}
+
+/* An instant event with an argv member (and an optional string). */
+static void with_argv(state *st, event_t *ev, const char *name, const char *skey,
+		      const char *sval, const char *const *argv, int id)
+{
+	struct tr2_buf b;
+	size_t at;
+
+	if (!described_begin(st, &b, ev, name, &at))
+		return;
+	if (id >= 0)
+		TR2_JSON_INT(&b, "exec_id", id);
+	if (sval) {
+		add_key(&b, skey);
+		tr2_buf_add_json_str(&b, sval);
+	}
+	TR2_JSON_KEY(&b, "argv");
+	tr2_json_add_argv(&b, argv, 0);
+	described_end(st, &b, at, ev);
+}
+
 static void start(state *st, event_t *ev)
 {
 	const char *argv0 = ev->start.argv ? ev->start.argv[0] : NULL;
 	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
-	struct tr2_buf b;
-	size_t at;
 
 	thread_of(st, ev);
 	if (argv0)
 		set_name_part(st, ev, st->argv0, base ? base + 1 : argv0);
-	if (st->base.brief)
-		return;
-	instant(st, &b, ev, "start", NULL);
-	at = args_begin(&b);
-	TR2_JSON_KEY(&b, "argv");
-	tr2_json_add_argv(&b, ev->start.argv, 0);
-	args_end(&b, at);
-	finish(st, &b, ev->time_us);
+	with_argv(st, ev, "start", NULL, NULL, ev->start.argv, -1);
 }
 
 /*
@@ -690,45 +728,15 @@ static void simple(state *st, event_t *ev, const char *name, int keep_in_brief,
 	if (!st->base.brief) {
 		at = args_begin(&b);
 		if (skey && sval) {
-			tr2_buf_addlit(&b, ",\"");
-			tr2_buf_adds(&b, skey);
-			tr2_buf_addlit(&b, "\":");
+			add_key(&b, skey);
 			tr2_buf_add_json_str(&b, sval);
 		}
 		if (ikey) {
-			tr2_buf_addlit(&b, ",\"");
-			tr2_buf_adds(&b, ikey);
-			tr2_buf_addlit(&b, "\":");
+			add_key(&b, ikey);
 			tr2_buf_add_i64(&b, ival);
 		}
 		args_end(&b, at);
 	}
-	finish(st, &b, ev->time_us);
-}
-
-/* An instant event with an argv member (and an optional string). */
-static void with_argv(state *st, event_t *ev, const char *name, const char *skey,
-		      const char *sval, const char *const *argv, int id)
-{
-	struct tr2_buf b;
-	size_t at;
-
-	if (st->base.brief)
-		return;
-	thread_of(st, ev);
-	instant(st, &b, ev, name, NULL);
-	at = args_begin(&b);
-	if (id >= 0)
-		TR2_JSON_INT(&b, "exec_id", id);
-	if (sval) {
-		tr2_buf_addlit(&b, ",\"");
-		tr2_buf_adds(&b, skey);
-		tr2_buf_addlit(&b, "\":");
-		tr2_buf_add_json_str(&b, sval);
-	}
-	TR2_JSON_KEY(&b, "argv");
-	tr2_json_add_argv(&b, argv, 0);
-	args_end(&b, at);
 	finish(st, &b, ev->time_us);
 }
 
@@ -737,17 +745,13 @@ static void def_param(state *st, event_t *ev)
 	struct tr2_buf b;
 	size_t at;
 
-	if (st->base.brief)
+	if (!described_begin(st, &b, ev, "def_param", &at))
 		return;
-	thread_of(st, ev);
-	instant(st, &b, ev, "def_param", NULL);
-	at = args_begin(&b);
 	TR2_JSON_STR(&b, "scope", ev->def_param.scope);
 	TR2_JSON_STR(&b, "param", ev->def_param.param);
 	if (ev->def_param.value)
 		TR2_JSON_STR(&b, "value", ev->def_param.value);
-	args_end(&b, at);
-	finish(st, &b, ev->time_us);
+	described_end(st, &b, at, ev);
 }
 
 static void def_repo(state *st, event_t *ev)
@@ -755,15 +759,11 @@ static void def_repo(state *st, event_t *ev)
 	struct tr2_buf b;
 	size_t at;
 
-	if (st->base.brief)
+	if (!described_begin(st, &b, ev, "def_repo", &at))
 		return;
-	thread_of(st, ev);
-	instant(st, &b, ev, "def_repo", NULL);
-	at = args_begin(&b);
 	add_repo(&b, ev->def_repo.repo_id);
 	TR2_JSON_STR(&b, "worktree", ev->def_repo.worktree);
-	args_end(&b, at);
-	finish(st, &b, ev->time_us);
+	described_end(st, &b, at, ev);
 }
 
 /* ---------------------------------------------------------------- */
