@@ -67,13 +67,15 @@ static void create_key(void)
 	pthread_atfork(NULL, NULL, forget_after_fork);
 }
 
-void tr2_dst_buffer_init(void)
+void tr2_dst_buffer_init(size_t default_size)
 {
 	const char *v = tr2_sysenv_get(TR2_SYSENV_BUFFER);
-	size_t size = 0;
+	size_t size = default_size;
 
 	buffer_size = 0;
-	if (v && !tr2_parse_size(v, &size) && size)
+	if (v && tr2_parse_size(v, &size))
+		size = default_size;
+	if (size)
 		buffer_size = size > BUFFER_MAX ? BUFFER_MAX : size;
 	tr2_dst_buffered = buffer_size > 0;
 	if (buffer_size)
@@ -209,7 +211,9 @@ TR2_HOT void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t
 		/* published after the copy: len only ever covers whole records */
 		__atomic_store_n(&b->len, b->len + len, __ATOMIC_RELEASE);
 	}
-	if (us_now - b->last_flush_us > FLUSH_INTERVAL_US)
+	/* the deferred writer's records of several threads are not in time
+	 * order: an older one must not look 2^64 us late */
+	if (us_now > b->last_flush_us + FLUSH_INTERVAL_US)
 		flush(b, us_now);
 	give_back(b);
 }

@@ -11,8 +11,8 @@ struct tr2_dst;
 /* Buffered mode is on (GIT_TRACE2_BUFFER, set at initialize). */
 extern int tr2_dst_buffered;
 
-/* Read the size once at initialize. */
-void tr2_dst_buffer_init(void);
+/* Read the size once at initialize; default_size (0: off) when unset. */
+void tr2_dst_buffer_init(size_t default_size);
 /* tr2_dst_write() in buffered mode. */
 void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t len,
 			    uint64_t us_now);

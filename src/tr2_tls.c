@@ -84,6 +84,15 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 	return ctx;
 }
 
+void tr2_tls_adopt(struct tr2_tls *ctx)
+{
+	ctx->stack = ctx->inline_stack;
+	ctx->alloc = TR2_INLINE_STACK;
+	ctx->nr = 1;
+	tr2_time_cache_init(&ctx->times);
+	current = ctx;
+}
+
 void tr2_tls_init(void)
 {
 	tr2_clock_capture_start();

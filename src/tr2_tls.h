@@ -49,6 +49,10 @@ struct tr2_tls *tr2_tls_main(void);
 struct tr2_tls *tr2_tls_current(void);
 /* Create the calling thread's context named "thNN:<base>", starting now. */
 struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start);
+/* Make ctx (zeroed by the caller, who owns it) the calling thread's
+ * context without numbering it: the deferred writer's, which replays
+ * other threads' records under their names (tr2_defer.c). */
+void tr2_tls_adopt(struct tr2_tls *ctx);
 /* Destroy the calling thread's context. */
 void tr2_tls_destroy(void);
 int tr2_tls_is_main(const struct tr2_tls *ctx);

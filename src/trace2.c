@@ -11,6 +11,7 @@
 #include "tr2_diag.h"
 #include "tr2_category.h"
 #include "tr2_config.h"
+#include "tr2_defer.h"
 #include "tr2_event.h"
 #include "tr2_gitloc.h"
 #include "tr2_json_writer.h"
@@ -240,15 +241,29 @@ static void switch_off(const void *dst)
 			__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
 }
 
-/* Buffered records out now, and what targets hold back. */
-static void flush_targets(void)
+/* Buffered records out now, and what targets hold back; from a fatal
+ * signal's handler, only the buffers. */
+static void flush_outputs(int from_signal)
 {
 	int i;
 
+	if (from_signal) {
+		tr2_dst_flush_from_signal();
+		return;
+	}
 	tr2_dst_flush_all();
 	for (i = 0; i < nslots; i++)
 		if (slots[i].target->flush && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
 			slots[i].target->flush(slots[i].ctx);
+}
+
+/* Every record out now: the deferred ones first. */
+static void flush_targets(void)
+{
+	if (__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED))
+		tr2_defer_drain(); /* flushes, with the consumer lock held */
+	else
+		flush_outputs(0);
 }
 
 static void shutdown_targets(void)
@@ -356,7 +371,7 @@ static void call_guarded(struct tr2_tls *tls, const struct slot *s,
  * built-in target writes must still be traced.
  */
 static TR2_HOT inline __attribute__((always_inline)) void
-dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
+call_targets(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	int i, n = nactive;
 
@@ -370,8 +385,38 @@ dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
 		else
 			s->event(s->ctx, &ev->pub);
 	}
+}
+
+/* The record to the targets, or in deferred mode to the thread's ring;
+ * the probes fire on the calling thread either way. */
+static TR2_HOT inline __attribute__((always_inline)) void
+dispatch(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	if (!__builtin_expect(__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED), 0) ||
+	    tr2_defer_push(tls, ev))
+		call_targets(tls, ev);
 	tr2_probe_event(&ev->pub);
 }
+
+/* Deferred mode: a queued record comes back, on the writer thread or a
+ * thread that drains; from a fatal signal's handler only to the targets
+ * that are async-signal-safe for every kind. */
+static void replay(struct tr2_tls *self, struct tr2_ev *ev, int from_signal)
+{
+	int i;
+
+	ev->pub.process = process;
+	if (!from_signal) {
+		call_targets(self, ev);
+		return;
+	}
+	for (i = 0; i < nactive; i++)
+		if ((active[i]->target->flags & TRACE2_TARGET_SIGNAL_SAFE) &&
+		    __atomic_load_n(&active[i]->on, __ATOMIC_RELAXED))
+			call_guarded(self, active[i], &ev->pub);
+}
+
+static const struct tr2_defer_ops defer_ops = { replay, flush_outputs };
 
 /* Expand a caller's message once for all targets (NULL for no fmt). */
 static TR2_HOT const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
@@ -420,6 +465,8 @@ static void report_signal(int signo, int fatal)
 	tr2_clock_signal_context(1);
 	tr2_dst_signal_context(1);
 	tr2_dst_finish_interrupted();
+	if (fatal)
+		tr2_defer_drain_from_signal();
 	ev_init(&ev, TRACE2_EVENT_SIGNAL, tls, NULL, 0);
 	ev.pub.signal.signo = signo;
 	dispatch(tls, &ev);
@@ -590,6 +637,7 @@ static void tr2_atexit(void)
 
 	if (!tr2_enabled())
 		return;
+	tr2_defer_stop(); /* from here on, records go out directly */
 	if ((r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
 		tr2_tls_unwind(r.tls);
 		ev.pub.nesting = tr2_tls_nesting(r.tls);
@@ -622,6 +670,22 @@ static void restart_in_forked_child(void)
 	config_listed = env_listed = 0;
 }
 
+/* Buffered mode, and deferred mode on top of it (the writer thread
+ * writes through a buffer of its own, 64 KiB unless set). */
+static void start_deferred_mode(void)
+{
+	int deferred = tr2_sysenv_bool(TR2_SYSENV_DEFERRED, 0);
+	size_t ring = 0;
+	const char *v = tr2_sysenv_get(TR2_SYSENV_DEFERRED_RING);
+
+	tr2_dst_buffer_init(deferred ? TR2_DEFER_BUFFER : 0);
+	if (!deferred)
+		return;
+	if (!v || tr2_parse_size(v, &ring) || !ring)
+		ring = TR2_DEFER_RING;
+	tr2_defer_start(&defer_ops, ring);
+}
+
 void trace2_initialize_fl(const char *file, int line)
 {
 	if (trace2_is_enabled()) {
@@ -646,7 +710,7 @@ void trace2_initialize_fl(const char *file, int line)
 		pthread_atfork(NULL, NULL, reset_locks_after_fork);
 		atexit_registered = 1;
 	}
-	tr2_dst_buffer_init();
+	start_deferred_mode();
 	tr2_signals_install(report_signal);
 	tr2_tls_init();
 	emit_version(file, line);
@@ -736,6 +800,7 @@ int trace2_cmd_exit_fl(const char *file, int line, int code)
 	exit_code = code;
 	ev.pub.exit.code = code;
 	dispatch(tls, &ev);
+	tr2_defer_drain();
 	return code;
 }
 

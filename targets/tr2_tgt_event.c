@@ -491,6 +491,7 @@ const struct trace2_target tr2_tgt_event = {
 	.abi_version = TRACE2_TARGET_ABI_VERSION,
 	.name = "event",
 	.setting = "event",
+	.flags = TRACE2_TARGET_SIGNAL_SAFE,
 	.open = open_,
 	.event = event,
 };

@@ -365,6 +365,7 @@ const struct trace2_target tr2_tgt_normal = {
 	.abi_version = TRACE2_TARGET_ABI_VERSION,
 	.name = "normal",
 	.setting = "normal",
+	.flags = TRACE2_TARGET_SIGNAL_SAFE,
 	.open = tr2_tgt_open,
 	.event = event,
 };

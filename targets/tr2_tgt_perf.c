@@ -510,6 +510,7 @@ const struct trace2_target tr2_tgt_perf = {
 	.abi_version = TRACE2_TARGET_ABI_VERSION,
 	.name = "perf",
 	.setting = "perf",
+	.flags = TRACE2_TARGET_SIGNAL_SAFE,
 	.open = tr2_tgt_open,
 	.event = event,
 };

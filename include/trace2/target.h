@@ -325,6 +325,10 @@ struct trace2_target_config {
 /* flags: tell `created` reliably for a file that may already exist (an
  * exclusive create first: one more open() when it does). */
 #define TRACE2_TARGET_WANTS_CREATED 0x1
+/* flags: event() is async-signal-safe for every kind, not only
+ * TRACE2_EVENT_SIGNAL: in deferred mode, the records still queued when a
+ * fatal signal arrives are written from its handler to such targets only. */
+#define TRACE2_TARGET_SIGNAL_SAFE 0x2
 
 struct trace2_target {
 	int abi_version;      /* TRACE2_TARGET_ABI_VERSION */

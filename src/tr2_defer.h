@@ -1,0 +1,54 @@
+/*
+ * Deferred mode (GIT_TRACE2_DEFERRED, tr2_defer.c): the traced thread
+ * copies each record into a ring of its own; one writer thread of the
+ * library drains every ring and hands the records back to the dispatcher,
+ * which runs the targets.
+ */
+#ifndef TR2_DEFER_H
+#define TR2_DEFER_H
+
+#include <stddef.h>
+
+#include "tr2_event.h"
+#include "tr2_tls.h"
+
+/* The mode is on: records go to the rings (read relaxed on every event). */
+extern int tr2_defer_on;
+
+struct tr2_defer_ops {
+	/* Run the targets on a replayed record (the process is the
+	 * dispatcher's to fill in).  self is the draining thread's context;
+	 * from_signal: inside a fatal signal's handler. */
+	void (*replay)(struct tr2_tls *self, struct tr2_ev *ev, int from_signal);
+	/* Write out what the targets and the buffers hold. */
+	void (*flush)(int from_signal);
+};
+
+/* The default ring size and the writer's default buffer size. */
+#define TR2_DEFER_RING ((size_t)1 << 20)
+#define TR2_DEFER_BUFFER ((size_t)64 << 10)
+
+/* At initialize: start the writer thread with rings of ring_size bytes
+ * (rounded up to a power of two).  0, or -1 (the mode stays off). */
+int tr2_defer_start(const struct tr2_defer_ops *ops, size_t ring_size);
+
+/* Queue the calling thread's record: 0 when it is queued or counted as
+ * dropped, -1 when the caller must dispatch it now (a signal record, the
+ * draining thread's own reports, a record larger than a quarter ring or
+ * no memory for the ring; such a record first drains the rings). */
+int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev);
+
+/* Every queued record out through the targets, then flush: what must be
+ * on disk before a child starts, an exec or an exit.  Waits at most
+ * TR2_DST_WRITE_TIMEOUT_MS for the writer to let go. */
+void tr2_defer_drain(void);
+
+/* The same from the handler of a fatal signal: no lock, no allocation,
+ * a bounded wait, and only targets that are async-signal-safe. */
+void tr2_defer_drain_from_signal(void);
+
+/* At exit: stop and join the writer, drain, report the drops still
+ * pending, and turn the mode off. */
+void tr2_defer_stop(void);
+
+#endif
