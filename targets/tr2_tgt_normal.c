@@ -288,6 +288,21 @@ static void counter(state *st, event_t *ev)
 	finish(st, ev, &b);
 }
 
+/* Git's normal format has no data records; the one the library makes
+ * itself in deferred mode (no source location), the count of records a
+ * full ring lost, is shown all the same. */
+static void dropped(state *st, event_t *ev)
+{
+	struct tr2_buf b;
+
+	if (ev->file || strcmp(ev->data.category, "trace2") || strcmp(ev->data.key, "dropped"))
+		return;
+	begin(st, &b, ev);
+	tr2_buf_addlit(&b, "data trace2/dropped value:");
+	tr2_buf_adds(&b, ev->data.value);
+	finish(st, ev, &b);
+}
+
 static HOT void event(void *ctx, const struct trace2_event *ev)
 {
 	state *st = ctx;
@@ -355,6 +370,9 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
 		counter(st, ev);
+		break;
+	case TRACE2_EVENT_DATA:
+		dropped(st, ev);
 		break;
 	default: /* regions, data, threads: not in this target */
 		break;
