@@ -526,6 +526,26 @@ static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *e
 	return append_sized(r, &ev->pub, s);
 }
 
+static int lock_consumer(long wait_ms);
+static void unlock_consumer(void);
+static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max);
+
+/* A record too large for the ring goes out now: after every record the
+ * rings hold, and written before the writer can write a later one. */
+static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	struct tr2_ev copy = *ev;
+
+	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+		return -1;
+	ops->flush(0);
+	drain_all(tls, 0, SIZE_MAX);
+	ops->replay(tls, &copy, 0);
+	ops->flush(0);
+	unlock_consumer();
+	return 0;
+}
+
 int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	struct ring *r = my_ring;
@@ -539,11 +559,8 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 	if (r->busy)
 		return -1; /* a signal handler interrupted this thread's append */
 	size_up(&s, &ev->pub);
-	if (s.size > r->cap / 4) {
-		/* out now, after the records queued before it */
-		tr2_defer_drain();
-		return -1;
-	}
+	if (s.size > r->cap / 4)
+		return out_now(tls, ev);
 	r->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (push_into(r, tls, ev, &s))
@@ -630,13 +647,13 @@ static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
 	replay(r, &ev, self, from_signal);
 }
 
-/* Every record the ring has now; how many. */
-static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal)
+/* The records the ring has now, at most max of them; how many. */
+static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal, size_t max)
 {
 	uint64_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	size_t n = 0;
 
-	while (tail != head) {
+	while (tail != head && n < max) {
 		char *base = r->data + (tail & r->mask);
 		struct rec *rec = (struct rec *)base;
 		struct tr2_ev ev;
@@ -654,9 +671,9 @@ static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal)
 	return n;
 }
 
-/* Drain every ring; a ring whose thread ended becomes free once empty
- * and its drops are told. */
-static size_t drain_all(struct tr2_tls *self, int from_signal)
+/* Drain every ring (at most max records from each); a ring whose thread
+ * ended becomes free once empty, its drops told. */
+static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 {
 	struct ring *r;
 	size_t n = 0;
@@ -666,8 +683,8 @@ static size_t drain_all(struct tr2_tls *self, int from_signal)
 
 		if (state == FREE)
 			continue;
-		n += drain_ring(r, self, from_signal);
-		if (state == RETIRED) {
+		n += drain_ring(r, self, from_signal, max);
+		if (state == RETIRED && r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE)) {
 			report_drops(r, self, from_signal);
 			__atomic_store_n(&r->state, FREE, __ATOMIC_RELEASE);
 		}
@@ -679,7 +696,7 @@ static size_t drain_all(struct tr2_tls *self, int from_signal)
 static void drain_locked(struct tr2_tls *self, int from_signal)
 {
 	ops->flush(from_signal);
-	drain_all(self, from_signal);
+	drain_all(self, from_signal, SIZE_MAX);
 	ops->flush(from_signal);
 }
 
@@ -719,6 +736,9 @@ void tr2_defer_drain_from_signal(void)
  * producer wakes it: ~10 ms of quiet, so a steady producer seldom pays
  * for a wake-up. */
 #define NAP_US 200
+/* Records the writer takes from a ring per hold of the consumer lock: a
+ * thread that drains waits for no more. */
+#define WRITER_BATCH 256
 #define NAPS_BEFORE_SLEEP 50
 #define SLEEP_MS 100
 
@@ -758,7 +778,7 @@ static void *writer_main(void *unused)
 		size_t n = 0;
 
 		if (lock_consumer(-1)) {
-			n = drain_all(&self, 0);
+			n = drain_all(&self, 0, WRITER_BATCH);
 			if (!n && !rounds)
 				ops->flush(0); /* out of records: out to the files */
 			unlock_consumer();
@@ -826,7 +846,7 @@ void tr2_defer_stop(void)
 	writer_running = 0;
 	if ((self = drainer_context()) && lock_consumer(TR2_DST_WRITE_TIMEOUT_MS)) {
 		ops->flush(0);
-		drain_all(self, 0);
+		drain_all(self, 0, SIZE_MAX);
 		report_all_drops(self);
 		ops->flush(0);
 		unlock_consumer();

@@ -241,14 +241,16 @@ void tr2_dst_flush_from_signal(void)
 
 		if (!dst)
 			continue;
-		if (is_mine(b)) {
-			/* this thread was interrupted, maybe inside an append: the
+		if (is_mine(b) && !take(b, FLUSHER)) {
+			/* this thread was interrupted inside an append: the
 			 * published length covers whole records only */
 			size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
 
 			if (len && tr2_dst_is_on(dst))
 				tr2_dst_write_now(dst, b->data, len);
-		} else if (take_bounded(b)) {
+		} else if (is_mine(b) || take_bounded(b)) {
+			/* held: emptied, so that a second flush (the deferred
+			 * mode's drain flushes before and after) writes it once */
 			flush(b, b->last_flush_us);
 			give_back(b);
 		}
