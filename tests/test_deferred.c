@@ -190,6 +190,9 @@ static void thread_of(const char *line, char *out, size_t size)
 	if (p) {
 		p += 10;
 		end = strchr(p, '"');
+	} else if ((p = strstr(line, "\"tid\":"))) {
+		p += 6;
+		end = strchr(p, ',');
 	} else if ((p = strchr(line, '|')) && (p = strchr(p + 1, '|'))) {
 		p++;
 		while (*p == ' ')
@@ -298,6 +301,57 @@ static void same_records_as_default_mode(void **state)
 	assert_same_lines("normal", plain.normal, dfr.normal);
 	t2_out_free(&plain);
 	t2_out_free(&dfr);
+}
+
+/* A chrome trace without its times and pid (the SID is scrubbed). */
+static char *chrome_of(const char *path)
+{
+	char *text = t2_read_file(path, NULL), *out, *p, *q;
+
+	assert_non_null(text);
+	for (p = q = text; *p;) {
+		if (!strncmp(p, "\"ts\":", 5) || !strncmp(p, "\"pid\":", 6)) {
+			while (*p && *p != ',')
+				p++;
+			p += *p == ',';
+			continue;
+		}
+		*q++ = *p++;
+	}
+	*q = '\0';
+	out = t2_scrub(text);
+	free(text);
+	return out;
+}
+
+static void chrome_scenario(void *arg)
+{
+	run_workers(arg);
+}
+
+/* The chrome target keeps each thread's slices apart when one thread
+ * writes them all. */
+static void same_chrome_trace_as_default_mode(void **state)
+{
+	static const struct work w = { 3, 100, 1 };
+	char *path = t2_path(dir, "chrome"), *cv = t2_xfmt("GIT_TRACE2_CHROME=%s", path);
+	const char *plain_env[] = { cv, NULL };
+	const char *dfr_env[] = { cv, "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=64m", NULL };
+	char *plain, *dfr;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(t2_run(chrome_scenario, (void *)&w, plain_env), 0);
+	plain = chrome_of(path);
+	unlink(path);
+	assert_int_equal(t2_run(chrome_scenario, (void *)&w, dfr_env), 0);
+	dfr = chrome_of(path);
+	assert_int_equal(count_lines_with(dfr, "\"ph\":\"B\""), 4 * 100 + 1);
+	assert_same_by_thread("chrome", plain, dfr);
+	free(plain);
+	free(dfr);
+	free(cv);
+	free(path);
 }
 
 /* ------------------------------------------------------------------ */
@@ -757,6 +811,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_records_as_default_mode),
+		cmocka_unit_test(same_chrome_trace_as_default_mode),
 		cmocka_unit_test(drops_are_counted_exactly),
 		cmocka_unit_test(child_start_drains),
 		cmocka_unit_test(exec_drains),

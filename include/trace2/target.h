@@ -323,6 +323,13 @@ struct trace2_target_config {
 	 * then.  Always 1 for a target without a setting.
 	 */
 	int created;
+	/*
+	 * Deferred mode is on (GIT_TRACE2_DEFERRED): records come from the
+	 * library's writer thread or a thread that drains, one thread handing
+	 * in the records of many; per-thread state must follow ev->thread,
+	 * not the calling thread.
+	 */
+	int deferred;
 };
 
 /* flags: tell `created` reliably for a file that may already exist (an
