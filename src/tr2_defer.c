@@ -325,6 +325,23 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 	}
 }
 
+/* The "dropped" data record: n records of the thread were not queued. */
+static void fill_dropped(struct tr2_ev *ev, uint64_t n, char *digits, size_t digits_size)
+{
+	char *p = digits + digits_size;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while (n /= 10);
+	ev->pub.kind = TRACE2_EVENT_DATA;
+	ev->pub.file = NULL;
+	ev->pub.line = 0;
+	ev->pub.t_rel_us = 0;
+	ev->pub.data = (struct trace2_ev_data){ .category = "trace2", .repo_id = TRACE2_NO_REPO,
+						.key = "dropped", .value = p };
+}
+
 /* ---------------------------------------------------------------- */
 /* Rings.                                                              */
 
@@ -464,189 +481,11 @@ static void nap_us(long us)
 }
 
 /* ---------------------------------------------------------------- */
-/* Producing.                                                          */
-
-/* What an append did. */
-enum { APPENDED, RING_FULL, TOO_LARGE };
-
-/* The free bytes from head on, as the producer last saw the tail. */
-static size_t room(const struct ring *r, uint64_t head)
-{
-	return r->cap - (size_t)(head - r->tail_seen);
-}
-
-/*
- * Write a record with enc() where the ring's head is and publish it.  No
- * record starts in the last quarter before the ring's end (a PAD record
- * fills it), so one of up to a quarter ring always has contiguous room:
- * the record is encoded in one pass, without measuring its strings
- * first, and one that does not fit in a quarter is TOO_LARGE.
- */
-static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
-			     const void *arg)
-{
-	uint64_t head = r->head;
-	size_t quarter = r->cap / 4, to_end = r->cap - (head & r->mask), limit;
-	struct cursor c;
-
-	if (to_end < quarter) {
-		struct rec *pad = (struct rec *)(r->data + (head & r->mask));
-
-		if (room(r, head) < to_end)
-			return RING_FULL;
-		pad->size = (uint32_t)to_end;
-		pad->kind = REC_PAD;
-		head += to_end;
-	}
-	limit = room(r, head);
-	c.base = r->data + (head & r->mask);
-	c.limit = limit < quarter ? limit : quarter;
-	if (!enc(&c, arg))
-		return c.limit == quarter ? TOO_LARGE : RING_FULL;
-	__atomic_store_n(&r->head, head + c.end, __ATOMIC_RELEASE);
-	return APPENDED;
-}
-
-/* The consumer's tail (a cache line it writes) is read again only when
- * the one last seen leaves too little room. */
-static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
-			 const void *arg)
-{
-	int res = try_append(r, enc, arg);
-
-	if (res != RING_FULL)
-		return res;
-	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	return try_append(r, enc, arg);
-}
-
-static size_t encode_event(struct cursor *c, const void *ev)
-{
-	return encode(c, ev);
-}
-
-/* The name the thread's next records have. */
-static size_t encode_thread(struct cursor *c, const void *thread)
-{
-	const struct trace2_thread *t = thread;
-	struct rec *r = (struct rec *)c->base;
-	struct thread_id id = { t->id, (uint32_t)t->name_len, (uint32_t)t->json_name_len };
-	uintptr_t off;
-
-	c->end = sizeof(*r);
-	if (!put_bytes(c, &id, sizeof(id)) || put_str(c, t->name, &off) ||
-	    put_str(c, t->json_name, &off))
-		return 0;
-	c->end = ALIGN8(c->end);
-	if (c->end > c->limit)
-		return 0;
-	r->kind = REC_THREAD;
-	r->size = (uint32_t)c->end;
-	return c->end;
-}
-
-static int append_thread(struct ring *r, const struct tr2_tls *tls)
-{
-	int res = append(r, encode_thread, &tls->pub);
-
-	if (res == APPENDED) {
-		r->told = tls;
-		r->told_id = tls->pub.id;
-	}
-	return res;
-}
-
-/* The "dropped" data record: n records of the thread were not queued. */
-static void fill_dropped(struct tr2_ev *ev, uint64_t n, char *digits, size_t digits_size)
-{
-	char *p = digits + digits_size;
-
-	*--p = '\0';
-	do
-		*--p = (char)('0' + n % 10);
-	while (n /= 10);
-	ev->pub.kind = TRACE2_EVENT_DATA;
-	ev->pub.file = NULL;
-	ev->pub.line = 0;
-	ev->pub.t_rel_us = 0;
-	ev->pub.data = (struct trace2_ev_data){ .category = "trace2", .repo_id = TRACE2_NO_REPO,
-						.key = "dropped", .value = p };
-}
-
-/* Before the thread's next record: how many went missing. */
-static void append_drops(struct ring *r, const struct tr2_ev *next)
-{
-	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
-	struct tr2_ev ev = *next;
-	char digits[24];
-
-	fill_dropped(&ev, n, digits, sizeof(digits));
-	if (append(r, encode_event, &ev.pub) != APPENDED)
-		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
-}
-
-static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
-{
-	int res;
-
-	if ((r->told != tls || r->told_id != tls->pub.id) &&
-	    (res = append_thread(r, tls)) != APPENDED)
-		return res;
-	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
-		append_drops(r, ev);
-	return append(r, encode_event, &ev->pub);
-}
-
-static int lock_consumer(long wait_ms);
-static void unlock_consumer(void);
-static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max);
-
-/* A record too large for the ring goes out now: after every record the
- * rings hold, and written before the writer can write a later one. */
-static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
-{
-	struct tr2_ev copy = *ev;
-
-	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
-		return -1;
-	ops->flush(0);
-	drain_all(tls, 0, SIZE_MAX);
-	ops->replay(tls, &copy, 0);
-	ops->flush(0);
-	unlock_consumer();
-	return 0;
-}
-
-int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
-{
-	struct ring *r = my_ring;
-	int res;
-
-	if (draining || ev->pub.kind == TRACE2_EVENT_SIGNAL ||
-	    ev->pub.kind == TRACE2_EVENT_TOO_MANY_FILES)
-		return -1;
-	if (!r && !(r = claim_ring()))
-		return -1;
-	if (r->busy)
-		return -1; /* a signal handler interrupted this thread's append */
-	r->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	res = push_into(r, tls, ev);
-	if (res == RING_FULL)
-		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	r->busy = 0;
-	if (res == TOO_LARGE)
-		return out_now(tls, ev);
-	if (__atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
-		wake_writer();
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Consuming.                                                          */
+/* The consumer lock.                                                  */
 
 static int consumer_lock; /* atomic: held by whoever drains */
+/* atomic: threads waiting to drain; the writer lets them go first */
+static int drainers;
 
 static int try_lock_consumer(void)
 {
@@ -661,16 +500,21 @@ static int try_lock_consumer(void)
 static int lock_consumer(long wait_ms)
 {
 	long waited_us = 0;
+	int got;
 
-	while (!try_lock_consumer()) {
+	if (wait_ms >= 0)
+		__atomic_add_fetch(&drainers, 1, __ATOMIC_RELAXED);
+	while (!(got = try_lock_consumer())) {
 		if (wait_ms >= 0 ? waited_us >= wait_ms * 1000
 				 : __atomic_load_n(&writer_stop, __ATOMIC_RELAXED))
-			return 0;
+			break;
 		nap_us(100);
 		waited_us += 100;
 	}
-	draining = 1;
-	return 1;
+	if (wait_ms >= 0)
+		__atomic_sub_fetch(&drainers, 1, __ATOMIC_RELAXED);
+	draining = got;
+	return got;
 }
 
 static void unlock_consumer(void)
@@ -678,6 +522,9 @@ static void unlock_consumer(void)
 	draining = 0;
 	__atomic_store_n(&consumer_lock, 0, __ATOMIC_RELEASE);
 }
+
+/* ---------------------------------------------------------------- */
+/* Consuming.                                                          */
 
 static void take_thread(struct ring *r, char *base)
 {
@@ -805,6 +652,165 @@ void tr2_defer_drain_from_signal(void)
 }
 
 /* ---------------------------------------------------------------- */
+/* Producing.                                                          */
+
+/* What an append did. */
+enum { APPENDED, RING_FULL, TOO_LARGE };
+
+/* The free bytes from head on, as the producer last saw the tail. */
+static size_t room(const struct ring *r, uint64_t head)
+{
+	return r->cap - (size_t)(head - r->tail_seen);
+}
+
+/*
+ * Write a record with enc() where the ring's head is and publish it.  No
+ * record starts in the last quarter before the ring's end (a PAD record
+ * fills it), so one of up to a quarter ring always has contiguous room:
+ * the record is encoded in one pass, without measuring its strings
+ * first, and one that does not fit in a quarter is TOO_LARGE.
+ */
+static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			     const void *arg)
+{
+	uint64_t head = r->head;
+	size_t quarter = r->cap / 4, to_end = r->cap - (head & r->mask), limit;
+	struct cursor c;
+
+	if (to_end < quarter) {
+		struct rec *pad = (struct rec *)(r->data + (head & r->mask));
+
+		if (room(r, head) < to_end)
+			return RING_FULL;
+		pad->size = (uint32_t)to_end;
+		pad->kind = REC_PAD;
+		head += to_end;
+	}
+	limit = room(r, head);
+	c.base = r->data + (head & r->mask);
+	c.limit = limit < quarter ? limit : quarter;
+	if (!enc(&c, arg))
+		return c.limit == quarter ? TOO_LARGE : RING_FULL;
+	__atomic_store_n(&r->head, head + c.end, __ATOMIC_RELEASE);
+	return APPENDED;
+}
+
+/* The consumer's tail (a cache line it writes) is read again only when
+ * the one last seen leaves too little room. */
+static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			 const void *arg)
+{
+	int res = try_append(r, enc, arg);
+
+	if (res != RING_FULL)
+		return res;
+	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	return try_append(r, enc, arg);
+}
+
+static size_t encode_event(struct cursor *c, const void *ev)
+{
+	return encode(c, ev);
+}
+
+/* The name the thread's next records have. */
+static size_t encode_thread(struct cursor *c, const void *thread)
+{
+	const struct trace2_thread *t = thread;
+	struct rec *r = (struct rec *)c->base;
+	struct thread_id id = { t->id, (uint32_t)t->name_len, (uint32_t)t->json_name_len };
+	uintptr_t off;
+
+	c->end = sizeof(*r);
+	if (!put_bytes(c, &id, sizeof(id)) || put_str(c, t->name, &off) ||
+	    put_str(c, t->json_name, &off))
+		return 0;
+	c->end = ALIGN8(c->end);
+	if (c->end > c->limit)
+		return 0;
+	r->kind = REC_THREAD;
+	r->size = (uint32_t)c->end;
+	return c->end;
+}
+
+static int append_thread(struct ring *r, const struct tr2_tls *tls)
+{
+	int res = append(r, encode_thread, &tls->pub);
+
+	if (res == APPENDED) {
+		r->told = tls;
+		r->told_id = tls->pub.id;
+	}
+	return res;
+}
+
+/* Before the thread's next record: how many went missing. */
+static void append_drops(struct ring *r, const struct tr2_ev *next)
+{
+	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
+	struct tr2_ev ev = *next;
+	char digits[24];
+
+	fill_dropped(&ev, n, digits, sizeof(digits));
+	if (append(r, encode_event, &ev.pub) != APPENDED)
+		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
+}
+
+static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	int res;
+
+	if ((r->told != tls || r->told_id != tls->pub.id) &&
+	    (res = append_thread(r, tls)) != APPENDED)
+		return res;
+	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
+		append_drops(r, ev);
+	return append(r, encode_event, &ev->pub);
+}
+
+/* A record too large for the ring goes out now: after every record the
+ * rings hold, and written before the writer can write a later one. */
+static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	struct tr2_ev copy = *ev;
+
+	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+		return -1;
+	ops->flush(0);
+	drain_all(tls, 0, SIZE_MAX);
+	ops->replay(tls, &copy, 0);
+	ops->flush(0);
+	unlock_consumer();
+	return 0;
+}
+
+int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	struct ring *r = my_ring;
+	int res;
+
+	if (draining || ev->pub.kind == TRACE2_EVENT_SIGNAL ||
+	    ev->pub.kind == TRACE2_EVENT_TOO_MANY_FILES)
+		return -1;
+	if (!r && !(r = claim_ring()))
+		return -1;
+	if (r->busy)
+		return -1; /* a signal handler interrupted this thread's append */
+	r->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	res = push_into(r, tls, ev);
+	if (res == RING_FULL)
+		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r->busy = 0;
+	if (res == TOO_LARGE)
+		return out_now(tls, ev);
+	if (__atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
+		wake_writer();
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* The writer thread.                                                  */
 
 /* Idle rounds with short naps before the writer sleeps until a
@@ -852,6 +858,10 @@ static void *writer_main(void *unused)
 	while (!__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) {
 		size_t n = 0;
 
+		if (__atomic_load_n(&drainers, __ATOMIC_RELAXED)) {
+			nap_us(NAP_US); /* a drainer goes first */
+			continue;
+		}
 		if (lock_consumer(-1)) {
 			n = drain_all(&self, 0, WRITER_BATCH);
 			if (!n && !rounds)

@@ -28,6 +28,7 @@
 
 #include "t2test.h"
 #include "trace2.h"
+#include "trace2/target.h"
 #include "tr2_sys.h"
 
 static char *dir;
@@ -431,18 +432,49 @@ static void drops_are_counted_exactly(void **state)
 
 enum drain_kind { AT_CHILD_START, AT_EXEC, AT_FLUSH, AT_EXIT };
 
-/* A worker queues many records and ends; right after, the drain point:
- * the file must then hold every one of them, although the writer cannot
- * have written 60,000 records in the meantime. */
+/*
+ * A target that holds the writer thread (the one thread the scenario did
+ * not mark as its own) inside its first record while `hold` is set, so
+ * that records pile up in the rings; the scenario then lets it go and
+ * asks for a drain at once, before the writer could write them.
+ */
+static _Thread_local int scenario_thread;
+static int hold; /* atomic */
+
+static void holding_event(void *ctx, const struct trace2_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+	while (!scenario_thread && __atomic_load_n(&hold, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static const struct trace2_target holder = {
+	TRACE2_TARGET_ABI_VERSION, "holder", NULL, 0, NULL, holding_event, NULL, NULL
+};
+
+/* Initialize with the writer held; 20,000 region pairs of a worker. */
+static void queue_with_writer_held(void)
+{
+	static const struct work w = { 1, 20000, 0 };
+
+	scenario_thread = 1;
+	__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
+	CHECK(!trace2_register_target(&holder, NULL));
+	trace2_initialize();
+	run_workers(&w);
+	__atomic_store_n(&hold, 0, __ATOMIC_RELEASE);
+}
+
+/* Right after the drain point, the file holds every queued record. */
 static void drain_scenario(void *arg)
 {
 	enum drain_kind kind = *(const enum drain_kind *)arg;
-	static const struct work w = { 1, 20000, 0 };
 	const char *argv[] = { "true", NULL };
 	struct child_process cmd = CHILD_PROCESS_INIT;
 	char *text;
 
-	run_workers(&w);
+	queue_with_writer_held();
 	switch (kind) {
 	case AT_CHILD_START:
 		cmd.args.v = argv;
@@ -472,7 +504,7 @@ static void run_drain(enum drain_kind kind)
 	const char *env[] = { pv, "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=64m", NULL };
 
 	remove_outputs();
-	assert_int_equal(t2_run(drain_scenario, &kind, env), 0);
+	assert_int_equal(t2_run_noinit(drain_scenario, &kind, env), 0);
 	free(pv);
 	free(perf);
 }
@@ -486,11 +518,8 @@ static void exit_drains(void **state) { (void)state; run_drain(AT_EXIT); }
  * signal record. */
 static void signal_scenario(void *arg)
 {
-	static const struct work w = { 1, 20000, 0 };
-
 	(void)arg;
-	trace2_initialize();
-	run_workers(&w);
+	queue_with_writer_held();
 	raise(SIGSEGV);
 }
 
