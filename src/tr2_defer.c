@@ -307,6 +307,19 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 	ev->pub.t_rel_us = r->t_rel_us;
 	ev->pub.nesting = r->nesting;
 	ev->pub.thread = thread;
+	if (r->kind == TRACE2_EVENT_REGION_ENTER || r->kind == TRACE2_EVENT_REGION_LEAVE) {
+		/* encode_region()'s counterpart, written out */
+		const struct trace2_ev_region *p =
+			(const struct trace2_ev_region *)(base + sizeof(*r));
+		uintptr_t o[3];
+
+		memcpy(o, &p->category, sizeof(o[0]));
+		memcpy(o + 1, &p->label, sizeof(o[1]));
+		memcpy(o + 2, &p->msg, sizeof(o[2]));
+		ev->pub.region = (struct trace2_ev_region){ at_offset(base, o[0]), at_offset(base, o[1]),
+							    p->repo_id, at_offset(base, o[2]) };
+		return;
+	}
 	memcpy(payload, base + sizeof(*r), l->size);
 	for (i = 0; i < l->nstr; i++)
 		pointer_fix(payload, l->str[i], base);
@@ -828,7 +841,8 @@ static int rings_have_records(void)
 	struct ring *r;
 
 	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next)
-		if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) != r->tail)
+		if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) !=
+		    __atomic_load_n(&r->tail, __ATOMIC_RELAXED))
 			return 1;
 	return 0;
 }
