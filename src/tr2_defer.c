@@ -419,18 +419,14 @@ static void create_key(void)
 
 static struct ring *new_ring(void)
 {
-	char *raw = tr2_sys.malloc(sizeof(struct ring) + 63);
-	struct ring *r;
+	char *data = tr2_sys.malloc(ring_cap);
+	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
-	if (!raw)
-		return NULL;
-	r = (struct ring *)(raw + (64 - (uintptr_t)raw % 64) % 64);
-	memset(r, 0, sizeof(*r));
-	r->data = tr2_sys.malloc(ring_cap);
-	if (!r->data) {
-		tr2_sys.free(raw);
+	if (!r) {
+		tr2_sys.free(data);
 		return NULL;
 	}
+	r->data = data;
 	r->cap = ring_cap;
 	r->mask = ring_cap - 1;
 	r->next = rings;
@@ -642,26 +638,25 @@ static struct tr2_tls *drainer_context(void)
 	return self ? self : tr2_tls_main();
 }
 
-void tr2_defer_drain(void)
+static void drain_now(long wait_ms, int from_signal)
 {
 	struct tr2_tls *self;
 
 	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
-	    !(self = drainer_context()) || !lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+	    !(self = drainer_context()) || !lock_consumer(wait_ms))
 		return;
-	drain_locked(self, 0);
+	drain_locked(self, from_signal);
 	unlock_consumer();
+}
+
+void tr2_defer_drain(void)
+{
+	drain_now(TR2_DST_WRITE_TIMEOUT_MS, 0);
 }
 
 void tr2_defer_drain_from_signal(void)
 {
-	struct tr2_tls *self;
-
-	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
-	    !(self = drainer_context()) || !lock_consumer(TR2_DST_SIGNAL_WAIT_MS))
-		return;
-	drain_locked(self, 1);
-	unlock_consumer();
+	drain_now(TR2_DST_SIGNAL_WAIT_MS, 1);
 }
 
 /* ---------------------------------------------------------------- */

@@ -140,14 +140,7 @@ static void flush(struct tbuf *b, uint64_t us_now)
 /* A zeroed tbuf on its own cache line (never freed: see struct tbuf). */
 static struct tbuf *new_tbuf(void)
 {
-	char *raw = tr2_sys.malloc(sizeof(struct tbuf) + 63);
-	struct tbuf *b;
-
-	if (!raw)
-		return NULL;
-	b = (struct tbuf *)(raw + (64 - (uintptr_t)raw % 64) % 64);
-	memset(b, 0, sizeof(*b));
-	return b;
+	return tr2_alloc_forever(sizeof(struct tbuf));
 }
 
 /* A retired buffer of the right size, or a new one, registered. */
