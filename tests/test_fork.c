@@ -19,7 +19,12 @@
  * inheritable (fd 3), the parent's records complete and unduplicated, the
  * children's records as expected.  Then the same with
  * GIT_TRACE2_BUFFER=64k: a forked child must not write its parent's
- * buffered records.  The figures are printed.
+ * buffered records; and in deferred mode (GIT_TRACE2_DEFERRED=1, default
+ * and 4 KiB rings): nor its parent's queued records, and every record of
+ * the parent written once or reported dropped, the same in every target.
+ * A smaller deferred scenario checks children that initialize again (a
+ * writer thread and a SID of their own) and children that do not.  The
+ * figures are printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -677,26 +682,27 @@ static void settle(struct verdict *v, long want, long got)
 
 /*
  * Every record of the parent's threads written or reported dropped,
- * exactly: records + drops of each busy thread (sorted) against the
- * iteration counts (sorted); EVENT also the main thread's.
+ * exactly: records + drops of each of its nbusy busy threads (sorted)
+ * against the iteration counts (sorted); EVENT also the main thread's,
+ * which forked nforks times.
  */
-static void judge_accounting(const struct seen *z, struct verdict *v)
+static void judge_accounting(const struct seen *z, int nbusy, int nforks, struct verdict *v)
 {
 	long want[BUSY], got[BUSY];
 	int i;
 
 	if (z->kind == T2_REC_NORMAL)
 		return;
-	for (i = 0; i < BUSY; i++) {
+	for (i = 0; i < nbusy; i++) {
 		want[i] = BUSY_RECORDS * z->sum->busy[i + 1] + THREAD_RECORDS;
 		got[i] = (long)(z->records[i + 1] + z->drops[i + 1]);
 	}
-	qsort(want, BUSY, sizeof(long), compare_longs);
-	qsort(got, BUSY, sizeof(long), compare_longs);
-	for (i = 0; i < BUSY; i++)
+	qsort(want, (size_t)nbusy, sizeof(long), compare_longs);
+	qsort(got, (size_t)nbusy, sizeof(long), compare_longs);
+	for (i = 0; i < nbusy; i++)
 		settle(v, want[i], got[i]);
 	if (z->kind == T2_REC_EVENT)
-		settle(v, forks() + MAIN_RECORDS, (long)(z->records[0] + z->drops[0]));
+		settle(v, nforks + MAIN_RECORDS, (long)(z->records[0] + z->drops[0]));
 }
 
 static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
@@ -705,7 +711,7 @@ static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
 
 	memset(v, 0, sizeof(*v));
 	judge_parent(z, m->ring != NULL, v);
-	judge_accounting(z, v);
+	judge_accounting(z, BUSY, forks(), v);
 	for (k = 0; k < NVARIANTS; k++)
 		if (*VARIANT_WORD[k])
 			v->child_count[k] = variant_total(z, k, &v->child_dup);
@@ -894,6 +900,274 @@ static void fork_storm_deferred_4k(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Deferred mode: children with and without their own writer.          */
+/* ------------------------------------------------------------------ */
+
+#define KIDS 40
+#define KID_RECORDS 50
+#define KID_BUSY 2
+
+/* Threads of this process. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void *kid_thread(void *arg)
+{
+	const int *i = arg;
+	int seq;
+
+	trace2_thread_start("kid");
+	for (seq = 0; seq < KID_RECORDS; seq++)
+		trace2_printf("kid %d %d", *i, seq);
+	trace2_thread_exit();
+	return NULL;
+}
+
+/*
+ * Even children initialize again (their own writer thread starts: two
+ * threads then) and leave with exit(), whose handler drains; odd ones do
+ * not (one thread: the records go out directly) and leave with
+ * trace2_flush() and _exit().  Each traces KID_RECORDS printf records
+ * from a thread of its own.
+ */
+static _Noreturn void run_kid(int i)
+{
+	pthread_t th;
+
+	alarm(CHILD_ALARM_S);
+	if (i % 2 == 0)
+		trace2_initialize();
+	dprintf(1, "kid %d threads %d\n", i, task_count());
+	if (pthread_create(&th, NULL, kid_thread, &i) || pthread_join(th, NULL))
+		_exit(3);
+	if (i % 2 == 0)
+		exit(0);
+	trace2_flush();
+	_exit(0);
+}
+
+static void kids_scenario(void *arg)
+{
+	const char *argv[] = { "kids", NULL };
+	pthread_t th[KID_BUSY];
+	struct busy b[KID_BUSY];
+	int stop = 0, i, ok = 0;
+
+	(void)arg;
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_cmd_start(argv);
+	trace2_cmd_name("kids");
+	dprintf(1, "sid %s\n", trace2_session_id());
+	for (i = 0; i < KID_BUSY; i++) {
+		b[i] = (struct busy){ &stop, 0 };
+		pthread_create(&th[i], NULL, busy_main, &b[i]);
+	}
+	for (i = 0; i < KIDS; i++) {
+		pid_t pid;
+		int status;
+
+		trace2_data_intmax("fork", NULL, "fork", i);
+		pid = fork();
+		if (pid == 0)
+			run_kid(i);
+		status = pid > 0 ? t2_wait_timeout(pid, CHILD_WAIT_MS) : -1;
+		ok += WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < KID_BUSY; i++) {
+		pthread_join(th[i], NULL);
+		dprintf(1, "busy %d %ld\n", i + 1, b[i].iterations);
+	}
+	dprintf(1, "summary ok %d timeouts 0 bad %d\n", ok, KIDS - ok);
+	exit(trace2_cmd_exit(0));
+}
+
+/* What the EVENT file says of the children and the parent's threads. */
+struct kids_seen {
+	const struct summary *sum;
+	unsigned char seen[KIDS][KID_RECORDS];
+	char sid[KIDS][200];		/* of each child's first record */
+	unsigned wrong_sid, wrong_thread, stray;
+	/* the parent's busy threads: data records by sequence number,
+	 * records and drops reported */
+	struct seen parent;
+	/* drops reported on "kid" threads, by SID (matched at the end) */
+	struct { char sid[200]; long n; } kid_drops[KIDS];
+	int nkid_drops;
+};
+
+static int ends_with(struct t2_slice s, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return s.len >= n && !memcmp(s.p + s.len - n, tail, n);
+}
+
+/* "kid <i> <seq>" on a thread "th<NN>:kid", one SID per child. */
+static void kid_record(struct kids_seen *k, const struct item *it)
+{
+	char text[64];
+	int i, seq, end = 0;
+
+	if (!it->msg.p || it->msg.len >= sizeof(text))
+		goto stray;
+	memcpy(text, it->msg.p, it->msg.len);
+	text[it->msg.len] = '\0';
+	if (sscanf(text, "kid %d %d%n", &i, &seq, &end) != 2 || text[end] || i < 0 ||
+	    i >= KIDS || seq < 0 || seq >= KID_RECORDS)
+		goto stray;
+	bump(&k->seen[i][seq]);
+	k->wrong_thread += !ends_with(it->thread, ":kid");
+	if (!k->sid[i][0] && it->sid.len < sizeof(k->sid[i]))
+		memcpy(k->sid[i], it->sid.p, it->sid.len);
+	k->wrong_sid += !t2_slice_eq(it->sid, k->sid[i]);
+	return;
+stray:
+	k->stray++;
+}
+
+static void kids_line(void *ctx, const char *line, size_t len)
+{
+	struct kids_seen *k = ctx;
+	struct t2_rec r;
+	struct item it;
+
+	if (t2_rec_parse(line, len, &r) != T2_REC_EVENT) {
+		k->stray++;
+		t2_rec_free(&r);
+		return;
+	}
+	to_item(&r, &it);
+	if (t2_slice_eq(it.event, "printf"))
+		kid_record(k, &it);
+	else if (is_drop_report(&it) && ends_with(it.thread, ":kid") &&
+		 k->nkid_drops < KIDS && it.sid.len < sizeof(k->kid_drops[0].sid)) {
+		memcpy(k->kid_drops[k->nkid_drops].sid, it.sid.p, it.sid.len);
+		k->kid_drops[k->nkid_drops++].n = slice_long(it.value);
+	} else {
+		seen_line(&k->parent, line, len);
+	}
+	t2_rec_free(&r);
+}
+
+/* Records of child i written or reported dropped. */
+static long kid_total(const struct kids_seen *k, int i, unsigned *dup)
+{
+	long total = 0;
+	int seq, d;
+
+	for (seq = 0; seq < KID_RECORDS; seq++) {
+		total += k->seen[i][seq] ? 1 : 0;
+		*dup += k->seen[i][seq] > 1 ? k->seen[i][seq] - 1u : 0;
+	}
+	for (d = 0; d < k->nkid_drops; d++)
+		if (!strcmp(k->kid_drops[d].sid, k->sid[i]))
+			total += k->kid_drops[d].n;
+	return total;
+}
+
+/* "kid <i> threads <n>" lines: how many children had 2 threads after
+ * initializing again (even) and 1 without (odd). */
+static int kid_threads_as_expected(const char *out)
+{
+	char **lines = t2_lines(out, NULL);
+	int good = 0, i, n;
+	size_t l;
+
+	for (l = 0; lines[l]; l++)
+		if (sscanf(lines[l], "kid %d threads %d", &i, &n) == 2)
+			good += n == (i % 2 == 0 ? 2 : 1);
+	t2_strv_free(lines);
+	return good;
+}
+
+/*
+ * A forked child of a deferred-mode process never writes its parent's
+ * records; one that initializes again gets a writer thread of its own and
+ * a SID of its own, one that does not writes directly (after
+ * trace2_flush()), under the parent's SID.  Exact: every child record
+ * written once (or reported dropped), every record of the parent's busy
+ * threads written once or reported dropped.
+ */
+static void fork_deferred_children(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct kids_seen *k = calloc(1, sizeof(*k));
+	struct summary sum;
+	struct verdict v;
+	struct t2_proc p;
+	unsigned lost = 0, dup = 0, own_sids = 0, parent_sids = 0;
+	char *path;
+	int i, threads_ok;
+
+	(void)state;
+	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", dir);
+	t2_env_add(&env, "GIT_TRACE2_DEFERRED=1");
+	t2_capture(kids_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
+	parse_stdout(p.out, &sum);
+	threads_ok = kid_threads_as_expected(p.out);
+	k->sum = &sum;
+	seen_init(&k->parent, &sum, T2_REC_EVENT);
+	path = t2_path(dir, "event");
+	t2_foreach_line(path, kids_line, k);
+	for (i = 0; i < KIDS; i++) {
+		long total = kid_total(k, i, &dup);
+
+		lost += total < KID_RECORDS ? (unsigned)(KID_RECORDS - total) : 0;
+		dup += total > KID_RECORDS ? (unsigned)(total - KID_RECORDS) : 0;
+		if (i % 2)
+			parent_sids += !strcmp(k->sid[i], sum.sid);
+		else
+			own_sids += !strncmp(k->sid[i], sum.sid, strlen(sum.sid)) &&
+				    k->sid[i][strlen(sum.sid)] == '/';
+	}
+	memset(&v, 0, sizeof(v));
+	judge_parent(&k->parent, 1, &v);
+	judge_accounting(&k->parent, KID_BUSY, KIDS, &v);
+	printf("[fork] deferred children: %d forks, ok %d, as many threads as expected %d; "
+	       "child records lost %u, duplicated %u, on a wrong thread %u, under a second SID "
+	       "%u, stray %u; own SID (initialized again) %u of %d, parent's SID %u of %d; "
+	       "parent records lost %u, duplicated %u, dropped %lu, over-reported %lu\n",
+	       KIDS, sum.ok, threads_ok, lost, dup, k->wrong_thread, k->wrong_sid,
+	       k->stray + k->parent.stray, own_sids, KIDS / 2, parent_sids, KIDS / 2,
+	       v.parent_lost, v.parent_dup, k->parent.drops_total, v.parent_excess);
+	if (*p.err)
+		printf("[fork] stderr: %.500s\n", p.err);
+	fflush(stdout);
+	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
+	assert_string_equal(p.err, "");
+	assert_int_equal(sum.ok, KIDS);
+	assert_int_equal(threads_ok, KIDS);
+	assert_int_equal(lost, 0);
+	assert_int_equal(dup, 0);
+	assert_int_equal(k->wrong_thread, 0);
+	assert_int_equal(k->wrong_sid, 0);
+	assert_int_equal(k->stray + k->parent.stray, 0);
+	assert_int_equal(own_sids, KIDS / 2);
+	assert_int_equal(parent_sids, KIDS / 2);
+	assert_int_equal(v.parent_lost, 0);
+	assert_int_equal(v.parent_dup, 0);
+	assert_int_equal(v.parent_excess, 0);
+	seen_free(&k->parent);
+	free(k);
+	free(path);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+}
+
+/* ------------------------------------------------------------------ */
 /* libc's time zone lock held by another thread at the fork.           */
 /* ------------------------------------------------------------------ */
 
@@ -1012,6 +1286,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(fork_storm_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_deferred_4k, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_deferred_children, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_while_tz_lock_held, t2_scratch_cleanup),
 	};
 
