@@ -727,7 +727,8 @@ static int rings_have_records(void)
 	struct ring *r;
 
 	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next)
-		if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) != r->tail)
+		if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) !=
+		    __atomic_load_n(&r->tail, __ATOMIC_RELAXED))
 			return 1;
 	return 0;
 }
