@@ -1155,6 +1155,8 @@ static void report(const struct run *r, int files)
 	printf("; writers %.2f s, check %.2f s\n", r->t_write, r->t_check);
 	if (r->tally->problem[0])
 		printf("[stress]   first problem: %s\n", r->tally->problem);
+	if (r->stderr_text && *r->stderr_text)
+		printf("[stress]   writers' stderr: %.3000s\n", r->stderr_text);
 	fflush(stdout);
 }
 
