@@ -904,6 +904,10 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 	ops = o;
 	ring_cap = power_of_two(ring_size);
 	__atomic_store_n(&writer_stop, 0, __ATOMIC_RELAXED);
+	/* the UTC offset known before the writer's first localtime_r(): a
+	 * child forked meanwhile (libc's time zone lock held) then never
+	 * calls it (tr2_clock_after_fork()) */
+	tr2_fmt_local_time(&(struct tr2_time_cache){ 0 }, tr2_now_us(), (char[TR2_LOCAL_TIME_LEN]){ 0 });
 	/* the writer inherits a mask that blocks every signal: the host's
 	 * handlers never run on it */
 	sigfillset(&all);

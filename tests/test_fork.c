@@ -19,7 +19,12 @@
  * inheritable (fd 3), the parent's records complete and unduplicated, the
  * children's records as expected.  Then the same with
  * GIT_TRACE2_BUFFER=64k: a forked child must not write its parent's
- * buffered records.  The figures are printed.
+ * buffered records; and in deferred mode (GIT_TRACE2_DEFERRED=1, default
+ * and 4 KiB rings): nor its parent's queued records, and every record of
+ * the parent written once or reported dropped, the same in every target.
+ * A smaller deferred scenario checks children that initialize again (a
+ * writer thread and a SID of their own) and children that do not.  The
+ * figures are printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +63,19 @@
 #define CHILD_WAIT_MS 15000
 #define SCENARIO_TIMEOUT_S 600
 #define LIST_FDS_ARG "--list-fds"
+/* ThreadSanitizer ends a forked child of a multi-threaded process that
+ * starts a thread, as the deferred mode's children that initialize again
+ * do (their writer thread). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
 /* What an exec'd child must see: 0-2 and the fd left inheritable. */
 #define EXPECTED_FDS "fds 0 1 2 3"
 
@@ -200,25 +218,35 @@ struct fork_result {
 	int ok, timeouts, bad;
 };
 
-static void fork_one(int i, struct fork_result *res)
+/* The fork record, then child(i) (which does not return) in a forked
+ * child; its status, waited for with a deadline; -1 if fork() failed. */
+static int fork_traced(int i, void (*child)(int))
 {
 	pid_t pid;
-	int status;
 
 	trace2_data_intmax("fork", NULL, "fork", i);
 	pid = fork();
 	if (pid == 0)
-		run_child(i);
-	if (pid < 0) {
+		child(i);
+	return pid < 0 ? -1 : t2_wait_timeout(pid, CHILD_WAIT_MS);
+}
+
+static void fork_one(int i, struct fork_result *res)
+{
+	int status = fork_traced(i, run_child);
+
+	if (status == -1) {
 		res->bad++;
 		return;
 	}
-	status = t2_wait_timeout(pid, CHILD_WAIT_MS);
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		res->ok++;
 	else if (WIFSIGNALED(status) &&
-		 (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGKILL))
+		 (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGKILL)) {
 		res->timeouts++;
+		dprintf(1, "child %d (%s) timed out: status 0x%x\n", i,
+			VARIANT_NAME[i % NVARIANTS], status);
+	}
 	else {
 		res->bad++;
 		dprintf(1, "child %d status 0x%x\n", i, status);
@@ -312,11 +340,15 @@ struct seen {
 	unsigned same_sid[NVARIANTS];	/* child messages naming the parent's SID */
 	unsigned versions_parent, versions_child, atexit_parent, exits_child;
 	unsigned stray;			/* records that fit nowhere */
+	/* deferred mode: records of the parent's threads (0: main, EVENT
+	 * only: PERF shows the children's main threads as "main" too) and
+	 * the drops reported on them; the drops reported on any thread */
+	unsigned long records[BUSY + 1], drops[BUSY + 1], drops_total;
 };
 
 /* The parts of a record the checks need, whatever the target. */
 struct item {
-	struct t2_slice thread, event, sid, key, value, msg;
+	struct t2_slice thread, event, sid, category, key, value, msg;
 };
 
 /* Saturating count. */
@@ -337,6 +369,9 @@ static void split_key_value(struct t2_slice payload, struct item *it)
 	it->value = (struct t2_slice){ colon + 1, payload.len - it->key.len - 1 };
 }
 
+/* The deferred mode's report of dropped records on the NORMAL target. */
+#define NORMAL_DROPPED "data trace2/dropped value:"
+
 static void to_item(const struct t2_rec *r, struct item *it)
 {
 	memset(it, 0, sizeof(*it));
@@ -344,13 +379,22 @@ static void to_item(const struct t2_rec *r, struct item *it)
 	it->event = r->event;
 	if (r->kind == T2_REC_EVENT) {
 		it->sid = r->sid;
+		it->category = t2_rec_str(r, "category");
 		it->key = t2_rec_str(r, "key");
 		it->value = t2_rec_str(r, "value");
 		it->msg = t2_rec_str(r, "msg");
 	} else if (r->kind == T2_REC_PERF) {
 		it->msg = r->payload;
+		it->category = r->category;
 		if (t2_slice_eq(r->event, "data"))
 			split_key_value(r->payload, it);
+	} else if (r->payload.len > strlen(NORMAL_DROPPED) &&
+		   !memcmp(r->payload.p, NORMAL_DROPPED, strlen(NORMAL_DROPPED))) {
+		it->event = (struct t2_slice){ "data", 4 };
+		it->category = (struct t2_slice){ "trace2", 6 };
+		it->key = (struct t2_slice){ "dropped", 7 };
+		it->value = (struct t2_slice){ r->payload.p + strlen(NORMAL_DROPPED),
+					       r->payload.len - strlen(NORMAL_DROPPED) };
 	} else {
 		it->msg = r->payload;
 		it->event.p = "printf";	/* NORMAL: every other first word is an event name */
@@ -460,14 +504,67 @@ static void count_lifecycle(struct seen *z, const struct item *it)
 	}
 }
 
+/* The parent's thread of a record: 0 for main (EVENT only), the busy
+ * thread's id; -1 for a child's record or one that cannot tell. */
+static int parent_thread(const struct seen *z, const struct item *it)
+{
+	if (z->kind == T2_REC_EVENT && !is_parent_sid(z, it->sid))
+		return -1;
+	if (z->kind == T2_REC_EVENT && t2_slice_eq(it->thread, "main"))
+		return 0;
+	return z->kind == T2_REC_NORMAL ? -1 : busy_id(it->thread);
+}
+
+/* A record only the parent's main thread emits (the children that do
+ * not initialize again keep its SID; atexit is theirs too). */
+static int is_main_record(const struct item *it)
+{
+	static const char *const only_parent[] = { "version", "start", "cmd_name", "exit" };
+	size_t i;
+
+	for (i = 0; i < sizeof(only_parent) / sizeof(only_parent[0]); i++)
+		if (t2_slice_eq(it->event, only_parent[i]))
+			return 1;
+	return t2_slice_eq(it->event, "data") && t2_slice_eq(it->key, "fork");
+}
+
+static int is_drop_report(const struct item *it)
+{
+	return t2_slice_eq(it->event, "data") && t2_slice_eq(it->category, "trace2") &&
+	       t2_slice_eq(it->key, "dropped");
+}
+
+/* A "dropped" report: n records of its thread never reached a target. */
+static void count_drops(struct seen *z, const struct item *it)
+{
+	long n = slice_long(it->value);
+	int k = parent_thread(z, it);
+
+	if (n <= 0) {
+		z->stray++;
+		return;
+	}
+	z->drops_total += (unsigned long)n;
+	if (k >= 0)
+		z->drops[k] += (unsigned long)n;
+}
+
 static void seen_line(void *ctx, const char *line, size_t len)
 {
 	struct seen *z = ctx;
 	struct t2_rec r;
 	struct item it;
+	int k;
 
 	if (t2_rec_parse(line, len, &r) == (enum t2_rec_kind)z->kind) {
 		to_item(&r, &it);
+		if (is_drop_report(&it)) {
+			count_drops(z, &it);
+			t2_rec_free(&r);
+			return;
+		}
+		if ((k = parent_thread(z, &it)) > 0 || (!k && is_main_record(&it)))
+			z->records[k]++;
 		if (t2_slice_eq(it.event, "data"))
 			z->stray += !count_data(z, &it);
 		else if (t2_slice_eq(it.event, "printf"))
@@ -526,9 +623,18 @@ static unsigned variant_total(const struct seen *z, int v, unsigned *dup)
 
 static const char *const KIND_NAME[] = { "", "normal", "perf", "event" };
 
+/* How the scenario traces. */
+struct mode {
+	const char *label;
+	const char *buffer;	/* GIT_TRACE2_BUFFER, or NULL */
+	const char *ring;	/* deferred mode: GIT_TRACE2_DEFERRED_RING ("":
+				 * the default), or NULL */
+};
+
 struct verdict {
 	unsigned parent_lost, parent_dup, child_dup;
 	unsigned child_count[NVARIANTS];
+	unsigned long parent_excess;	/* drops reported beyond the records missing */
 };
 
 /* One past the highest sequence number seen (0 if none). */
@@ -551,11 +657,14 @@ static int compare_longs(const void *a, const void *b)
 /*
  * The parent's own records: every fork record once, and for every busy
  * thread the sequence numbers 0..n-1 once each, where the n of the four
- * threads (sorted) are the iteration counts the scenario reported.
+ * threads (sorted) are the iteration counts the scenario reported.  In
+ * deferred mode a record may be dropped instead (judge_accounting()):
+ * only duplicates count here.
  */
-static void judge_parent(const struct seen *z, struct verdict *v)
+static void judge_parent(const struct seen *z, int deferred, struct verdict *v)
 {
 	long want[BUSY], got[BUSY];
+	unsigned ignored = 0, *lost = deferred ? &ignored : &v->parent_lost;
 	int i;
 
 	if (z->kind == T2_REC_NORMAL)
@@ -563,33 +672,80 @@ static void judge_parent(const struct seen *z, struct verdict *v)
 	for (i = 0; i < BUSY; i++) {
 		want[i] = z->sum->busy[i + 1];
 		got[i] = seen_extent(z->busy[i + 1]);
-		exactly_once(z->busy[i + 1], got[i], &v->parent_lost, &v->parent_dup);
+		exactly_once(z->busy[i + 1], got[i], lost, &v->parent_dup);
 	}
 	qsort(want, BUSY, sizeof(long), compare_longs);
 	qsort(got, BUSY, sizeof(long), compare_longs);
-	for (i = 0; i < BUSY; i++) {
+	for (i = 0; i < BUSY && !deferred; i++) {
 		v->parent_lost += want[i] > got[i] ? (unsigned)(want[i] - got[i]) : 0;
 		v->parent_dup += got[i] > want[i] ? (unsigned)(got[i] - want[i]) : 0;
 	}
-	exactly_once(z->fork, forks(), &v->parent_lost, &v->parent_dup);
+	exactly_once(z->fork, forks(), lost, &v->parent_dup);
 }
 
-static void judge(const struct seen *z, int buffered, struct verdict *v)
+/* Records a busy iteration emits (region_enter, data, region_enter,
+ * region_leave, region_leave); a busy thread adds thread_start and
+ * thread_exit, the main thread version, start, cmd_name and exit to its
+ * one data record per fork (is_main_record()). */
+#define BUSY_RECORDS 5
+#define THREAD_RECORDS 2
+#define MAIN_RECORDS 4
+
+/* want records were emitted, got written or reported dropped. */
+static void settle(struct verdict *v, long want, long got)
+{
+	if (want > got)
+		v->parent_lost += (unsigned)(want - got);
+	else
+		v->parent_excess += (unsigned long)(got - want);
+}
+
+/*
+ * Every record of the parent's threads written or reported dropped,
+ * exactly: records + drops of each of its nbusy busy threads (sorted)
+ * against the iteration counts (sorted); EVENT also the main thread's,
+ * which forked nforks times.
+ */
+static void judge_accounting(const struct seen *z, int nbusy, int nforks, struct verdict *v)
+{
+	long want[BUSY], got[BUSY];
+	int i;
+
+	if (z->kind == T2_REC_NORMAL)
+		return;
+	for (i = 0; i < nbusy; i++) {
+		want[i] = BUSY_RECORDS * z->sum->busy[i + 1] + THREAD_RECORDS;
+		got[i] = (long)(z->records[i + 1] + z->drops[i + 1]);
+	}
+	qsort(want, (size_t)nbusy, sizeof(long), compare_longs);
+	qsort(got, (size_t)nbusy, sizeof(long), compare_longs);
+	for (i = 0; i < nbusy; i++)
+		settle(v, want[i], got[i]);
+	if (z->kind == T2_REC_EVENT)
+		settle(v, nforks + MAIN_RECORDS, (long)(z->records[0] + z->drops[0]));
+}
+
+static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
 {
 	int k;
 
 	memset(v, 0, sizeof(*v));
-	judge_parent(z, v);
+	judge_parent(z, m->ring != NULL, v);
+	judge_accounting(z, BUSY, forks(), v);
 	for (k = 0; k < NVARIANTS; k++)
 		if (*VARIANT_WORD[k])
 			v->child_count[k] = variant_total(z, k, &v->child_dup);
 	printf("[fork] %-6s %-8s parent records lost %u, duplicated %u; child records "
 	       "_exit %u, reinit %u, exit() %u (of %d each), duplicated %u, naming the "
 	       "parent's SID: _exit %u, reinit %u, exit() %u; stray %u",
-	       buffered ? "64k" : "plain", KIND_NAME[z->kind], v->parent_lost, v->parent_dup,
+	       m->label, KIND_NAME[z->kind], v->parent_lost, v->parent_dup,
 	       v->child_count[V_EXIT], v->child_count[V_REINIT], v->child_count[V_LIBC_EXIT],
 	       forks() / NVARIANTS, v->child_dup, z->same_sid[V_EXIT], z->same_sid[V_REINIT],
 	       z->same_sid[V_LIBC_EXIT], z->stray);
+	if (m->ring)
+		printf("; dropped %lu (parent's busy threads %lu %lu %lu %lu, main %lu), "
+		       "over-reported %lu", z->drops_total, z->drops[1], z->drops[2],
+		       z->drops[3], z->drops[4], z->drops[0], v->parent_excess);
 	if (z->kind == T2_REC_EVENT)
 		printf("; versions parent %u, child SIDs %u; atexit under the parent's SID %u; "
 		       "exit of child SIDs %u", z->versions_parent, z->versions_child,
@@ -597,10 +753,16 @@ static void judge(const struct seen *z, int buffered, struct verdict *v)
 	printf("\n");
 }
 
-static void assert_judgement(const struct seen *z, const struct verdict *v, int buffered)
+static void assert_judgement(const struct seen *z, const struct verdict *v,
+			     const struct mode *m)
 {
+	/* a child's records in a buffer at _exit are lost: GIT_TRACE2_BUFFER;
+	 * deferred, the writer's buffer (no initialize again) or the child's
+	 * own rings and writer */
+	int buffered = m->buffer != NULL || m->ring != NULL;
 	const unsigned each = (unsigned)forks() / NVARIANTS;
 
+	assert_int_equal(v->parent_excess, 0);
 	assert_int_equal(v->parent_lost, 0);
 	assert_int_equal(v->parent_dup, 0);
 	assert_int_equal(v->child_dup, 0);
@@ -626,56 +788,102 @@ static void assert_judgement(const struct seen *z, const struct verdict *v, int 
 	assert_int_equal(z->atexit_parent, 1 + each);
 }
 
-static void check_target(const char *dir, const struct summary *sum, int kind, int buffered)
+/* One target's file: checked, its records counted into z (the caller
+ * frees it). */
+static void check_target(const char *dir, const struct summary *sum, int kind,
+			 const struct mode *m, struct seen *z)
 {
 	char *path = t2_path(dir, KIND_NAME[kind]);
 	struct t2_whole w = { 0 };
-	struct seen z;
 	struct verdict v;
 
 	t2_whole_file(path, &w);
 	printf("[fork] %-6s %-8s %zu lines, %zu bad, %zu interleaved, partial last line %zu\n",
-	       buffered ? "64k" : "plain", KIND_NAME[kind], w.lines, w.bad, w.mixed, w.partial);
+	       m->label, KIND_NAME[kind], w.lines, w.bad, w.mixed, w.partial);
 	if (w.bad)
 		printf("[fork]   first bad line: %s\n", w.first_bad);
-	seen_init(&z, sum, kind);
-	t2_foreach_line(path, seen_line, &z);
-	judge(&z, buffered, &v);
+	seen_init(z, sum, kind);
+	t2_foreach_line(path, seen_line, z);
+	judge(z, m, &v);
 	fflush(stdout);
 	assert_int_equal(w.bad, 0);
 	assert_int_equal(w.partial, 0);
 	assert_int_equal(w.kinds[kind], w.lines);
-	assert_judgement(&z, &v, buffered);
-	seen_free(&z);
+	assert_judgement(z, &v, m);
 	free(path);
 }
 
-static void run_fork_storm(const char *buffer)
+/* The same records reach every target (a drop happens before them):
+ * PERF and EVENT have the same busy and fork records and drop reports,
+ * NORMAL the same drop total.  Returns the differences. */
+static unsigned long compare_targets(const struct seen *normal, const struct seen *perf,
+				     const struct seen *event)
+{
+	unsigned long diff = normal->drops_total != perf->drops_total;
+	long seq;
+	int i;
+
+	diff += event->drops_total != perf->drops_total;
+	for (i = 1; i <= BUSY; i++) {
+		diff += event->drops[i] != perf->drops[i];
+		for (seq = 0; seq < MAX_SEQ; seq++)
+			diff += event->busy[i][seq] != perf->busy[i][seq];
+	}
+	for (seq = 0; seq < forks(); seq++)
+		diff += event->fork[seq] != perf->fork[seq];
+	return diff;
+}
+
+/* A deferred-mode fork test cannot run under ThreadSanitizer: say so and
+ * skip. */
+static void skip_deferred_under_tsan(const char *what)
+{
+	if (!UNDER_TSAN)
+		return;
+	printf("[fork] %s skipped: ThreadSanitizer ends a child of a multi-threaded process "
+	       "that starts a thread (the deferred mode's writer after trace2_initialize())\n",
+	       what);
+	fflush(stdout);
+	skip();
+}
+
+static void run_fork_storm(const struct mode *m)
 {
 	const char *dir = t2_scratch_dir();
 	struct t2_env env = { 0 };
 	struct t2_proc p;
 	struct summary sum;
+	struct seen z[T2_REC_EVENT + 1];
 	double t0 = t2_now();
+	unsigned long diff;
 	int kind;
+
+	if (m->ring)
+		skip_deferred_under_tsan(m->label);
 
 	t2_env_add(&env, "GIT_TRACE2=%s/normal", dir);
 	t2_env_add(&env, "GIT_TRACE2_PERF=%s/perf", dir);
 	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", dir);
-	if (buffer)
-		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", buffer);
+	if (m->buffer)
+		t2_env_add(&env, "GIT_TRACE2_BUFFER=%s", m->buffer);
+	if (m->ring)
+		t2_env_add(&env, "GIT_TRACE2_DEFERRED=1");
+	if (m->ring && *m->ring)
+		t2_env_add(&env, "GIT_TRACE2_DEFERRED_RING=%s", m->ring);
 	t2_capture(fork_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
 	parse_stdout(p.out, &sum);
 	printf("[fork] %-6s %d forks (%d per variant: %s, %s, %s, %s, %s) in %.2f s: ok %d, "
 	       "deadlocks/timeouts %d, other failures %d; exec'd fd listings %d, as expected "
 	       "(\"%s\") %d%s%s; busy iterations %ld %ld %ld %ld\n",
-	       buffer ? "64k" : "plain", forks(), forks() / NVARIANTS, VARIANT_NAME[0],
+	       m->label, forks(), forks() / NVARIANTS, VARIANT_NAME[0],
 	       VARIANT_NAME[1], VARIANT_NAME[2], VARIANT_NAME[3], VARIANT_NAME[4],
 	       t2_now() - t0, sum.ok, sum.timeouts, sum.bad, sum.fd_lines, EXPECTED_FDS,
 	       sum.fd_lines_ok, sum.bad_fds[0] ? "; unexpected: " : "", sum.bad_fds,
 	       sum.busy[1], sum.busy[2], sum.busy[3], sum.busy[4]);
 	if (*p.err)
 		printf("[fork] stderr: %.500s\n", p.err);
+	if (strstr(p.out, "child "))
+		printf("[fork] %.500s\n", strstr(p.out, "child "));
 	fflush(stdout);
 	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
 	assert_string_equal(p.err, "");
@@ -686,21 +894,290 @@ static void run_fork_storm(const char *buffer)
 	assert_int_equal(sum.fd_lines, forks() / NVARIANTS);
 	assert_int_equal(sum.fd_lines_ok, forks() / NVARIANTS);
 	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
-		check_target(dir, &sum, kind, buffer != NULL);
+		check_target(dir, &sum, kind, m, &z[kind]);
+	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT]);
+	printf("[fork] %-6s records or drop reports that differ between the targets: %lu\n",
+	       m->label, diff);
+	fflush(stdout);
+	assert_int_equal(diff, 0);
+	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
+		seen_free(&z[kind]);
 	t2_proc_free(&p);
 	t2_env_free(&env);
 }
 
-static void fork_storm(void **state)
+static const struct mode PLAIN = { "plain", NULL, NULL };
+static const struct mode BUFFERED = { "64k", "64k", NULL };
+static const struct mode DEFERRED = { "defer", NULL, "" };
+static const struct mode DEFERRED_4K = { "defer4k", NULL, "4k" };
+
+static void fork_storm(void **state) { (void)state; run_fork_storm(&PLAIN); }
+static void fork_storm_buffered(void **state) { (void)state; run_fork_storm(&BUFFERED); }
+static void fork_storm_deferred(void **state) { (void)state; run_fork_storm(&DEFERRED); }
+static void fork_storm_deferred_4k(void **state) { (void)state; run_fork_storm(&DEFERRED_4K); }
+
+/* ------------------------------------------------------------------ */
+/* Deferred mode: children with and without their own writer.          */
+/* ------------------------------------------------------------------ */
+
+#define KIDS 40
+#define KID_RECORDS 50
+#define KID_BUSY 2
+
+/* Threads of this process. */
+static int task_count(void)
 {
-	(void)state;
-	run_fork_storm(NULL);
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
 }
 
-static void fork_storm_buffered(void **state)
+static void *kid_thread(void *arg)
 {
+	const int *i = arg;
+	int seq;
+
+	trace2_thread_start("kid");
+	for (seq = 0; seq < KID_RECORDS; seq++)
+		trace2_printf("kid %d %d", *i, seq);
+	trace2_thread_exit();
+	return NULL;
+}
+
+/*
+ * Even children initialize again (their own writer thread starts: two
+ * threads then) and leave with exit(), whose handler drains; odd ones do
+ * not (one thread: the records go out directly) and leave with
+ * trace2_flush() and _exit().  Each traces KID_RECORDS printf records
+ * from a thread of its own.
+ */
+static _Noreturn void run_kid(int i)
+{
+	pthread_t th;
+
+	alarm(CHILD_ALARM_S);
+	if (i % 2 == 0)
+		trace2_initialize();
+	dprintf(1, "kid %d threads %d\n", i, task_count());
+	if (pthread_create(&th, NULL, kid_thread, &i) || pthread_join(th, NULL))
+		_exit(3);
+	if (i % 2 == 0)
+		exit(0);
+	trace2_flush();
+	_exit(0);
+}
+
+static void kids_scenario(void *arg)
+{
+	const char *argv[] = { "kids", NULL };
+	pthread_t th[KID_BUSY];
+	struct busy b[KID_BUSY];
+	int stop = 0, i, ok = 0;
+
+	(void)arg;
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_cmd_start(argv);
+	trace2_cmd_name("kids");
+	dprintf(1, "sid %s\n", trace2_session_id());
+	for (i = 0; i < KID_BUSY; i++) {
+		b[i] = (struct busy){ &stop, 0 };
+		pthread_create(&th[i], NULL, busy_main, &b[i]);
+	}
+	for (i = 0; i < KIDS; i++) {
+		int status = fork_traced(i, run_kid);
+
+		ok += status != -1 && WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < KID_BUSY; i++) {
+		pthread_join(th[i], NULL);
+		dprintf(1, "busy %d %ld\n", i + 1, b[i].iterations);
+	}
+	dprintf(1, "summary ok %d timeouts 0 bad %d\n", ok, KIDS - ok);
+	exit(trace2_cmd_exit(0));
+}
+
+/* What the EVENT file says of the children and the parent's threads. */
+struct kids_seen {
+	const struct summary *sum;
+	unsigned char seen[KIDS][KID_RECORDS];
+	char sid[KIDS][200];		/* of each child's first record */
+	unsigned wrong_sid, wrong_thread, stray;
+	/* the parent's busy threads: data records by sequence number,
+	 * records and drops reported */
+	struct seen parent;
+	/* drops reported on "kid" threads, by SID (matched at the end) */
+	struct { char sid[200]; long n; } kid_drops[KIDS];
+	int nkid_drops;
+};
+
+static int ends_with(struct t2_slice s, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return s.len >= n && !memcmp(s.p + s.len - n, tail, n);
+}
+
+/* "kid <i> <seq>" on a thread "th<NN>:kid", one SID per child. */
+static void kid_record(struct kids_seen *k, const struct item *it)
+{
+	char text[64];
+	int i, seq, end = 0;
+
+	if (!it->msg.p || it->msg.len >= sizeof(text))
+		goto stray;
+	memcpy(text, it->msg.p, it->msg.len);
+	text[it->msg.len] = '\0';
+	if (sscanf(text, "kid %d %d%n", &i, &seq, &end) != 2 || text[end] || i < 0 ||
+	    i >= KIDS || seq < 0 || seq >= KID_RECORDS)
+		goto stray;
+	bump(&k->seen[i][seq]);
+	k->wrong_thread += !ends_with(it->thread, ":kid");
+	if (!k->sid[i][0] && it->sid.len < sizeof(k->sid[i]))
+		memcpy(k->sid[i], it->sid.p, it->sid.len);
+	k->wrong_sid += !t2_slice_eq(it->sid, k->sid[i]);
+	return;
+stray:
+	k->stray++;
+}
+
+static void kids_line(void *ctx, const char *line, size_t len)
+{
+	struct kids_seen *k = ctx;
+	struct t2_rec r;
+	struct item it;
+
+	if (t2_rec_parse(line, len, &r) != T2_REC_EVENT) {
+		k->stray++;
+		t2_rec_free(&r);
+		return;
+	}
+	to_item(&r, &it);
+	if (t2_slice_eq(it.event, "printf"))
+		kid_record(k, &it);
+	else if (is_drop_report(&it) && ends_with(it.thread, ":kid") &&
+		 k->nkid_drops < KIDS && it.sid.len < sizeof(k->kid_drops[0].sid)) {
+		memcpy(k->kid_drops[k->nkid_drops].sid, it.sid.p, it.sid.len);
+		k->kid_drops[k->nkid_drops++].n = slice_long(it.value);
+	} else {
+		seen_line(&k->parent, line, len);
+	}
+	t2_rec_free(&r);
+}
+
+/* Records of child i written or reported dropped. */
+static long kid_total(const struct kids_seen *k, int i, unsigned *dup)
+{
+	long total = 0;
+	int seq, d;
+
+	for (seq = 0; seq < KID_RECORDS; seq++) {
+		total += k->seen[i][seq] ? 1 : 0;
+		*dup += k->seen[i][seq] > 1 ? k->seen[i][seq] - 1u : 0;
+	}
+	for (d = 0; d < k->nkid_drops; d++)
+		if (!strcmp(k->kid_drops[d].sid, k->sid[i]))
+			total += k->kid_drops[d].n;
+	return total;
+}
+
+/* "kid <i> threads <n>" lines: how many children had 2 threads after
+ * initializing again (even) and 1 without (odd). */
+static int kid_threads_as_expected(const char *out)
+{
+	char **lines = t2_lines(out, NULL);
+	int good = 0, i, n;
+	size_t l;
+
+	for (l = 0; lines[l]; l++)
+		if (sscanf(lines[l], "kid %d threads %d", &i, &n) == 2)
+			good += n == (i % 2 == 0 ? 2 : 1);
+	t2_strv_free(lines);
+	return good;
+}
+
+/*
+ * A forked child of a deferred-mode process never writes its parent's
+ * records; one that initializes again gets a writer thread of its own and
+ * a SID of its own, one that does not writes directly (after
+ * trace2_flush()), under the parent's SID.  Exact: every child record
+ * written once (or reported dropped), every record of the parent's busy
+ * threads written once or reported dropped.
+ */
+static void fork_deferred_children(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	struct t2_env env = { 0 };
+	struct kids_seen *k;
+	struct summary sum;
+	struct verdict v;
+	struct t2_proc p;
+	unsigned lost = 0, dup = 0, own_sids = 0, parent_sids = 0;
+	char *path;
+	int i, threads_ok;
+
 	(void)state;
-	run_fork_storm("64k");
+	skip_deferred_under_tsan("deferred children");
+	k = calloc(1, sizeof(*k));
+	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", dir);
+	t2_env_add(&env, "GIT_TRACE2_DEFERRED=1");
+	t2_capture(kids_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
+	parse_stdout(p.out, &sum);
+	threads_ok = kid_threads_as_expected(p.out);
+	k->sum = &sum;
+	seen_init(&k->parent, &sum, T2_REC_EVENT);
+	path = t2_path(dir, "event");
+	t2_foreach_line(path, kids_line, k);
+	for (i = 0; i < KIDS; i++) {
+		long total = kid_total(k, i, &dup);
+
+		lost += total < KID_RECORDS ? (unsigned)(KID_RECORDS - total) : 0;
+		dup += total > KID_RECORDS ? (unsigned)(total - KID_RECORDS) : 0;
+		if (i % 2)
+			parent_sids += !strcmp(k->sid[i], sum.sid);
+		else
+			own_sids += !strncmp(k->sid[i], sum.sid, strlen(sum.sid)) &&
+				    k->sid[i][strlen(sum.sid)] == '/';
+	}
+	memset(&v, 0, sizeof(v));
+	judge_parent(&k->parent, 1, &v);
+	judge_accounting(&k->parent, KID_BUSY, KIDS, &v);
+	printf("[fork] deferred children: %d forks, ok %d, as many threads as expected %d; "
+	       "child records lost %u, duplicated %u, on a wrong thread %u, under a second SID "
+	       "%u, stray %u; own SID (initialized again) %u of %d, parent's SID %u of %d; "
+	       "parent records lost %u, duplicated %u, dropped %lu, over-reported %lu\n",
+	       KIDS, sum.ok, threads_ok, lost, dup, k->wrong_thread, k->wrong_sid,
+	       k->stray + k->parent.stray, own_sids, KIDS / 2, parent_sids, KIDS / 2,
+	       v.parent_lost, v.parent_dup, k->parent.drops_total, v.parent_excess);
+	if (*p.err)
+		printf("[fork] stderr: %.500s\n", p.err);
+	fflush(stdout);
+	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
+	assert_string_equal(p.err, "");
+	assert_int_equal(sum.ok, KIDS);
+	assert_int_equal(threads_ok, KIDS);
+	assert_int_equal(lost, 0);
+	assert_int_equal(dup, 0);
+	assert_int_equal(k->wrong_thread, 0);
+	assert_int_equal(k->wrong_sid, 0);
+	assert_int_equal(k->stray + k->parent.stray, 0);
+	assert_int_equal(own_sids, KIDS / 2);
+	assert_int_equal(parent_sids, KIDS / 2);
+	assert_int_equal(v.parent_lost, 0);
+	assert_int_equal(v.parent_dup, 0);
+	assert_int_equal(v.parent_excess, 0);
+	seen_free(&k->parent);
+	free(k);
+	free(path);
+	t2_proc_free(&p);
+	t2_env_free(&env);
 }
 
 /* ------------------------------------------------------------------ */
@@ -820,6 +1297,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(fd_listing_sees_inherited_fds, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_buffered, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_deferred, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_deferred_4k, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_deferred_children, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_while_tz_lock_held, t2_scratch_cleanup),
 	};
 

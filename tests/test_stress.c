@@ -8,7 +8,9 @@
  *   (c) one AF_UNIX stream listener and (d) one AF_UNIX datagram
  *       listener (all targets), run by this process in a thread with
  *       poll() and a deadline,
- *   (e) (a), (b) and (c) again with GIT_TRACE2_BUFFER=64k.
+ *   (e) (a), (b) and (c) again with GIT_TRACE2_BUFFER=64k,
+ *   (f) (a) and (b) in deferred mode (GIT_TRACE2_DEFERRED=1), and (a) and
+ *       (c) with 4 KiB rings, where most records are dropped.
  * Every record carries "s<proc>w<thread>#<seq>", so each line is checked
  * for: a known layout (EVENT: strict JSON; PERF: the fixed columns), the
  * event the pattern prescribes at that sequence number, its nesting
@@ -17,7 +19,11 @@
  * or in the parser), and exact counts: every (target, process, thread,
  * sequence number) seen exactly once, in order, plus the per-process and
  * per-thread records (version, start, cmd_name, exit, atexit,
- * thread_start, thread_exit).
+ * thread_start, thread_exit).  In deferred mode a record may be missing
+ * instead, when its thread's "dropped" reports count it: per (target,
+ * process, thread) records seen + drops reported = records emitted,
+ * exactly, no report before the records it counts, PERF and EVENT the
+ * same records and reports, NORMAL exactly PERF's printf records.
  *
  * Size: 16 x 8 x 10,000 by default; T2_STRESS_SCALE=<factor> scales the
  * events per thread (sanitizer builds default to 0.02).  Each test prints
@@ -198,6 +204,10 @@ static void writer_main(void *arg)
 /* ------------------------------------------------------------------ */
 
 #define NTARGETS 3
+/* Indexes of the targets (T2_REC_* - T2_REC_NORMAL). */
+#define T_NORMAL 0
+#define T_PERF 1
+#define T_EVENT 2
 #define UNKNOWN_TARGET NTARGETS
 static const char *const TARGET_NAME[] = { "normal", "perf", "event", "?" };
 static const char *const PROC_EVENTS[] = { "version", "start", "cmd_name", "exit", "atexit" };
@@ -205,12 +215,18 @@ static const char *const PROC_EVENTS[] = { "version", "start", "cmd_name", "exit
 
 struct counts {
 	uint64_t lines, corrupt, mixed, wrong, unexpected, lost, dup, disorder;
+	/* deferred mode: the sum of the "dropped" reports and their lines;
+	 * reported beyond what is missing; reported before the records they
+	 * count; disagreement with the perf target (the same records reach
+	 * every target) */
+	uint64_t dropped, drop_lines, excess, early, mismatch;
 };
 
 struct sid_entry {
 	char leaf[96];		/* last component of the SID */
 	int proc;		/* -1 until a worker record names it */
 	unsigned events[N_PROC_EVENTS];
+	uint64_t drops;		/* reported on the main thread */
 };
 
 struct tally {
@@ -218,7 +234,10 @@ struct tally {
 	unsigned char *seen;	/* [target][proc][thread][seq]: times seen */
 	int *last;		/* [target][proc][thread]: last seq seen */
 	unsigned *starts, *exits;	/* [target][proc][thread] */
+	unsigned *got;		/* [target][proc][thread]: records seen once */
+	uint64_t *drops;	/* [target][proc][thread]: reported dropped */
 	uint64_t proc_events[NTARGETS][N_PROC_EVENTS];
+	uint64_t main_drops[NTARGETS];	/* reported on the main threads */
 	struct counts c[NTARGETS + 1];
 	struct sid_entry sids[PROCS * 2];
 	int nsids, sid_overflow;
@@ -236,6 +255,8 @@ static struct tally *tally_new(const struct cfg *cfg)
 	t->last = malloc(slots * sizeof(*t->last));
 	t->starts = calloc(slots, sizeof(*t->starts));
 	t->exits = calloc(slots, sizeof(*t->exits));
+	t->got = calloc(slots, sizeof(*t->got));
+	t->drops = calloc(slots, sizeof(*t->drops));
 	for (i = 0; i < slots; i++)
 		t->last[i] = -1;
 	return t;
@@ -247,6 +268,8 @@ static void tally_free(struct tally *t)
 	free(t->last);
 	free(t->starts);
 	free(t->exits);
+	free(t->got);
+	free(t->drops);
 	free(t);
 }
 
@@ -400,6 +423,21 @@ static struct t2_slice event_token_text(const struct t2_rec *r)
 	return v.p ? v : t2_rec_str(r, "msg");
 }
 
+/*
+ * A record of a worker reached the target, after `before` records of its
+ * thread (thread_start, then the pattern's): the drops reported so far
+ * may not exceed the records missing before it (a report follows the
+ * records it counts).
+ */
+static void arrived(struct tally *t, int target, size_t i, uint64_t before, int first)
+{
+	uint64_t missing = before > t->got[i] ? before - t->got[i] : 0;
+
+	if (t->drops[i] > missing)
+		t->c[target].early++;
+	t->got[i] += (unsigned)first;
+}
+
 /* A record of the pattern: check it against its sequence number. */
 static int count_pattern(struct tally *t, int target, const struct t2_rec *r)
 {
@@ -426,6 +464,7 @@ static int count_pattern(struct tally *t, int target, const struct t2_rec *r)
 	if (!ok)
 		return 0;
 	i = slot(t, target, proc, thread);
+	arrived(t, target, i, 1 + (uint64_t)seq, !t->seen[i * (size_t)t->cfg.events + (size_t)seq]);
 	if (t->seen[i * (size_t)t->cfg.events + (size_t)seq] < 255)
 		t->seen[i * (size_t)t->cfg.events + (size_t)seq]++;
 	if (seq < t->last[i])
@@ -439,21 +478,85 @@ static int count_thread_event(struct tally *t, int target, const struct t2_rec *
 {
 	int proc, thread;
 	int start = t2_slice_eq(r->event, "thread_start");
+	unsigned *count;
+	size_t i;
 
 	if (!start && !t2_slice_eq(r->event, "thread_exit"))
 		return -1;
 	if (!parse_thread(r->thread, &t->cfg, &proc, &thread) ||
 	    (target == T2_REC_EVENT - T2_REC_NORMAL && !sid_matches(t, r, proc)))
 		return 0;
-	(start ? t->starts : t->exits)[slot(t, target, proc, thread)]++;
+	i = slot(t, target, proc, thread);
+	count = &(start ? t->starts : t->exits)[i];
+	arrived(t, target, i, start ? 0 : 1 + (uint64_t)t->cfg.events, !*count);
+	(*count)++;
+	return 1;
+}
+
+/* The count of a deferred mode's "dropped" report (category trace2, key
+ * dropped), 0 if malformed; -1 if the record is something else. */
+static long long dropped_value(int target, const struct t2_rec *r)
+{
+	static const char normal_prefix[] = "data trace2/dropped value:";
+	struct t2_slice v = { NULL, 0 };
+	char buf[24];
+
+	if (target == T2_REC_EVENT - T2_REC_NORMAL) {
+		if (t2_slice_eq(r->event, "data") &&
+		    t2_slice_eq(t2_rec_str(r, "category"), "trace2") &&
+		    t2_slice_eq(t2_rec_str(r, "key"), "dropped"))
+			v = t2_rec_str(r, "value");
+	} else if (target == T2_REC_PERF - T2_REC_NORMAL) {
+		if (t2_slice_eq(r->event, "data") && t2_slice_eq(r->category, "trace2") &&
+		    r->payload.len > 8 && !memcmp(r->payload.p, "dropped:", 8))
+			v = (struct t2_slice){ r->payload.p + 8, r->payload.len - 8 };
+	} else if (r->payload.len > sizeof(normal_prefix) - 1 &&
+		   !memcmp(r->payload.p, normal_prefix, sizeof(normal_prefix) - 1)) {
+		v = (struct t2_slice){ r->payload.p + sizeof(normal_prefix) - 1,
+				       r->payload.len - (sizeof(normal_prefix) - 1) };
+	}
+	if (!v.p)
+		return -1;
+	if (!v.len || v.len >= sizeof(buf) || v.p[0] == '0')
+		return 0;
+	memcpy(buf, v.p, v.len);
+	buf[v.len] = '\0';
+	return strspn(buf, "0123456789") == v.len ? atoll(buf) : 0;
+}
+
+/* A "dropped" report: to its thread (NORMAL names no thread). */
+static int count_dropped(struct tally *t, int target, const struct t2_rec *r)
+{
+	long long n = dropped_value(target, r);
+	struct sid_entry *e;
+	int proc, thread;
+
+	if (n <= 0)
+		return (int)n;
+	t->c[target].dropped += (uint64_t)n;
+	t->c[target].drop_lines++;
+	if (target == T2_REC_NORMAL - T2_REC_NORMAL)
+		return 1;
+	if (t2_slice_eq(r->thread, "main")) {
+		t->main_drops[target] += (uint64_t)n;
+		if (target == T2_REC_EVENT - T2_REC_NORMAL && (e = sid_entry(t, r->sid)))
+			e->drops += (uint64_t)n;
+		return 1;
+	}
+	if (!parse_thread(r->thread, &t->cfg, &proc, &thread) ||
+	    (target == T2_REC_EVENT - T2_REC_NORMAL && !sid_matches(t, r, proc)))
+		return 0;
+	t->drops[slot(t, target, proc, thread)] += (uint64_t)n;
 	return 1;
 }
 
 /* One well-formed record of the given target. */
 static int count_record(struct tally *t, int target, const struct t2_rec *r)
 {
-	int thread_event;
+	int thread_event, dropped = count_dropped(t, target, r);
 
+	if (dropped >= 0)
+		return dropped;
 	if (target == T2_REC_NORMAL - T2_REC_NORMAL)
 		return count_proc_event(t, target, r) || count_pattern(t, target, r);
 	if (t2_slice_eq(r->thread, "main"))
@@ -503,56 +606,108 @@ static void expect_count(struct counts *c, uint64_t got, uint64_t want)
 		c->dup += got - want;
 }
 
-static int expected_at(int target, int seq)
+/* Records missing (want - got of them) and drops reported: the
+ * difference goes to lost or excess. */
+static void account_drops(struct counts *c, uint64_t missing, uint64_t reported)
 {
-	return target != 0 || PATTERN[seq % PATTERN_LEN].op == OP_PRINTF;
+	if (missing > reported)
+		c->lost += missing - reported;
+	else
+		c->excess += reported - missing;
 }
 
-static void finish_threads(struct tally *t, int target)
+/* PERF, EVENT: each record of a worker seen once or reported dropped. */
+static void finish_worker(struct tally *t, int target, int p, int th)
 {
 	struct counts *c = &t->c[target];
-	unsigned want = target != 0;
-	int p, th, seq;
+	size_t i = slot(t, target, p, th);
+	const unsigned char *seen = t->seen + i * (size_t)t->cfg.events;
+	const unsigned char *perf = t->seen + slot(t, T_PERF, p, th) * (size_t)t->cfg.events;
+	uint64_t missing = !t->starts[i] + !t->exits[i];
+	int seq;
 
-	for (p = 0; p < t->cfg.procs; p++) {
-		for (th = 0; th < t->cfg.threads; th++) {
-			size_t i = slot(t, target, p, th);
-			const unsigned char *seen = t->seen + i * (size_t)t->cfg.events;
-
-			for (seq = 0; seq < t->cfg.events; seq++) {
-				if (!expected_at(target, seq))
-					c->unexpected += seen[seq];
-				else
-					expect_count(c, seen[seq], 1);
-			}
-			expect_count(c, t->starts[i], want);
-			expect_count(c, t->exits[i], want);
-		}
+	for (seq = 0; seq < t->cfg.events; seq++) {
+		missing += !seen[seq];
+		c->dup += seen[seq] > 1 ? seen[seq] - 1u : 0;
+		c->mismatch += target == T_EVENT && seen[seq] != perf[seq];
 	}
+	c->dup += (t->starts[i] > 1 ? t->starts[i] - 1u : 0) +
+		  (t->exits[i] > 1 ? t->exits[i] - 1u : 0);
+	account_drops(c, missing, t->drops[i]);
+	c->mismatch += target == T_EVENT && t->drops[i] != t->drops[slot(t, T_PERF, p, th)];
+}
+
+/* NORMAL: exactly the printf records PERF has (drops happen before the
+ * targets), nothing else of the pattern. */
+static void finish_normal_worker(struct tally *t, int p, int th)
+{
+	struct counts *c = &t->c[T_NORMAL];
+	size_t i = slot(t, T_NORMAL, p, th);
+	const unsigned char *seen = t->seen + i * (size_t)t->cfg.events;
+	const unsigned char *perf = t->seen + slot(t, T_PERF, p, th) * (size_t)t->cfg.events;
+	int seq;
+
+	for (seq = 0; seq < t->cfg.events; seq++) {
+		if (PATTERN[seq % PATTERN_LEN].op != OP_PRINTF)
+			c->unexpected += seen[seq];
+		else
+			expect_count(c, seen[seq], perf[seq] ? 1 : 0);
+	}
+	expect_count(c, t->starts[i], 0);
+	expect_count(c, t->exits[i], 0);
+}
+
+/* version, start, ... of n processes: each kind at most n times, the
+ * ones missing reported dropped. */
+static void finish_proc_events(struct counts *c, const unsigned *events, uint64_t n,
+			       uint64_t drops)
+{
+	uint64_t present = 0;
+	int k;
+
+	for (k = 0; k < N_PROC_EVENTS; k++) {
+		present += events[k] < n ? events[k] : n;
+		c->dup += events[k] > n ? events[k] - n : 0;
+	}
+	account_drops(c, N_PROC_EVENTS * n - present, drops);
 }
 
 static void finish_sids(struct tally *t)
 {
 	struct counts *c = &t->c[T2_REC_EVENT - T2_REC_NORMAL];
-	int i, k;
+	int i;
 
 	c->unexpected += (uint64_t)t->sid_overflow;
 	expect_count(c, (uint64_t)t->nsids, (uint64_t)t->cfg.procs);
 	for (i = 0; i < t->nsids; i++)
-		for (k = 0; k < N_PROC_EVENTS; k++)
-			expect_count(c, t->sids[i].events[k], 1);
+		finish_proc_events(c, t->sids[i].events, 1, t->sids[i].drops);
 }
 
 static void tally_finish(struct tally *t)
 {
-	int target, k;
+	unsigned events[N_PROC_EVENTS];
+	int target, k, p, th;
 
-	for (target = 0; target < NTARGETS; target++) {
-		finish_threads(t, target);
-		for (k = 0; k < N_PROC_EVENTS; k++)
-			expect_count(&t->c[target], t->proc_events[target][k],
-				     (uint64_t)t->cfg.procs);
+	for (p = 0; p < t->cfg.procs; p++) {
+		for (th = 0; th < t->cfg.threads; th++) {
+			finish_normal_worker(t, p, th);
+			finish_worker(t, T_PERF, p, th);
+			finish_worker(t, T_EVENT, p, th);
+		}
 	}
+	for (target = T_PERF; target < NTARGETS; target++) {
+		for (k = 0; k < N_PROC_EVENTS; k++)
+			events[k] = (unsigned)t->proc_events[target][k];
+		finish_proc_events(&t->c[target], events, (uint64_t)t->cfg.procs,
+				   t->main_drops[target]);
+	}
+	for (k = 0; k < N_PROC_EVENTS; k++) {
+		expect_count(&t->c[T_NORMAL], t->proc_events[T_NORMAL][k], t->proc_events[T_PERF][k]);
+		t->c[T_EVENT].mismatch += t->proc_events[T_EVENT][k] != t->proc_events[T_PERF][k];
+	}
+	t->c[T_EVENT].mismatch += t->main_drops[T_EVENT] != t->main_drops[T_PERF];
+	for (target = T_NORMAL; target < NTARGETS; target += 2)
+		t->c[target].mismatch += t->c[target].dropped != t->c[T_PERF].dropped;
 	finish_sids(t);
 }
 
@@ -774,6 +929,9 @@ struct dest {
 	const char *name;
 	enum dest_kind kind;
 	const char *buffer;	/* GIT_TRACE2_BUFFER, or NULL */
+	/* deferred mode: GIT_TRACE2_DEFERRED_RING ("" for the default), or
+	 * NULL for the direct mode */
+	const char *ring;
 };
 
 static const char *const TARGET_VARS[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
@@ -815,6 +973,10 @@ static void set_env(struct run *r)
 	t2_env_add(&r->env, "GIT_TRACE2_DST_DEBUG=1");
 	if (r->d->buffer)
 		t2_env_add(&r->env, "GIT_TRACE2_BUFFER=%s", r->d->buffer);
+	if (r->d->ring)
+		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED=1");
+	if (r->d->ring && *r->d->ring)
+		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED_RING=%s", r->d->ring);
 }
 
 static void spawn_writers(struct run *r, struct writer *w)
@@ -959,6 +1121,9 @@ static void report(const struct run *r, int files)
 		sum.wrong += c->wrong;
 		sum.unexpected += c->unexpected;
 		sum.disorder += c->disorder;
+		sum.excess += c->excess;
+		sum.early += c->early;
+		sum.mismatch += c->mismatch;
 	}
 	printf("[stress] %-13s %dx%dx%d: lines %llu (normal %llu, perf %llu, event %llu), "
 	       "lost %llu, duplicated %llu, corrupted %llu, interleaved %llu, "
@@ -971,6 +1136,15 @@ static void report(const struct run *r, int files)
 	       (unsigned long long)sum.corrupt, (unsigned long long)sum.mixed,
 	       (unsigned long long)sum.wrong, (unsigned long long)sum.unexpected,
 	       (unsigned long long)sum.disorder);
+	if (r->d->ring)
+		printf(", dropped %llu (perf: %llu reports, normal %llu, event %llu), "
+		       "over-reported %llu, reported early %llu, target mismatch %llu",
+		       (unsigned long long)r->tally->c[T_PERF].dropped,
+		       (unsigned long long)r->tally->c[T_PERF].drop_lines,
+		       (unsigned long long)r->tally->c[T_NORMAL].dropped,
+		       (unsigned long long)r->tally->c[T_EVENT].dropped,
+		       (unsigned long long)sum.excess, (unsigned long long)sum.early,
+		       (unsigned long long)sum.mismatch);
 	if (files)
 		printf(", files %d", files);
 	if (r->d->kind == D_STREAM || r->d->kind == D_DGRAM)
@@ -981,6 +1155,8 @@ static void report(const struct run *r, int files)
 	printf("; writers %.2f s, check %.2f s\n", r->t_write, r->t_check);
 	if (r->tally->problem[0])
 		printf("[stress]   first problem: %s\n", r->tally->problem);
+	if (r->stderr_text && *r->stderr_text)
+		printf("[stress]   writers' stderr: %.3000s\n", r->stderr_text);
 	fflush(stdout);
 }
 
@@ -994,10 +1170,19 @@ static void assert_clean(const struct run *r)
 	for (i = 0; i <= NTARGETS; i++) {
 		const struct counts *c = &r->tally->c[i];
 
-		if (i < NTARGETS)
-			assert_int_equal(c->lines, expected_lines(&r->cfg, i));
-		else
+		/* PERF and EVENT: every record, or a drop and its report;
+		 * NORMAL's share of the drops is unknown, but its records
+		 * are PERF's (mismatch, lost, dup) */
+		if (i == T_PERF || i == T_EVENT || (i == T_NORMAL && !c->dropped))
+			assert_int_equal(c->lines, expected_lines(&r->cfg, i) - c->dropped +
+						   c->drop_lines);
+		else if (i == UNKNOWN_TARGET)
 			assert_int_equal(c->lines, 0);
+		assert_int_equal(c->excess, 0);
+		assert_int_equal(c->early, 0);
+		assert_int_equal(c->mismatch, 0);
+		if (!r->d->ring)
+			assert_int_equal(c->drop_lines, 0);
 		assert_int_equal(c->corrupt, 0);
 		assert_int_equal(c->mixed, 0);
 		assert_int_equal(c->wrong, 0);
@@ -1090,14 +1275,20 @@ static void run_destination(const struct dest *d)
 /* ------------------------------------------------------------------ */
 
 /* A non-brief PERF line of worker s00w0 of process 0. */
-static char *perf_line(const char *event, const char *rel, const char *payload)
+static char *perf_line_in(const char *category, const char *event, const char *rel,
+			  const char *payload)
 {
 	char *s = NULL;
 
 	t2_append(&s, "12:00:00.000000 %-28s | d0 | %-24s | %-12s |     |  0.000100 | "
 		  "%9s | %-12s | %s", "tests/test_stress.c:1", "th01:s00w0", event, rel,
-		  CATEGORY, payload);
+		  category, payload);
 	return s;
+}
+
+static char *perf_line(const char *event, const char *rel, const char *payload)
+{
+	return perf_line_in(CATEGORY, event, rel, payload);
 }
 
 static void checker_catches_damage(void **state)
@@ -1139,15 +1330,54 @@ static void checker_catches_damage(void **state)
 	tally_free(t);
 }
 
+/* The drop accounting must be able to fail too. */
+static void checker_catches_bad_drop_reports(void **state)
+{
+	struct cfg cfg = { 1, 1, PATTERN_LEN };
+	struct tally *t = tally_new(&cfg);
+	char *lines[] = {
+		perf_line("thread_start", "", ""),
+		/* reported before the records it counts */
+		perf_line_in("trace2", "data", "0.000000", "dropped:2"),
+		perf_line("region_enter", "", "label:L1 s00w0#0"),
+		perf_line("data", "0.000001", "....k:s00w0#3"),
+		perf_line_in("trace2", "data", "0.000000", "dropped:0"),
+		/* 7 missing: #4..#9 and thread_exit; 2 + 9 reported */
+		perf_line_in("trace2", "data", "0.000000", "dropped:9"),
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		tally_line(t, lines[i], strlen(lines[i]), T2_REC_PERF, NULL);
+		free(lines[i]);
+	}
+	tally_finish(t);
+	assert_int_equal(t->c[T_PERF].dropped, 11);
+	assert_int_equal(t->c[T_PERF].drop_lines, 2);
+	assert_int_equal(t->c[T_PERF].wrong, 1);
+	assert_int_equal(t->c[T_PERF].early, 1);
+	assert_int_equal(t->c[T_PERF].excess, 2);
+	/* EVENT saw none of PERF's records (#0, #3, the thread's and the
+	 * total drops), NORMAL none of its reports */
+	assert_int_equal(t->c[T_EVENT].mismatch, 4);
+	assert_int_equal(t->c[T_NORMAL].mismatch, 1);
+	tally_free(t);
+}
+
 /* ------------------------------------------------------------------ */
 
-static const struct dest DEST_FILES = { "files", D_FILES, NULL };
-static const struct dest DEST_DIR = { "directory", D_DIR, NULL };
-static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL };
-static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL };
-static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k" };
-static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k" };
-static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k" };
+static const struct dest DEST_FILES = { "files", D_FILES, NULL, NULL };
+static const struct dest DEST_DIR = { "directory", D_DIR, NULL, NULL };
+static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL, NULL };
+static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL };
+static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL };
+static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL };
+static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL };
+static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "" };
+static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k" };
+static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "" };
+static const struct dest DEST_STREAM_DEFER_4K = { "stream+defer4k", D_STREAM, NULL, "4k" };
 
 static void stress_files(void **state) { (void)state; run_destination(&DEST_FILES); }
 static void stress_directory(void **state) { (void)state; run_destination(&DEST_DIR); }
@@ -1156,11 +1386,16 @@ static void stress_af_unix_dgram(void **state) { (void)state; run_destination(&D
 static void stress_files_buffered(void **state) { (void)state; run_destination(&DEST_FILES_BUF); }
 static void stress_directory_buffered(void **state) { (void)state; run_destination(&DEST_DIR_BUF); }
 static void stress_stream_buffered(void **state) { (void)state; run_destination(&DEST_STREAM_BUF); }
+static void stress_files_deferred(void **state) { (void)state; run_destination(&DEST_FILES_DEFER); }
+static void stress_files_deferred_4k(void **state) { (void)state; run_destination(&DEST_FILES_DEFER_4K); }
+static void stress_directory_deferred(void **state) { (void)state; run_destination(&DEST_DIR_DEFER); }
+static void stress_stream_deferred_4k(void **state) { (void)state; run_destination(&DEST_STREAM_DEFER_4K); }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(checker_catches_damage, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(checker_catches_bad_drop_reports, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_files, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_af_unix_stream, t2_scratch_cleanup),
@@ -1168,6 +1403,10 @@ int main(void)
 		cmocka_unit_test_teardown(stress_files_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_stream_buffered, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_deferred, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_deferred_4k, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_directory_deferred, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_stream_deferred_4k, t2_scratch_cleanup),
 	};
 
 	t2_leak_check_runner_only();

@@ -17,8 +17,15 @@
  * reports per thread, and every step is checked to report exactly as many
  * as the spec says.  After the program the main thread's regions and
  * timers are closed again (the process state carries over to the next
- * input), every new line of the three files is checked (t2_check_text()
- * of tests/support/t2rec.h) and the files are emptied.
+ * input), trace2_flush() (deferred mode: the records queued go out),
+ * every new line of the three files is checked (t2_check_text() of
+ * tests/support/t2rec.h) and the files are emptied.
+ *
+ * The settings not reset here come from the environment: the replay
+ * runs the corpus again with GIT_TRACE2_DEFERRED=1 and a small ring.  An
+ * input that runs in a forked child (the replay) initializes again
+ * there, so that a deferred mode has its rings and writer thread in that
+ * process too.
  */
 #include "fuzz.h"
 #include "t2rec.h"
@@ -42,6 +49,8 @@ static char *files[3]; /* NORMAL, PERF, EVENT */
 /* The main thread's base region entry: a leave with no open region pops
  * it, once per thread (api.md §2.25); it never comes back. */
 static int main_base = 1;
+/* The process that initialized. */
+static pid_t init_pid;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -72,6 +81,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	trace2_initialize();
 	FZ_CHECK(trace2_is_enabled());
 	trace2_cmd_name("fuzz-api");
+	init_pid = getpid();
 	return 0;
 }
 
@@ -452,6 +462,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prog p;
 	unsigned i;
 
+	if (getpid() != init_pid) {
+		trace2_initialize();
+		FZ_CHECK(trace2_is_enabled());
+		init_pid = getpid();
+	}
 	memset(&p, 0, sizeof(p));
 	p.in.p = data;
 	p.in.n = size;
@@ -471,6 +486,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < TRACE2_NUMBER_OF_TIMERS; i++)
 		for (; p.timers[i]; p.timers[i]--)
 			trace2_timer_stop((enum trace2_timer_id)i);
+	trace2_flush();
 	check_files();
 	fz_pool_free(&p.pool);
 	return 0;
