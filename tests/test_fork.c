@@ -63,19 +63,6 @@
 #define CHILD_WAIT_MS 15000
 #define SCENARIO_TIMEOUT_S 600
 #define LIST_FDS_ARG "--list-fds"
-/* ThreadSanitizer ends a forked child of a multi-threaded process that
- * starts a thread, as the deferred mode's children that initialize again
- * do (their writer thread). */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
 /* What an exec'd child must see: 0-2 and the fd left inheritable. */
 #define EXPECTED_FDS "fds 0 1 2 3"
 
