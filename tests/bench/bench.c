@@ -355,7 +355,6 @@ static uint64_t process_cpu_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
-
 /* Deferred mode: its writer thread writes buffers (and is warmed for). */
 static int is_deferred(const struct scenario *sc)
 {
