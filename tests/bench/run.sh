@@ -185,6 +185,8 @@ if [ "$mode" = valgrind ]; then
 				goal = (ipo <= 8 ? "ok" : "MISS") " (<= 8 instr)"
 			if (s == "perf" || s == "event")
 				goal = (ipo <= 2500 && apo == 0 ? "ok" : "MISS") " (<= 2500 instr, 0 allocs)"
+			if (s == "perf_deferred")
+				goal = (apo == 0 ? "ok" : "MISS") " (0 allocs)"
 			printf "%-20s %10d %12d %12d %10.1f %10.3f  %s\n", s, o, i0, i, ipo, apo, goal
 		}'
 	done
