@@ -142,9 +142,9 @@ void tr2_category_init(const char *list)
 	npatterns = 0;
 	text_used = 0;
 	only_exclusions = 1;
-	if (cache_written) {
+	if (__atomic_load_n(&cache_written, __ATOMIC_RELAXED)) {
 		memset(tr2_category_cache, 0, sizeof(tr2_category_cache));
-		cache_written = 0;
+		__atomic_store_n(&cache_written, 0, __ATOMIC_RELAXED);
 	}
 	if (list)
 		tr2_params_for_each_item(list, add_pattern, NULL);
