@@ -545,18 +545,6 @@ static void take_thread(struct ring *r, char *base)
 					    id->json_name_len, id->id };
 }
 
-/* Run a record through the targets under the name of its thread (the
- * draining thread's own context shows that name meanwhile, for the
- * errors a target reports). */
-static void replay(struct ring *r, struct tr2_ev *ev, struct tr2_tls *self, int from_signal)
-{
-	struct trace2_thread own = self->pub;
-
-	self->pub = r->thread;
-	ops->replay(self, ev, from_signal);
-	self->pub = own;
-}
-
 static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
 {
 	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
@@ -570,7 +558,7 @@ static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
 	ev.pub.nesting = 1;
 	ev.pub.thread = &r->thread;
 	fill_dropped(&ev, n, digits, sizeof(digits));
-	replay(r, &ev, self, from_signal);
+	ops->replay(self, &ev, from_signal);
 }
 
 /* The records the ring has now, at most max of them; how many. */
@@ -584,11 +572,12 @@ static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal, 
 		struct rec *rec = (struct rec *)base;
 		struct tr2_ev ev;
 
-		if (rec->kind == REC_THREAD)
+		if (rec->kind == REC_THREAD) {
 			take_thread(r, base);
-		else if (rec->kind != REC_PAD) {
+			self->pub = r->thread;
+		} else if (rec->kind != REC_PAD) {
 			decode(base, &ev, &r->times, &r->thread);
-			replay(r, &ev, self, from_signal);
+			ops->replay(self, &ev, from_signal);
 			n++;
 		}
 		tail += rec->size;
@@ -601,10 +590,15 @@ static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal, 
 	return n;
 }
 
-/* Drain every ring (at most max records from each); a ring whose thread
- * ended becomes free once empty, its drops told. */
+/*
+ * Drain every ring (at most max records from each); a ring whose thread
+ * ended becomes free once empty, its drops told.  Meanwhile the draining
+ * thread's own context shows the name of the ring's thread, for the
+ * errors a target reports while writing its records.
+ */
 static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 {
+	struct trace2_thread own = self->pub;
 	struct ring *r;
 	size_t n = 0;
 
@@ -613,12 +607,14 @@ static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 
 		if (state == FREE)
 			continue;
+		self->pub = r->thread;
 		n += drain_ring(r, self, from_signal, max);
 		if (state == RETIRED && r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE)) {
 			report_drops(r, self, from_signal);
 			__atomic_store_n(&r->state, FREE, __ATOMIC_RELEASE);
 		}
 	}
+	self->pub = own;
 	return n;
 }
 
@@ -926,11 +922,15 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
  * threads still running: told at exit. */
 static void report_all_drops(struct tr2_tls *self)
 {
+	struct trace2_thread own = self->pub;
 	struct ring *r;
 
 	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next)
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != FREE)
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != FREE) {
+			self->pub = r->thread;
 			report_drops(r, self, 0);
+		}
+	self->pub = own;
 }
 
 void tr2_defer_stop(void)
