@@ -40,10 +40,25 @@ struct head {
 #define HEAD_TEXT(name) "{\"event\":\"" name "\",\"sid\":\""
 #define EVENT(name) ((struct head){ HEAD_TEXT(name), sizeof(HEAD_TEXT(name)) - 1 })
 
+static HOT char *put_time(char *p, event_t *ev)
+{
+	p = tr2_put_lit(p, ",\"time\":\"");
+	p = tr2_put(p, trace2_event_utc_time(ev), TR2_UTC_TIME_LEN);
+	*p++ = '"';
+	return p;
+}
+
+/* Where a record's "time" member begins and ends (for a template). */
+struct marks {
+	size_t time, rest;
+};
+
 /* Keys every record starts with, in one reservation.  Brief mode keeps
- * "time" only where always_time is set (version, atexit). */
-static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head event,
-			 const char *file, int line, int always_time)
+ * "time" only where always_time is set (version, atexit).  Notes where
+ * the time is in m (if not NULL). */
+static HOT void begin_marked(state *st, struct tr2_buf *b, event_t *ev, struct head event,
+			     const char *file, int line, int always_time,
+			     struct marks *m)
 {
 	const struct trace2_thread *th = ev->thread;
 	const struct trace2_process *proc = ev->process;
@@ -60,11 +75,12 @@ static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head 
 	p = tr2_put_lit(p, "\",\"thread\":\"");
 	p = tr2_put(p, th->json_name, th->json_name_len);
 	*p++ = '"';
-	if (!st->brief || always_time) {
-		p = tr2_put_lit(p, ",\"time\":\"");
-		p = tr2_put(p, trace2_event_utc_time(ev), TR2_UTC_TIME_LEN);
-		*p++ = '"';
-	}
+	if (m)
+		m->time = (size_t)(p - b->p);
+	if (!st->brief || always_time)
+		p = put_time(p, ev);
+	if (m)
+		m->rest = (size_t)(p - b->p);
 	if (file_len) {
 		p = tr2_put_lit(p, ",\"file\":");
 		p = tr2_put_json_str(p, file, file_len);
@@ -72,6 +88,12 @@ static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head 
 		p = tr2_put_i64(p, line);
 	}
 	tr2_buf_commit(b, p);
+}
+
+static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head event,
+			 const char *file, int line, int always_time)
+{
+	begin_marked(st, b, ev, event, file, line, always_time, NULL);
 }
 
 static HOT void begin(state *st, struct tr2_buf *b, event_t *ev, struct head event)
@@ -290,38 +312,135 @@ static HOT int filtered(state *st, event_t *ev)
 	return ev->nesting > st->max_nesting;
 }
 
-static HOT void region(state *st, event_t *ev)
+/*
+ * Region records through call-site templates (tr2_tgt.h): three segments
+ * around the "time" and "t_rel" members, then the message.  The key holds
+ * what the segments depend on.
+ */
+static _Thread_local struct tr2_tmpl_cache templates;
+
+static HOT void region_key(state *st, event_t *ev, struct tr2_tmpl_key *k)
 {
 	const struct trace2_ev_region *r = &ev->region;
-	int leave = ev->kind == TRACE2_EVENT_REGION_LEAVE;
+	const struct trace2_thread *th = ev->thread;
+	tr2_tmpl_key_init(k);
+	tr2_tmpl_key_num(k, 0, ev->kind);
+	tr2_tmpl_key_num(k, 1, ev->line);
+	tr2_tmpl_key_num(k, 2, th->id);
+	tr2_tmpl_key_num(k, 3, (int64_t)ev->nesting);
+	tr2_tmpl_key_num(k, 4, r->repo_id);
+	tr2_tmpl_key_num(k, 5, st->brief);
+	tr2_tmpl_key_str(k, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
+	tr2_tmpl_key_str(k, 1, th->json_name, th->json_name_len);
+	tr2_tmpl_key_str(k, 2, r->category, r->category ? tr2_strlen(r->category) : 0);
+	tr2_tmpl_key_str(k, 3, r->label, r->label ? tr2_strlen(r->label) : 0);
+	tr2_tmpl_key_str(k, 4, ev->process->sid_json, ev->process->sid_json_len);
+}
+
+static HOT char *put_t_rel(char *p, event_t *ev)
+{
+	if (ev->kind != TRACE2_EVENT_REGION_LEAVE)
+		return p;
+	p = tr2_put_lit(p, ",\"t_rel\":");
+	return tr2_put_seconds(p, ev->t_rel_us, 0);
+}
+
+/* The record up to its message from template t. */
+static HOT char *region_from(state *st, char *p, event_t *ev, const struct tr2_tmpl *t)
+{
+	const char *seg = tr2_tmpl_seg(t, 0);
+
+	memcpy(p, seg, t->seg_len[0]);
+	p += t->seg_len[0];
+	if (!st->brief)
+		p = put_time(p, ev);
+	seg += t->seg_len[0];
+	memcpy(p, seg, t->seg_len[1]);
+	p += t->seg_len[1];
+	p = put_t_rel(p, ev);
+	seg += t->seg_len[1];
+	memcpy(p, seg, t->seg_len[2]);
+	return p + t->seg_len[2];
+}
+
+/* The members after "file" and "line", up to the message. */
+static HOT char *put_region(char *p, event_t *ev, size_t cat_len, size_t label_len,
+			    size_t *t_rel, size_t *rest, const char *start)
+{
+	const struct trace2_ev_region *r = &ev->region;
+
+	if (tr2_tgt_has_repo(r->repo_id)) {
+		p = tr2_put_lit(p, ",\"repo\":");
+		p = tr2_put_i64(p, r->repo_id);
+	}
+	*t_rel = (size_t)(p - start);
+	p = put_t_rel(p, ev);
+	*rest = (size_t)(p - start);
+	p = tr2_put_lit(p, ",\"nesting\":");
+	p = tr2_put_u64(p, ev->nesting);
+	p = TR2_JSON_OPT_STR(p, "category", r->category, cat_len);
+	return TR2_JSON_OPT_STR(p, "label", r->label, label_len);
+}
+
+/* The record up to its message formatted, and kept as k's template. */
+static HOT void region_formatted(state *st, struct tr2_buf *b, event_t *ev,
+				 const struct tr2_tmpl_key *k)
+{
+	const struct trace2_ev_region *r = &ev->region;
 	size_t cat_len = r->category ? tr2_strlen(r->category) : 0;
 	size_t label_len = r->label ? tr2_strlen(r->label) : 0;
-	size_t msg_len = r->msg ? tr2_strlen(r->msg) : 0;
+	size_t t_rel, rest;
+	struct marks m = { 0, 0 };
+	const char *seg[TR2_TMPL_SEGS];
+	size_t seg_len[TR2_TMPL_SEGS];
+	char *p;
+
+	begin_marked(st, b, ev,
+		     ev->kind == TRACE2_EVENT_REGION_LEAVE ? EVENT("region_leave")
+							   : EVENT("region_enter"),
+		     ev->file, ev->line, 0, &m);
+	p = tr2_buf_reserve(b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len));
+	if (!p)
+		return;
+	p = put_region(p, ev, cat_len, label_len, &t_rel, &rest, b->p);
+	tr2_buf_commit(b, p);
+	if (b->failed)
+		return;
+	seg[0] = b->p;
+	seg_len[0] = m.time;
+	seg[1] = b->p + m.rest;
+	seg_len[1] = t_rel - m.rest;
+	seg[2] = b->p + rest;
+	seg_len[2] = b->len - rest;
+	tr2_tmpl_keep(&templates, k, seg, seg_len);
+}
+
+static HOT void region(state *st, event_t *ev)
+{
+	const char *msg = ev->region.msg;
+	size_t msg_len = msg ? tr2_strlen(msg) : 0;
+	const struct tr2_tmpl *t;
+	struct tr2_tmpl_key k;
 	struct tr2_buf b;
 	char *p;
 
 	if (filtered(st, ev))
 		return;
-	begin(st, &b, ev, leave ? EVENT("region_leave") : EVENT("region_enter"));
-	p = tr2_buf_reserve(&b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len + msg_len));
+	region_key(st, ev, &k);
+	t = tr2_tmpl_find(&templates, &k);
+	if (t) {
+		tr2_buf_init(&b);
+		p = tr2_buf_reserve(&b, 128 + t->seg_len[0] + t->seg_len[1] + t->seg_len[2]);
+		if (p)
+			tr2_buf_commit(&b, region_from(st, p, ev, t));
+	} else
+		region_formatted(st, &b, ev, &k);
+	p = tr2_buf_reserve(&b, 16 + TR2_JSON_ESCAPED_MAX(msg_len));
 	if (!p) {
 		tr2_buf_release(&b);
 		return;
 	}
-	if (tr2_tgt_has_repo(r->repo_id)) {
-		p = tr2_put_lit(p, ",\"repo\":");
-		p = tr2_put_i64(p, r->repo_id);
-	}
-	if (leave) {
-		p = tr2_put_lit(p, ",\"t_rel\":");
-		p = tr2_put_seconds(p, ev->t_rel_us, 0);
-	}
-	p = tr2_put_lit(p, ",\"nesting\":");
-	p = tr2_put_u64(p, ev->nesting);
-	p = TR2_JSON_OPT_STR(p, "category", r->category, cat_len);
-	p = TR2_JSON_OPT_STR(p, "label", r->label, label_len);
-	p = TR2_JSON_OPT_STR(p, "msg", r->msg, msg_len);
-	tr2_buf_commit(&b, p);
+	tr2_buf_commit(&b, TR2_JSON_OPT_STR(p, "msg", msg, msg_len));
 	finish(st, ev, &b);
 }
 

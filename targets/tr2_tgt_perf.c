@@ -107,10 +107,16 @@ static HOT char *put_time_column(char *p, int present, uint64_t us)
 	return tr2_put_lit(p, " | ");
 }
 
-/* Everything up to the payload; the fixed-width part in one reservation. */
+/* Where the time columns of a record begin and end (for a template). */
+struct marks {
+	size_t times, rest;
+};
+
+/* Everything up to the payload; the fixed-width part in one reservation.
+ * Notes where the time columns are in m (if not NULL). */
 static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 			 const struct trace2_event *ev, const char *file, int line,
-			 const struct cols *c)
+			 const struct cols *c, struct marks *m)
 {
 	const struct ident *id = thread_ident(ev);
 	size_t file_len = file ? tr2_strlen(file) : 0;
@@ -138,8 +144,12 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 	if (p < repo_end)
 		p = tr2_put_padded(p, "", 0, (size_t)(repo_end - p));
 	p = tr2_put_lit(p, " | ");
+	if (m)
+		m->times = (size_t)(p - b->p);
 	p = put_time_column(p, c->times & ABS, ev->t_abs_us);
 	p = put_time_column(p, c->times & REL, ev->t_rel_us);
+	if (m)
+		m->rest = (size_t)(p - b->p);
 	p = tr2_put_padded(p, c->category,
 			   c->category ? tr2_strnlen(c->category, CATEGORY_WIDTH) : 0,
 			   CATEGORY_WIDTH);
@@ -152,7 +162,7 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 static HOT void begin(const struct tr2_tgt_state *st, struct tr2_buf *b,
 		      const struct trace2_event *ev, const struct cols *c)
 {
-	begin_at(st, b, ev, ev->file, ev->line, c);
+	begin_at(st, b, ev, ev->file, ev->line, c, NULL);
 }
 
 static HOT void finish(const struct tr2_tgt_state *st, const struct trace2_event *ev,
@@ -197,7 +207,7 @@ static void abs_code(const struct tr2_tgt_state *st, const struct trace2_event *
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, ABS, NULL };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, file, line, &c);
+	begin_at(st, &b, ev, file, line, &c, NULL);
 	tr2_buf_adds(&b, word);
 	tr2_buf_add_i64(&b, code);
 	finish(st, ev, &b);
@@ -348,25 +358,108 @@ static void repo(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 	finish(st, ev, &b);
 }
 
-static HOT void region(const struct tr2_tgt_state *st, const struct trace2_event *ev)
+/*
+ * Region records through call-site templates (tr2_tgt.h): everything but
+ * the time of day, the time columns and the message is the template's.
+ * The key holds what those bytes depend on: the perf line shows only the
+ * first CATEGORY_WIDTH bytes of the category.
+ */
+static _Thread_local struct tr2_tmpl_cache templates;
+
+static HOT void region_key(const struct tr2_tgt_state *st, const struct trace2_event *ev,
+			   struct tr2_tmpl_key *k)
+{
+	const struct trace2_ev_region *r = &ev->region;
+	const struct trace2_thread *th = ev->thread;
+
+	tr2_tmpl_key_init(k);
+	tr2_tmpl_key_num(k, 0, ev->kind);
+	tr2_tmpl_key_num(k, 1, ev->line);
+	tr2_tmpl_key_num(k, 2, th->id);
+	tr2_tmpl_key_num(k, 3, (int64_t)ev->nesting);
+	tr2_tmpl_key_num(k, 4, ev->process->depth);
+	tr2_tmpl_key_num(k, 5, r->repo_id);
+	tr2_tmpl_key_num(k, 6, st->brief);
+	tr2_tmpl_key_str(k, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
+	tr2_tmpl_key_str(k, 1, th->name, th->name_len);
+	tr2_tmpl_key_str(k, 2, r->category,
+			 r->category ? tr2_strnlen(r->category, CATEGORY_WIDTH) : 0);
+	tr2_tmpl_key_str(k, 3, r->label, r->label ? tr2_strlen(r->label) : 0);
+	tr2_tmpl_key_str(k, 4, "", 0);
+}
+
+/* The record up to its message from template t. */
+static HOT void region_from(const struct tr2_tgt_state *st, struct tr2_buf *b,
+			    const struct trace2_event *ev, const struct tr2_tmpl *t)
+{
+	const char *seg = tr2_tmpl_seg(t, 0);
+	char *p;
+
+	tr2_buf_init(b);
+	p = tr2_buf_reserve(b, t->seg_len[0] + t->seg_len[1] + 128);
+	if (!p)
+		return;
+	if (!st->brief) {
+		p = tr2_put(p, trace2_event_local_time(ev), TR2_LOCAL_TIME_LEN);
+		*p++ = ' ';
+	}
+	memcpy(p, seg, t->seg_len[0]);
+	p += t->seg_len[0];
+	p = put_time_column(p, 1, ev->t_abs_us);
+	p = put_time_column(p, ev->kind == TRACE2_EVENT_REGION_LEAVE, ev->t_rel_us);
+	memcpy(p, seg + t->seg_len[0], t->seg_len[1]);
+	p += t->seg_len[1];
+	tr2_buf_commit(b, p);
+}
+
+/* The record up to its message formatted, and kept as k's template. */
+static HOT void region_formatted(const struct tr2_tgt_state *st, struct tr2_buf *b,
+				 const struct trace2_event *ev, const struct tr2_tmpl_key *k)
 {
 	const struct trace2_ev_region *r = &ev->region;
 	struct cols c = { EVENT("region_enter"), r->repo_id, ABS, r->category };
-	struct tr2_buf b;
+	size_t start = st->brief ? 0 : TR2_LOCAL_TIME_LEN + 1;
+	struct marks m;
+	const char *seg[TR2_TMPL_SEGS];
+	size_t seg_len[TR2_TMPL_SEGS];
 
 	if (ev->kind == TRACE2_EVENT_REGION_LEAVE) {
 		c.event = "region_leave";
 		c.event_len = sizeof("region_leave") - 1;
 		c.times = ABS | REL;
 	}
-	begin(st, &b, ev, &c);
+	begin_at(st, b, ev, ev->file, ev->line, &c, &m);
 	if (r->label) {
-		tr2_buf_addlit(&b, "label:");
-		tr2_buf_adds(&b, r->label);
+		tr2_buf_addlit(b, "label:");
+		tr2_buf_adds(b, r->label);
 	}
-	if (r->msg) {
+	if (b->failed || !b->len)
+		return;
+	seg[0] = b->p + start;
+	seg_len[0] = m.times - start;
+	seg[1] = b->p + m.rest;
+	seg_len[1] = b->len - m.rest;
+	seg[2] = NULL;
+	seg_len[2] = 0;
+	tr2_tmpl_keep(&templates, k, seg, seg_len);
+}
+
+static HOT void region(const struct tr2_tgt_state *st, const struct trace2_event *ev)
+{
+	const char *msg = ev->region.msg;
+	const struct tr2_tmpl *t;
+	struct tr2_tmpl_key k;
+	struct tr2_buf b;
+
+	region_key(st, ev, &k);
+	t = tr2_tmpl_find(&templates, &k);
+	if (t)
+		region_from(st, &b, ev, t);
+	else
+		region_formatted(st, &b, ev, &k);
+	if (msg) {
 		tr2_buf_addc(&b, ' ');
-		tr2_buf_adds(&b, r->msg);
+		tr2_buf_adds(&b, msg);
 	}
 	finish(st, ev, &b);
 }
@@ -395,7 +488,7 @@ static void timer(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, t->category };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, LOC_FILE, LOC_TIMER, &c);
+	begin_at(st, &b, ev, LOC_FILE, LOC_TIMER, &c, NULL);
 	tr2_buf_addf(&b, "name:%s intervals:%llu total:%8.6f min:%8.6f max:%8.6f",
 		     t->name, (unsigned long long)t->intervals,
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
@@ -409,7 +502,7 @@ static void counter(const struct tr2_tgt_state *st, const struct trace2_event *e
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, ev->counter.category };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, LOC_FILE, LOC_COUNTER, &c);
+	begin_at(st, &b, ev, LOC_FILE, LOC_COUNTER, &c, NULL);
 	tr2_buf_addlit(&b, "name:");
 	tr2_buf_adds(&b, ev->counter.name);
 	tr2_buf_addlit(&b, " value:");
