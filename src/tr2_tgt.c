@@ -108,6 +108,24 @@ void tr2_json_add_data_value(struct tr2_buf *b, const struct trace2_ev_data *d)
 		tr2_buf_add(b, d->json, d->json_len);
 }
 
+TR2_HOT void tr2_tmpl_region_key(struct tr2_tmpl_key *key, const struct trace2_event *ev,
+				 int brief, size_t cat_max)
+{
+	const struct trace2_ev_region *r = &ev->region;
+
+	tr2_tmpl_key_init(key);
+	tr2_tmpl_key_num(key, 0, ev->kind);
+	tr2_tmpl_key_num(key, 1, ev->line);
+	tr2_tmpl_key_num(key, 2, ev->thread->id);
+	tr2_tmpl_key_num(key, 3, (int64_t)ev->nesting);
+	tr2_tmpl_key_num(key, 4, r->repo_id);
+	tr2_tmpl_key_num(key, 5, brief);
+	tr2_tmpl_key_str(key, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
+	tr2_tmpl_key_str(key, 1, r->category,
+			 r->category ? tr2_strnlen(r->category, cat_max) : 0);
+	tr2_tmpl_key_str(key, 2, r->label, r->label ? tr2_strlen(r->label) : 0);
+}
+
 /* Whether n bytes at a and b are the same, in overlapping 8- or 4-byte
  * loads (n is short: a name, a label). */
 static TR2_HOT int same_bytes(const char *a, const char *b, size_t n)

@@ -157,6 +157,12 @@ static inline void tr2_tmpl_key_str(struct tr2_tmpl_key *key, int i, const char 
 		key->fixed.len[i] = (uint16_t)len;
 }
 
+/* The key of a region record: numbers 0-5 (kind, line, thread id,
+ * nesting, repo, brief) and strings 0-2 (file, the first cat_max bytes of
+ * the category, label); the target adds what else its text shows. */
+void tr2_tmpl_region_key(struct tr2_tmpl_key *key, const struct trace2_event *ev,
+			 int brief, size_t cat_max);
+
 /* A template's segment i. */
 static inline const char *tr2_tmpl_seg(const struct tr2_tmpl *t, int i)
 {

@@ -321,19 +321,8 @@ static _Thread_local struct tr2_tmpl_cache templates;
 
 static HOT void region_key(state *st, event_t *ev, struct tr2_tmpl_key *k)
 {
-	const struct trace2_ev_region *r = &ev->region;
-	const struct trace2_thread *th = ev->thread;
-	tr2_tmpl_key_init(k);
-	tr2_tmpl_key_num(k, 0, ev->kind);
-	tr2_tmpl_key_num(k, 1, ev->line);
-	tr2_tmpl_key_num(k, 2, th->id);
-	tr2_tmpl_key_num(k, 3, (int64_t)ev->nesting);
-	tr2_tmpl_key_num(k, 4, r->repo_id);
-	tr2_tmpl_key_num(k, 5, st->brief);
-	tr2_tmpl_key_str(k, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
-	tr2_tmpl_key_str(k, 1, th->json_name, th->json_name_len);
-	tr2_tmpl_key_str(k, 2, r->category, r->category ? tr2_strlen(r->category) : 0);
-	tr2_tmpl_key_str(k, 3, r->label, r->label ? tr2_strlen(r->label) : 0);
+	tr2_tmpl_region_key(k, ev, st->brief, SIZE_MAX);
+	tr2_tmpl_key_str(k, 3, ev->thread->json_name, ev->thread->json_name_len);
 	tr2_tmpl_key_str(k, 4, ev->process->sid_json, ev->process->sid_json_len);
 }
 

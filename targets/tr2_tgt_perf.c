@@ -387,22 +387,9 @@ static _Thread_local struct tr2_tmpl_cache templates;
 static HOT void region_key(const struct tr2_tgt_state *st, const struct trace2_event *ev,
 			   struct tr2_tmpl_key *k)
 {
-	const struct trace2_ev_region *r = &ev->region;
-	const struct trace2_thread *th = ev->thread;
-
-	tr2_tmpl_key_init(k);
-	tr2_tmpl_key_num(k, 0, ev->kind);
-	tr2_tmpl_key_num(k, 1, ev->line);
-	tr2_tmpl_key_num(k, 2, th->id);
-	tr2_tmpl_key_num(k, 3, (int64_t)ev->nesting);
-	tr2_tmpl_key_num(k, 4, ev->process->depth);
-	tr2_tmpl_key_num(k, 5, r->repo_id);
-	tr2_tmpl_key_num(k, 6, st->brief);
-	tr2_tmpl_key_str(k, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
-	tr2_tmpl_key_str(k, 1, th->name, th->name_len);
-	tr2_tmpl_key_str(k, 2, r->category,
-			 r->category ? tr2_strnlen(r->category, CATEGORY_WIDTH) : 0);
-	tr2_tmpl_key_str(k, 3, r->label, r->label ? tr2_strlen(r->label) : 0);
+	tr2_tmpl_region_key(k, ev, st->brief, CATEGORY_WIDTH);
+	tr2_tmpl_key_num(k, 6, ev->process->depth);
+	tr2_tmpl_key_str(k, 3, ev->thread->name, ev->thread->name_len);
 	tr2_tmpl_key_str(k, 4, "", 0);
 }
 

@@ -120,23 +120,22 @@ static char *lines_by_thread(const char *text, const char *word, const char *thr
 	return out;
 }
 
-/* Fail showing the first differing line. */
+/* Line by line; on a difference, fail naming the first one. */
 static void expect_lines(const char *what, const char *actual, const char *expected)
 {
-	size_t i = 0, line = 1, bol = 0;
+	size_t na, ne, i = 0;
+	char **a = t2_lines(actual, &na), **e = t2_lines(expected, &ne);
+	char *why = NULL;
 
-	if (!strcmp(actual, expected))
-		return;
-	while (actual[i] && actual[i] == expected[i]) {
-		if (actual[i] == '\n') {
-			line++;
-			bol = i + 1;
-		}
+	while (i < na && i < ne && !strcmp(a[i], e[i]))
 		i++;
-	}
-	fail_msg("%s differs at line %zu:\n  expected: %.*s\n  actual:   %.*s", what, line,
-		 (int)strcspn(expected + bol, "\n"), expected + bol,
-		 (int)strcspn(actual + bol, "\n"), actual + bol);
+	if (i < na || i < ne)
+		t2_append(&why, "%s, line %zu:\n  expected: %s\n  actual:   %s", what, i + 1,
+			  i < ne ? e[i] : "(no more lines)", i < na ? a[i] : "(no more lines)");
+	t2_strv_free(a);
+	t2_strv_free(e);
+	if (why)
+		fail_msg("%s", why);
 }
 
 /* ------------------------------------------------------------------ */
