@@ -98,7 +98,7 @@ static HOT const struct ident *thread_ident(const struct trace2_event *ev)
 
 	if (ident.thread == th && ident.thread_id == th->id && ident.depth == depth &&
 	    ident.len && ident.name_len == th->name_len &&
-	    !memcmp(ident.text + ident.name_at, th->name, th->name_len))
+	    tr2_same_bytes(ident.text + ident.name_at, th->name, th->name_len))
 		return &ident;
 	if (th->name_len > THREAD_WIDTH)
 		return NULL;
@@ -122,16 +122,10 @@ static HOT char *put_time_column(char *p, int present, uint64_t us)
 	return tr2_put_lit(p, " | ");
 }
 
-/* Where the time columns of a record begin and end (for a template). */
-struct marks {
-	size_t times, rest;
-};
-
-/* Everything up to the payload; the fixed-width part in one reservation.
- * Notes where the time columns are in m (if not NULL). */
+/* Everything up to the payload; the fixed-width part in one reservation. */
 static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 			 const struct trace2_event *ev, const char *file, int line,
-			 const struct cols *c, struct marks *m)
+			 const struct cols *c)
 {
 	const struct ident *id = thread_ident(ev);
 	size_t file_len = file ? tr2_strlen(file) : 0;
@@ -162,12 +156,8 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 	if (p < repo_end)
 		p = tr2_put_padded(p, "", 0, (size_t)(repo_end - p));
 	p = tr2_put_lit(p, " | ");
-	if (m)
-		m->times = (size_t)(p - b->p);
 	p = put_time_column(p, c->times & ABS, ev->t_abs_us);
 	p = put_time_column(p, c->times & REL, ev->t_rel_us);
-	if (m)
-		m->rest = (size_t)(p - b->p);
 	p = tr2_put_padded(p, c->category,
 			   c->category ? tr2_strnlen(c->category, CATEGORY_WIDTH) : 0,
 			   CATEGORY_WIDTH);
@@ -180,7 +170,7 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 static HOT void begin(const struct tr2_tgt_state *st, struct tr2_buf *b,
 		      const struct trace2_event *ev, const struct cols *c)
 {
-	begin_at(st, b, ev, ev->file, ev->line, c, NULL);
+	begin_at(st, b, ev, ev->file, ev->line, c);
 }
 
 static HOT void finish(const struct tr2_tgt_state *st, const struct trace2_event *ev,
@@ -225,7 +215,7 @@ static void abs_code(const struct tr2_tgt_state *st, const struct trace2_event *
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, ABS, NULL };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, file, line, &c, NULL);
+	begin_at(st, &b, ev, file, line, &c);
 	tr2_buf_adds(&b, word);
 	tr2_buf_add_i64(&b, code);
 	finish(st, ev, &b);
@@ -376,95 +366,25 @@ static void repo(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 	finish(st, ev, &b);
 }
 
-/*
- * Region records through call-site templates (tr2_tgt.h): everything but
- * the time of day, the time columns and the message is the template's.
- * The key holds what those bytes depend on: the perf line shows only the
- * first CATEGORY_WIDTH bytes of the category.
- */
-static _Thread_local struct tr2_tmpl_cache templates;
-
-static HOT void region_key(const struct tr2_tgt_state *st, const struct trace2_event *ev,
-			   struct tr2_tmpl_key *k)
-{
-	tr2_tmpl_region_key(k, ev, st->brief, CATEGORY_WIDTH);
-	tr2_tmpl_key_num(k, 6, ev->process->depth);
-	tr2_tmpl_key_str(k, 3, ev->thread->name, ev->thread->name_len);
-	tr2_tmpl_key_str(k, 4, "", 0);
-}
-
-/* The record up to its message from template t. */
-static HOT void region_from(const struct tr2_tgt_state *st, struct tr2_buf *b,
-			    const struct trace2_event *ev, const struct tr2_tmpl *t)
-{
-	const char *seg = tr2_tmpl_seg(t, 0);
-	char *p;
-
-	tr2_buf_init(b);
-	p = tr2_buf_reserve(b, t->seg_len[0] + t->seg_len[1] + 128);
-	if (!p)
-		return;
-	if (!st->brief) {
-		p = tr2_put(p, trace2_event_local_time(ev), TR2_LOCAL_TIME_LEN);
-		*p++ = ' ';
-	}
-	memcpy(p, seg, t->seg_len[0]);
-	p += t->seg_len[0];
-	p = put_time_column(p, 1, ev->t_abs_us);
-	p = put_time_column(p, ev->kind == TRACE2_EVENT_REGION_LEAVE, ev->t_rel_us);
-	memcpy(p, seg + t->seg_len[0], t->seg_len[1]);
-	p += t->seg_len[1];
-	tr2_buf_commit(b, p);
-}
-
-/* The record up to its message formatted, and kept as k's template. */
-static HOT void region_formatted(const struct tr2_tgt_state *st, struct tr2_buf *b,
-				 const struct trace2_event *ev, const struct tr2_tmpl_key *k)
+static HOT void region(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 {
 	const struct trace2_ev_region *r = &ev->region;
 	struct cols c = { EVENT("region_enter"), r->repo_id, ABS, r->category };
-	size_t start = st->brief ? 0 : TR2_LOCAL_TIME_LEN + 1;
-	struct marks m;
-	const char *seg[TR2_TMPL_SEGS];
-	size_t seg_len[TR2_TMPL_SEGS];
+	struct tr2_buf b;
 
 	if (ev->kind == TRACE2_EVENT_REGION_LEAVE) {
 		c.event = "region_leave";
 		c.event_len = sizeof("region_leave") - 1;
 		c.times = ABS | REL;
 	}
-	begin_at(st, b, ev, ev->file, ev->line, &c, &m);
+	begin(st, &b, ev, &c);
 	if (r->label) {
-		tr2_buf_addlit(b, "label:");
-		tr2_buf_adds(b, r->label);
+		tr2_buf_addlit(&b, "label:");
+		tr2_buf_adds(&b, r->label);
 	}
-	if (b->failed || !b->len)
-		return;
-	seg[0] = b->p + start;
-	seg_len[0] = m.times - start;
-	seg[1] = b->p + m.rest;
-	seg_len[1] = b->len - m.rest;
-	seg[2] = NULL;
-	seg_len[2] = 0;
-	tr2_tmpl_keep(&templates, k, seg, seg_len);
-}
-
-static HOT void region(const struct tr2_tgt_state *st, const struct trace2_event *ev)
-{
-	const char *msg = ev->region.msg;
-	const struct tr2_tmpl *t;
-	struct tr2_tmpl_key k;
-	struct tr2_buf b;
-
-	region_key(st, ev, &k);
-	t = tr2_tmpl_find(&templates, &k);
-	if (t)
-		region_from(st, &b, ev, t);
-	else
-		region_formatted(st, &b, ev, &k);
-	if (msg) {
+	if (r->msg) {
 		tr2_buf_addc(&b, ' ');
-		tr2_buf_adds(&b, msg);
+		tr2_buf_adds(&b, r->msg);
 	}
 	finish(st, ev, &b);
 }
@@ -493,7 +413,7 @@ static void timer(const struct tr2_tgt_state *st, const struct trace2_event *ev)
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, t->category };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, LOC_FILE, LOC_TIMER, &c, NULL);
+	begin_at(st, &b, ev, LOC_FILE, LOC_TIMER, &c);
 	tr2_buf_addf(&b, "name:%s intervals:%llu total:%8.6f min:%8.6f max:%8.6f",
 		     t->name, (unsigned long long)t->intervals,
 		     (double)t->total_ns / 1e9, (double)t->min_ns / 1e9,
@@ -507,7 +427,7 @@ static void counter(const struct tr2_tgt_state *st, const struct trace2_event *e
 	struct cols c = { name, tr2_strlen(name), TRACE2_NO_REPO, 0, ev->counter.category };
 	struct tr2_buf b;
 
-	begin_at(st, &b, ev, LOC_FILE, LOC_COUNTER, &c, NULL);
+	begin_at(st, &b, ev, LOC_FILE, LOC_COUNTER, &c);
 	tr2_buf_addlit(&b, "name:");
 	tr2_buf_adds(&b, ev->counter.name);
 	tr2_buf_addlit(&b, " value:");

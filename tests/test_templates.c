@@ -1,14 +1,15 @@
 /*
- * Call-site templates (src/tr2_tgt.h): the perf and event targets keep
- * the constant part of a region record per call site and copy it.  A
- * template must never outlive what it was made from: these tests call
- * the same call site (same file pointer and line) with buffers whose
- * contents change, from several threads and at several nestings, in the
- * default and the buffered mode, and check every region line byte for
- * byte against lines written out here from the column rules of
- * docs/targets.md (printf formats, not the targets' code).  The direct
- * tests feed one OS thread records of many traced threads and processes
- * through the same thread struct, as a converter or a writer thread does.
+ * Call-site templates (the event target's region records) and the perf
+ * target's per-thread column cache: what a target keeps between records
+ * must never outlive what it was made from.  These tests call the same
+ * call site (same file pointer and line) with buffers whose contents
+ * change, from several threads and at several nestings, in the default,
+ * the buffered and the brief modes, and check every region line of both
+ * targets byte for byte against lines written out here from the column
+ * rules of docs/targets.md (printf formats, not the targets' code).  The
+ * direct test feeds one OS thread records of many traced threads and
+ * processes through one reused thread struct, as a converter or a writer
+ * thread does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
