@@ -127,7 +127,8 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 			 const struct trace2_event *ev, const char *file, int line,
 			 const struct cols *c)
 {
-	const struct ident *id = thread_ident(ev);
+	/* a signal handler's record must not find the cache half-written */
+	const struct ident *id = ev->kind == TRACE2_EVENT_SIGNAL ? NULL : thread_ident(ev);
 	size_t file_len = file ? tr2_strlen(file) : 0;
 	char *p, *repo_end;
 
