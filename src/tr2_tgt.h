@@ -8,6 +8,7 @@
 #define TR2_TGT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "trace2/target.h"
 #include "tr2_buf.h"
@@ -38,6 +39,36 @@ static inline struct tr2_dst *tr2_dst_of(struct trace2_output *out)
 /* Hand a finished record of the event at us_now to the destination
  * (appends the LF if missing) and release the buffer. */
 void tr2_tgt_emit(struct tr2_dst *dst, struct tr2_buf *b, uint64_t us_now);
+
+/* Whether n bytes at a and b are the same, in overlapping 8- or 4-byte
+ * loads, inline (n is short: a name, a label). */
+static inline int tr2_same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+	size_t i;
+
+	if (n >= 8) {
+		for (i = 0; i + 8 < n; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return 0;
+		}
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		return x == y;
+	}
+	if (n >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		x = u ^ v;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return !(x | (u ^ v));
+	}
+	return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
 
 /* The repository column's value of a record (TRACE2_NO_REPO: none). */
 static inline int tr2_tgt_has_repo(int repo_id)

@@ -40,10 +40,25 @@ struct head {
 #define HEAD_TEXT(name) "{\"event\":\"" name "\",\"sid\":\""
 #define EVENT(name) ((struct head){ HEAD_TEXT(name), sizeof(HEAD_TEXT(name)) - 1 })
 
+static HOT char *put_time(char *p, event_t *ev)
+{
+	p = tr2_put_lit(p, ",\"time\":\"");
+	p = tr2_put(p, trace2_event_utc_time(ev), TR2_UTC_TIME_LEN);
+	*p++ = '"';
+	return p;
+}
+
+/* Where a record's "time" member begins and ends (for a template). */
+struct marks {
+	size_t time, rest;
+};
+
 /* Keys every record starts with, in one reservation.  Brief mode keeps
- * "time" only where always_time is set (version, atexit). */
-static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head event,
-			 const char *file, int line, int always_time)
+ * "time" only where always_time is set (version, atexit).  Notes where
+ * the time is in m (if not NULL). */
+static HOT void begin_marked(state *st, struct tr2_buf *b, event_t *ev, struct head event,
+			     const char *file, int line, int always_time,
+			     struct marks *m)
 {
 	const struct trace2_thread *th = ev->thread;
 	const struct trace2_process *proc = ev->process;
@@ -60,11 +75,12 @@ static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head 
 	p = tr2_put_lit(p, "\",\"thread\":\"");
 	p = tr2_put(p, th->json_name, th->json_name_len);
 	*p++ = '"';
-	if (!st->brief || always_time) {
-		p = tr2_put_lit(p, ",\"time\":\"");
-		p = tr2_put(p, trace2_event_utc_time(ev), TR2_UTC_TIME_LEN);
-		*p++ = '"';
-	}
+	if (m)
+		m->time = (size_t)(p - b->p);
+	if (!st->brief || always_time)
+		p = put_time(p, ev);
+	if (m)
+		m->rest = (size_t)(p - b->p);
 	if (file_len) {
 		p = tr2_put_lit(p, ",\"file\":");
 		p = tr2_put_json_str(p, file, file_len);
@@ -72,6 +88,12 @@ static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head 
 		p = tr2_put_i64(p, line);
 	}
 	tr2_buf_commit(b, p);
+}
+
+static HOT void begin_at(state *st, struct tr2_buf *b, event_t *ev, struct head event,
+			 const char *file, int line, int always_time)
+{
+	begin_marked(st, b, ev, event, file, line, always_time, NULL);
 }
 
 static HOT void begin(state *st, struct tr2_buf *b, event_t *ev, struct head event)
@@ -290,38 +312,331 @@ static HOT int filtered(state *st, event_t *ev)
 	return ev->nesting > st->max_nesting;
 }
 
-static HOT void region(state *st, event_t *ev)
+/*
+ * Call-site templates for region records.  Between two region records of
+ * the same call site, thread and nesting most of the line is the same
+ * bytes: "event", "sid", "thread", "file", "line", "repo", "nesting",
+ * "category", "label" and their values, JSON-escaped.  The target keeps
+ * those bytes once, as three segments around the "time" and "t_rel"
+ * members, and a record that hits copies the segments and formats only
+ * the times and the message (~10% fewer instructions per buffered pair;
+ * docs/performance.md).  The perf target has no templates: its columns
+ * need no escaping, and checking a key costs what formatting them does.
+ *
+ * A template is found by a key: the numbers the text depends on and the
+ * strings it was made from.  The API's strings have no lifetime
+ * guarantee, so every string is compared by content (its length and
+ * bytes, against a copy in the slot), never trusted by pointer; the file's
+ * address only chooses the set.  The key names the record's thread and
+ * process (id, escaped name, session id), not the calling OS thread, so
+ * a thread formatting other threads' records (a writer thread, the
+ * converter) gets theirs.
+ *
+ * The cache is per OS thread, in thread-local storage: TMPL_SETS x
+ * TMPL_WAYS slots of ~380 bytes, the least recently used way replaced;
+ * nothing allocated, no growth with the number of call sites.  Only region
+ * records use it, never a signal handler's record, so a handler never
+ * finds a slot half-written.
+ */
+#define TMPL_NUMS 8  /* numbers of a key; unused ones 0 */
+#define TMPL_STRS 5  /* strings of a key */
+#define TMPL_SEGS 3
+#define TMPL_BYTES 320 /* a slot's key strings and text together */
+#define TMPL_SETS 4
+#define TMPL_WAYS 2
+
+/* What a key and its slot compare as one block: the numbers, which
+ * strings are NULL, and the lengths of the others. */
+struct tmpl_fixed {
+	int32_t num[TMPL_NUMS];
+	uint32_t nulls;          /* bit i: string i is NULL; bit 31 set */
+	uint16_t len[TMPL_STRS]; /* 0 for NULL */
+	uint16_t unused;
+};
+
+struct tmpl_key {
+	struct tmpl_fixed fixed;
+	const char *str[TMPL_STRS];
+};
+
+struct tmpl {
+	struct tmpl_fixed fixed; /* all 0: an empty slot */
+	uint16_t seg_len[TMPL_SEGS];
+	uint16_t strs_len;       /* where the text starts in bytes */
+	char bytes[TMPL_BYTES];  /* the strings, then the segments */
+};
+
+struct tmpl_cache {
+	struct tmpl slot[TMPL_SETS][TMPL_WAYS];
+	unsigned char recent[TMPL_SETS]; /* the way used last */
+};
+
+/* A key with no numbers and no strings yet. */
+static inline void tmpl_key_init(struct tmpl_key *key)
+{
+	memset(&key->fixed, 0, sizeof(key->fixed));
+	key->fixed.nulls = 1u << 31;
+}
+
+/* Number i of a key; one that does not fit leaves the key unusable. */
+static inline void tmpl_key_num(struct tmpl_key *key, int i, int64_t v)
+{
+	key->fixed.num[i] = (int32_t)v;
+	if (v != key->fixed.num[i])
+		key->fixed.nulls = 0;
+}
+
+/* String i of a key and its length (ignored for NULL); a string longer
+ * than any slot leaves the key unusable (it never matches nor is kept). */
+static inline void tmpl_key_str(struct tmpl_key *key, int i, const char *s,
+				    size_t len)
+{
+	key->str[i] = s;
+	if (!s)
+		key->fixed.nulls |= 1u << i;
+	else if (len > TMPL_BYTES)
+		key->fixed.nulls = 0;
+	else
+		key->fixed.len[i] = (uint16_t)len;
+}
+
+/* A template's segment i. */
+static inline const char *tmpl_seg(const struct tmpl *t, int i)
+{
+	const char *p = t->bytes + t->strs_len;
+
+	while (i--)
+		p += t->seg_len[i];
+	return p;
+}
+
+/* The set of a key: its call site (file address, line), kind, thread
+ * and nesting, mixed. */
+static HOT struct tmpl *set_of(struct tmpl_cache *cache,
+				       const struct tmpl_key *key, size_t *set)
+{
+	const int32_t *num = key->fixed.num;
+	uint64_t h = (uint64_t)(uintptr_t)key->str[0] ^ ((uint64_t)(uint32_t)num[0] << 32) ^
+		     ((uint64_t)(uint32_t)num[1] << 40) ^ ((uint64_t)(uint32_t)num[2] << 48) ^
+		     (uint32_t)num[3];
+
+	*set = (size_t)((h * 0x9e3779b97f4a7c15ull) >> 40) % TMPL_SETS;
+	return cache->slot[*set];
+}
+
+/* The fixed parts compared a word at a time, the first word (the kind
+ * and the line) telling most other call sites apart. */
+static HOT int same_fixed(const struct tmpl_fixed *a, const struct tmpl_fixed *b)
+{
+	uint64_t x, y;
+	size_t i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < sizeof(*a); i += 8) {
+		memcpy(&x, (const char *)a + i, 8);
+		memcpy(&y, (const char *)b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+static HOT int matches(const struct tmpl *t, const struct tmpl_key *key)
+{
+	const char *s = t->bytes;
+	int i;
+
+	if (!same_fixed(&t->fixed, &key->fixed))
+		return 0;
+#pragma GCC unroll 8
+	for (i = 0; i < TMPL_STRS; i++) {
+		if (!tr2_same_bytes(s, key->str[i], key->fixed.len[i]))
+			return 0;
+		s += key->fixed.len[i];
+	}
+	return 1;
+}
+
+/* The template of key in cache, or NULL. */
+static HOT const struct tmpl *tmpl_find(struct tmpl_cache *cache,
+					     const struct tmpl_key *key)
+{
+	size_t set;
+	struct tmpl *way = set_of(cache, key, &set);
+	int i;
+
+	if (!key->fixed.nulls)
+		return NULL;
+	/* the way used last first: a loop's next record is often its */
+	i = cache->recent[set];
+	if (matches(&way[i], key))
+		return &way[i];
+	i = (i + 1) % TMPL_WAYS;
+	if (matches(&way[i], key)) {
+		cache->recent[set] = (unsigned char)i;
+		return &way[i];
+	}
+	return NULL;
+}
+
+/* Keep the segments seg[i] (seg_len[i] bytes) as key's template, in place
+ * of the set's least recently used one; nothing if they do not fit. */
+static void tmpl_keep(struct tmpl_cache *cache, const struct tmpl_key *key,
+		   const char *const seg[TMPL_SEGS],
+		   const size_t seg_len[TMPL_SEGS])
+{
+	size_t set, need = 0, n = 0;
+	struct tmpl *way = set_of(cache, key, &set);
+	unsigned char victim = (unsigned char)(cache->recent[set] + 1) % TMPL_WAYS;
+	struct tmpl *t = &way[victim];
+	int i;
+
+	for (i = 0; i < TMPL_STRS; i++)
+		need += key->fixed.len[i];
+	for (i = 0; i < TMPL_SEGS; i++)
+		need += seg_len[i];
+	if (!key->fixed.nulls || need > TMPL_BYTES)
+		return;
+	for (i = 0; i < TMPL_STRS; i++) {
+		if (key->fixed.len[i])
+			memcpy(t->bytes + n, key->str[i], key->fixed.len[i]);
+		n += key->fixed.len[i];
+	}
+	t->strs_len = (uint16_t)n;
+	for (i = 0; i < TMPL_SEGS; i++) {
+		t->seg_len[i] = (uint16_t)seg_len[i];
+		memcpy(t->bytes + n, seg[i], seg_len[i]);
+		n += seg_len[i];
+	}
+	t->fixed = key->fixed;
+	cache->recent[set] = victim;
+}
+
+/* The region record's template cache and key. */
+static _Thread_local struct tmpl_cache templates;
+
+static HOT void region_key(state *st, event_t *ev, struct tmpl_key *k)
 {
 	const struct trace2_ev_region *r = &ev->region;
-	int leave = ev->kind == TRACE2_EVENT_REGION_LEAVE;
+
+	tmpl_key_init(k);
+	tmpl_key_num(k, 0, ev->kind);
+	tmpl_key_num(k, 1, ev->line);
+	tmpl_key_num(k, 2, ev->thread->id);
+	tmpl_key_num(k, 3, (int64_t)ev->nesting);
+	tmpl_key_num(k, 4, r->repo_id);
+	tmpl_key_num(k, 5, st->brief);
+	tmpl_key_str(k, 0, ev->file, ev->file ? tr2_strlen(ev->file) : 0);
+	tmpl_key_str(k, 1, r->category, r->category ? tr2_strlen(r->category) : 0);
+	tmpl_key_str(k, 2, r->label, r->label ? tr2_strlen(r->label) : 0);
+	tmpl_key_str(k, 3, ev->thread->json_name, ev->thread->json_name_len);
+	tmpl_key_str(k, 4, ev->process->sid_json, ev->process->sid_json_len);
+}
+
+static HOT char *put_t_rel(char *p, event_t *ev)
+{
+	if (ev->kind != TRACE2_EVENT_REGION_LEAVE)
+		return p;
+	p = tr2_put_lit(p, ",\"t_rel\":");
+	return tr2_put_seconds(p, ev->t_rel_us, 0);
+}
+
+/* The record up to its message from template t. */
+static HOT char *region_from(state *st, char *p, event_t *ev, const struct tmpl *t)
+{
+	const char *seg = tmpl_seg(t, 0);
+
+	memcpy(p, seg, t->seg_len[0]);
+	p += t->seg_len[0];
+	if (!st->brief)
+		p = put_time(p, ev);
+	seg += t->seg_len[0];
+	memcpy(p, seg, t->seg_len[1]);
+	p += t->seg_len[1];
+	p = put_t_rel(p, ev);
+	seg += t->seg_len[1];
+	memcpy(p, seg, t->seg_len[2]);
+	return p + t->seg_len[2];
+}
+
+/* The members after "file" and "line", up to the message. */
+static HOT char *put_region(char *p, event_t *ev, size_t cat_len, size_t label_len,
+			    size_t *t_rel, size_t *rest, const char *start)
+{
+	const struct trace2_ev_region *r = &ev->region;
+
+	if (tr2_tgt_has_repo(r->repo_id)) {
+		p = tr2_put_lit(p, ",\"repo\":");
+		p = tr2_put_i64(p, r->repo_id);
+	}
+	*t_rel = (size_t)(p - start);
+	p = put_t_rel(p, ev);
+	*rest = (size_t)(p - start);
+	p = tr2_put_lit(p, ",\"nesting\":");
+	p = tr2_put_u64(p, ev->nesting);
+	p = TR2_JSON_OPT_STR(p, "category", r->category, cat_len);
+	return TR2_JSON_OPT_STR(p, "label", r->label, label_len);
+}
+
+/* The record up to its message formatted, and kept as k's template. */
+static HOT void region_formatted(state *st, struct tr2_buf *b, event_t *ev,
+				 const struct tmpl_key *k)
+{
+	const struct trace2_ev_region *r = &ev->region;
 	size_t cat_len = r->category ? tr2_strlen(r->category) : 0;
 	size_t label_len = r->label ? tr2_strlen(r->label) : 0;
-	size_t msg_len = r->msg ? tr2_strlen(r->msg) : 0;
+	size_t t_rel, rest;
+	struct marks m = { 0, 0 };
+	const char *seg[TMPL_SEGS];
+	size_t seg_len[TMPL_SEGS];
+	char *p;
+
+	begin_marked(st, b, ev,
+		     ev->kind == TRACE2_EVENT_REGION_LEAVE ? EVENT("region_leave")
+							   : EVENT("region_enter"),
+		     ev->file, ev->line, 0, &m);
+	p = tr2_buf_reserve(b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len));
+	if (!p)
+		return;
+	p = put_region(p, ev, cat_len, label_len, &t_rel, &rest, b->p);
+	tr2_buf_commit(b, p);
+	if (b->failed)
+		return;
+	seg[0] = b->p;
+	seg_len[0] = m.time;
+	seg[1] = b->p + m.rest;
+	seg_len[1] = t_rel - m.rest;
+	seg[2] = b->p + rest;
+	seg_len[2] = b->len - rest;
+	tmpl_keep(&templates, k, seg, seg_len);
+}
+
+static HOT void region(state *st, event_t *ev)
+{
+	const char *msg = ev->region.msg;
+	size_t msg_len = msg ? tr2_strlen(msg) : 0;
+	const struct tmpl *t;
+	struct tmpl_key k;
 	struct tr2_buf b;
 	char *p;
 
 	if (filtered(st, ev))
 		return;
-	begin(st, &b, ev, leave ? EVENT("region_leave") : EVENT("region_enter"));
-	p = tr2_buf_reserve(&b, 128 + TR2_JSON_ESCAPED_MAX(cat_len + label_len + msg_len));
+	region_key(st, ev, &k);
+	t = tmpl_find(&templates, &k);
+	if (t) {
+		tr2_buf_init(&b);
+		p = tr2_buf_reserve(&b, 128 + t->seg_len[0] + t->seg_len[1] + t->seg_len[2]);
+		if (p)
+			tr2_buf_commit(&b, region_from(st, p, ev, t));
+	} else
+		region_formatted(st, &b, ev, &k);
+	p = tr2_buf_reserve(&b, 16 + TR2_JSON_ESCAPED_MAX(msg_len));
 	if (!p) {
 		tr2_buf_release(&b);
 		return;
 	}
-	if (tr2_tgt_has_repo(r->repo_id)) {
-		p = tr2_put_lit(p, ",\"repo\":");
-		p = tr2_put_i64(p, r->repo_id);
-	}
-	if (leave) {
-		p = tr2_put_lit(p, ",\"t_rel\":");
-		p = tr2_put_seconds(p, ev->t_rel_us, 0);
-	}
-	p = tr2_put_lit(p, ",\"nesting\":");
-	p = tr2_put_u64(p, ev->nesting);
-	p = TR2_JSON_OPT_STR(p, "category", r->category, cat_len);
-	p = TR2_JSON_OPT_STR(p, "label", r->label, label_len);
-	p = TR2_JSON_OPT_STR(p, "msg", r->msg, msg_len);
-	tr2_buf_commit(&b, p);
+	tr2_buf_commit(&b, TR2_JSON_OPT_STR(p, "msg", msg, msg_len));
 	finish(st, ev, &b);
 }
 

@@ -62,34 +62,49 @@ static HOT char *put_location(char *p, const char *file, size_t file_len, int li
 /*
  * "d<depth> | <thread name padded> | " is the same for every record of a
  * thread: made once per thread (thread ids are never reused within a
- * process; the depth tells a restarted child from its parent).
+ * process; the depth tells a restarted child from its parent).  The name
+ * is compared too: a converter or a writer thread formats the records of
+ * many threads through storage it reuses.
  */
 struct ident {
 	const struct trace2_thread *thread;
 	int thread_id;
 	int depth;
 	size_t len;
+	size_t name_at; /* where the name is in text */
+	size_t name_len;
 	char text[16 + THREAD_WIDTH + TR2_PAD_MAX];
 };
 
 static _Thread_local struct ident ident;
 
-static HOT const struct ident *thread_ident(const struct trace2_event *ev)
+/* "d<depth> | <thread name padded> | "; needs 20 + TR2_PAD_MAX bytes more
+ * than the name. */
+static HOT char *put_ident(char *p, int depth, const struct trace2_thread *th)
 {
-	const struct trace2_thread *th = ev->thread;
-	int depth = ev->process->depth;
-	char *p;
-
-	if (ident.thread == th && ident.thread_id == th->id && ident.depth == depth &&
-	    ident.len)
-		return &ident;
-	p = ident.text;
 	*p++ = 'd';
 	p = tr2_put_i64(p, depth);
 	p = tr2_put_lit(p, " | ");
 	p = tr2_put_padded(p, th->name, th->name_len, THREAD_WIDTH);
-	p = tr2_put_lit(p, " | ");
-	ident.len = (size_t)(p - ident.text);
+	return tr2_put_lit(p, " | ");
+}
+
+/* The thread's ident, or NULL when its name is too long to keep (a
+ * converted log's thread may have any name). */
+static HOT const struct ident *thread_ident(const struct trace2_event *ev)
+{
+	const struct trace2_thread *th = ev->thread;
+	int depth = ev->process->depth;
+
+	if (ident.thread == th && ident.thread_id == th->id && ident.depth == depth &&
+	    ident.len && ident.name_len == th->name_len &&
+	    tr2_same_bytes(ident.text + ident.name_at, th->name, th->name_len))
+		return &ident;
+	if (th->name_len > THREAD_WIDTH)
+		return NULL;
+	ident.len = (size_t)(put_ident(ident.text, depth, th) - ident.text);
+	ident.name_at = ident.len - THREAD_WIDTH - 3; /* before the padded name */
+	ident.name_len = th->name_len;
 	ident.thread = th;
 	ident.thread_id = th->id;
 	ident.depth = depth;
@@ -112,12 +127,13 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 			 const struct trace2_event *ev, const char *file, int line,
 			 const struct cols *c)
 {
-	const struct ident *id = thread_ident(ev);
+	/* a signal handler's record must not find the cache half-written */
+	const struct ident *id = ev->kind == TRACE2_EVENT_SIGNAL ? NULL : thread_ident(ev);
 	size_t file_len = file ? tr2_strlen(file) : 0;
 	char *p, *repo_end;
 
 	tr2_buf_init(b);
-	p = tr2_buf_reserve(b, file_len + id->len + 256);
+	p = tr2_buf_reserve(b, file_len + ev->thread->name_len + 256);
 	if (!p)
 		return;
 	if (!st->brief) {
@@ -126,7 +142,10 @@ static HOT void begin_at(const struct tr2_tgt_state *st, struct tr2_buf *b,
 		p = put_location(p, file, file_len, line);
 		p = tr2_put_lit(p, " | ");
 	}
-	p = tr2_put(p, id->text, id->len);
+	if (id)
+		p = tr2_put(p, id->text, id->len);
+	else
+		p = put_ident(p, ev->process->depth, ev->thread);
 	p = tr2_put_padded(p, c->event, c->event_len, EVENT_WIDTH);
 	p = tr2_put_lit(p, " | ");
 	repo_end = p + 3;
