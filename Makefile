@@ -34,7 +34,7 @@ TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
-	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories
+	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories $(BUILD)/tests/test_deferred
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))

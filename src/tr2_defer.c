@@ -131,81 +131,151 @@ static void offset_put(char *payload, uint8_t off, uintptr_t value)
 	memcpy(payload + off, &value, sizeof(value));
 }
 
-/* Bytes a record of ev takes; lens[] gets each string's length + 1. */
-static size_t measure(const struct trace2_event *ev, const struct layout *l,
-		      size_t *lens, size_t *file_len)
+/* Where a record is being written: its start and the bytes it may use. */
+struct cursor {
+	char *base;
+	size_t end, limit;
+};
+
+/* Append n bytes; their offset, or 0 when they do not fit. */
+static uintptr_t put_bytes(struct cursor *c, const void *p, size_t n)
 {
-	size_t size = sizeof(struct rec) + ALIGN8(l->size), i;
+	uintptr_t at = c->end;
 
-	*file_len = ev->file ? strlen(ev->file) + 1 : 0;
-	size += *file_len;
-	for (i = 0; i < l->nstr; i++) {
-		const char *s = field_get(ev, l->str[i]);
-
-		lens[i] = s ? strlen(s) + 1 : 0;
-		size += lens[i];
-	}
-	if (ev->kind == TRACE2_EVENT_DATA_JSON && ev->data.json)
-		size += ev->data.json_len + 1;
-	if (l->argv != NO_ARGV) {
-		const char *const *v = (const char *const *)field_get(ev, l->argv);
-
-		size = ALIGN8(size) + sizeof(uintptr_t);
-		for (; v && *v; v++)
-			size += sizeof(uintptr_t) + strlen(*v) + 1;
-	}
-	return ALIGN8(size);
-}
-
-/* Copy len bytes of s to the record's end; their offset. */
-static uintptr_t put_bytes(char *base, size_t *end, const char *s, size_t len)
-{
-	uintptr_t at = *end;
-
-	memcpy(base + at, s, len);
-	*end += len;
+	if (n > c->limit - c->end)
+		return 0;
+	memcpy(c->base + at, p, n);
+	c->end += n;
 	return at;
 }
 
-static void encode(char *base, const struct trace2_event *ev, const struct layout *l,
-		   const size_t *lens, size_t file_len)
+/* Append a string with its NUL; its offset, 0 for NULL; -1 when it does
+ * not fit (strnlen() reads no further than the room). */
+static inline __attribute__((always_inline)) int
+put_str(struct cursor *c, const char *s, uintptr_t *off)
 {
-	struct rec *r = (struct rec *)base;
-	char *payload = base + sizeof(*r);
-	size_t end = sizeof(*r) + ALIGN8(l->size), i;
+	size_t room = c->limit - c->end, n;
 
+	*off = 0;
+	if (!s)
+		return 0;
+	n = strnlen(s, room);
+	if (n == room)
+		return -1;
+	memcpy(c->base + c->end, s, n + 1);
+	*off = c->end;
+	c->end += n + 1;
+	return 0;
+}
+
+static int put_json(struct cursor *c, const struct trace2_event *ev, char *payload)
+{
+	uintptr_t at;
+
+	if (!ev->data.json)
+		return 0;
+	if (ev->data.json_len + 1 > c->limit - c->end)
+		return -1;
+	at = put_bytes(c, ev->data.json, ev->data.json_len);
+	c->base[c->end++] = '\0';
+	offset_put(payload, U(data.json), at);
+	return 0;
+}
+
+/* The vector as offsets, then its strings. */
+static int put_argv(struct cursor *c, const char *const *v, char *payload, uint8_t field)
+{
+	size_t n = 0, k, at;
+	uintptr_t *vec;
+
+	if (!v)
+		return 0;
+	while (v[n])
+		n++;
+	at = ALIGN8(c->end);
+	if ((n + 1) * sizeof(uintptr_t) > c->limit - at)
+		return -1;
+	vec = (uintptr_t *)(c->base + at);
+	c->end = at + (n + 1) * sizeof(uintptr_t);
+	for (k = 0; k < n; k++)
+		if (put_str(c, v[k], &vec[k]))
+			return -1;
+	vec[n] = 0;
+	offset_put(payload, field, at);
+	return 0;
+}
+
+/* The header and the file name; 0, or -1 when they do not fit. */
+static inline __attribute__((always_inline)) int
+put_header(struct cursor *c, const struct trace2_event *ev, size_t payload_size)
+{
+	struct rec *r = (struct rec *)c->base;
+	uintptr_t off;
+
+	c->end = sizeof(*r) + ALIGN8(payload_size);
+	if (c->end > c->limit)
+		return -1;
 	r->kind = (uint16_t)ev->kind;
 	r->line = ev->line;
 	r->nesting = (uint32_t)ev->nesting;
 	r->time_us = ev->time_us;
 	r->t_abs_us = ev->t_abs_us;
 	r->t_rel_us = ev->t_rel_us;
+	if (put_str(c, ev->file, &off))
+		return -1;
+	r->file = (uint32_t)off;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) size_t finish(struct cursor *c)
+{
+	c->end = ALIGN8(c->end);
+	if (c->end > c->limit)
+		return 0;
+	((struct rec *)c->base)->size = (uint32_t)c->end;
+	return c->end;
+}
+
+/* Regions, most of the records: the layout's work written out. */
+static size_t encode_region(struct cursor *c, const struct trace2_event *ev)
+{
+	struct trace2_ev_region *p = (struct trace2_ev_region *)(c->base + sizeof(struct rec));
+	uintptr_t cat, label, msg;
+
+	if (put_header(c, ev, sizeof(*p)) || put_str(c, ev->region.category, &cat) ||
+	    put_str(c, ev->region.label, &label) || put_str(c, ev->region.msg, &msg))
+		return 0;
+	p->repo_id = ev->region.repo_id;
+	memcpy(&p->category, &cat, sizeof(cat));
+	memcpy(&p->label, &label, sizeof(label));
+	memcpy(&p->msg, &msg, sizeof(msg));
+	return finish(c);
+}
+
+/* Write ev's record at c; its size, or 0 when it does not fit. */
+static size_t encode(struct cursor *c, const struct trace2_event *ev)
+{
+	const struct layout *l = &layouts[ev->kind];
+	char *payload = c->base + sizeof(struct rec);
+	uintptr_t off;
+	size_t i;
+
+	if (ev->kind == TRACE2_EVENT_REGION_ENTER || ev->kind == TRACE2_EVENT_REGION_LEAVE)
+		return encode_region(c, ev);
+	if (put_header(c, ev, l->size))
+		return 0;
 	memcpy(payload, &ev->version, l->size);
-	r->file = file_len ? (uint32_t)put_bytes(base, &end, ev->file, file_len) : 0;
-	for (i = 0; i < l->nstr; i++)
-		offset_put(payload, l->str[i],
-			   lens[i] ? put_bytes(base, &end, field_get(ev, l->str[i]), lens[i]) : 0);
-	if (ev->kind == TRACE2_EVENT_DATA_JSON && ev->data.json) {
-		uintptr_t at = put_bytes(base, &end, ev->data.json, ev->data.json_len);
-
-		base[end++] = '\0';
-		offset_put(payload, U(data.json), at);
+	for (i = 0; i < l->nstr; i++) {
+		if (put_str(c, field_get(ev, l->str[i]), &off))
+			return 0;
+		offset_put(payload, l->str[i], off);
 	}
-	if (l->argv != NO_ARGV) {
-		const char *const *v = (const char *const *)field_get(ev, l->argv);
-		size_t n = 0, k;
-		uintptr_t *vec;
-
-		for (; v && v[n]; n++)
-			;
-		end = ALIGN8(end);
-		vec = (uintptr_t *)(base + end);
-		offset_put(payload, l->argv, v ? end : 0);
-		end += (n + 1) * sizeof(uintptr_t);
-		for (k = 0; k < n; k++)
-			vec[k] = put_bytes(base, &end, v[k], strlen(v[k]) + 1);
-		vec[n] = 0;
-	}
+	if (ev->kind == TRACE2_EVENT_DATA_JSON && put_json(c, ev, payload))
+		return 0;
+	if (l->argv != NO_ARGV &&
+	    put_argv(c, (const char *const *)field_get(ev, l->argv), payload, l->argv))
+		return 0;
+	return finish(c);
 }
 
 static const char *at_offset(char *base, uintptr_t off)
@@ -237,6 +307,19 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 	ev->pub.t_rel_us = r->t_rel_us;
 	ev->pub.nesting = r->nesting;
 	ev->pub.thread = thread;
+	if (r->kind == TRACE2_EVENT_REGION_ENTER || r->kind == TRACE2_EVENT_REGION_LEAVE) {
+		/* encode_region()'s counterpart, written out */
+		const struct trace2_ev_region *p =
+			(const struct trace2_ev_region *)(base + sizeof(*r));
+		uintptr_t o[3];
+
+		memcpy(o, &p->category, sizeof(o[0]));
+		memcpy(o + 1, &p->label, sizeof(o[1]));
+		memcpy(o + 2, &p->msg, sizeof(o[2]));
+		ev->pub.region = (struct trace2_ev_region){ at_offset(base, o[0]), at_offset(base, o[1]),
+							    p->repo_id, at_offset(base, o[2]) };
+		return;
+	}
 	memcpy(payload, base + sizeof(*r), l->size);
 	for (i = 0; i < l->nstr; i++)
 		pointer_fix(payload, l->str[i], base);
@@ -253,6 +336,23 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 			memcpy(vec, &p, sizeof(p));
 		}
 	}
+}
+
+/* The "dropped" data record: n records of the thread were not queued. */
+static void fill_dropped(struct tr2_ev *ev, uint64_t n, char *digits, size_t digits_size)
+{
+	char *p = digits + digits_size;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while (n /= 10);
+	ev->pub.kind = TRACE2_EVENT_DATA;
+	ev->pub.file = NULL;
+	ev->pub.line = 0;
+	ev->pub.t_rel_us = 0;
+	ev->pub.data = (struct trace2_ev_data){ .category = "trace2", .repo_id = TRACE2_NO_REPO,
+						.key = "dropped", .value = p };
 }
 
 /* ---------------------------------------------------------------- */
@@ -319,18 +419,14 @@ static void create_key(void)
 
 static struct ring *new_ring(void)
 {
-	char *raw = tr2_sys.malloc(sizeof(struct ring) + 63);
-	struct ring *r;
+	char *data = tr2_sys.malloc(ring_cap);
+	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
-	if (!raw)
-		return NULL;
-	r = (struct ring *)(raw + (64 - (uintptr_t)raw % 64) % 64);
-	memset(r, 0, sizeof(*r));
-	r->data = tr2_sys.malloc(ring_cap);
-	if (!r->data) {
-		tr2_sys.free(raw);
+	if (!r) {
+		tr2_sys.free(data);
 		return NULL;
 	}
+	r->data = data;
 	r->cap = ring_cap;
 	r->mask = ring_cap - 1;
 	r->next = rings;
@@ -360,36 +456,6 @@ static struct ring *claim_ring(void)
 		pthread_setspecific(retire_key, r);
 	}
 	return r;
-}
-
-/* Room for size contiguous bytes: where they go, and the head that
- * publishes them (a PAD record first when the ring's end is too short);
- * NULL when the ring is full. */
-static char *reserve(struct ring *r, size_t size, uint64_t *new_head)
-{
-	uint64_t head = r->head;
-	size_t at = head & r->mask, to_end = r->cap - at;
-	size_t need = size + (to_end < size ? to_end : 0);
-
-	if (head + need - r->tail_seen > r->cap) {
-		r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-		if (head + need - r->tail_seen > r->cap)
-			return NULL;
-	}
-	if (to_end < size) {
-		struct rec *pad = (struct rec *)(r->data + at);
-
-		pad->size = (uint32_t)to_end;
-		pad->kind = REC_PAD;
-		at = 0;
-	}
-	*new_head = head + need;
-	return r->data + at;
-}
-
-static void publish(struct ring *r, uint64_t new_head)
-{
-	__atomic_store_n(&r->head, new_head, __ATOMIC_RELEASE);
 }
 
 /* ---------------------------------------------------------------- */
@@ -424,141 +490,11 @@ static void nap_us(long us)
 }
 
 /* ---------------------------------------------------------------- */
-/* Producing.                                                          */
-
-/* A record whose size and string lengths measure() found. */
-struct sized {
-	const struct layout *l;
-	size_t lens[MAX_STR], file_len, size;
-};
-
-static void size_up(struct sized *s, const struct trace2_event *ev)
-{
-	s->l = &layouts[ev->kind];
-	s->size = measure(ev, s->l, s->lens, &s->file_len);
-}
-
-static int append_sized(struct ring *r, const struct trace2_event *ev, const struct sized *s)
-{
-	uint64_t new_head;
-	char *at = reserve(r, s->size, &new_head);
-
-	if (!at)
-		return -1;
-	encode(at, ev, s->l, s->lens, s->file_len);
-	((struct rec *)at)->size = (uint32_t)s->size;
-	publish(r, new_head);
-	return 0;
-}
-
-static int append(struct ring *r, const struct trace2_event *ev)
-{
-	struct sized s;
-
-	size_up(&s, ev);
-	return append_sized(r, ev, &s);
-}
-
-/* Tell the consumer the name the next records have. */
-static int append_thread(struct ring *r, const struct tr2_tls *tls)
-{
-	const struct trace2_thread *t = &tls->pub;
-	size_t size = ALIGN8(sizeof(struct rec) + sizeof(struct thread_id) + t->name_len + 1 +
-			     t->json_name_len + 1);
-	uint64_t new_head;
-	char *at = reserve(r, size, &new_head);
-	struct thread_id *id;
-	char *p;
-
-	if (!at)
-		return -1;
-	((struct rec *)at)->size = (uint32_t)size;
-	((struct rec *)at)->kind = REC_THREAD;
-	id = (struct thread_id *)(at + sizeof(struct rec));
-	id->id = t->id;
-	id->name_len = (uint32_t)t->name_len;
-	id->json_name_len = (uint32_t)t->json_name_len;
-	p = (char *)(id + 1);
-	memcpy(p, t->name, t->name_len + 1);
-	memcpy(p + t->name_len + 1, t->json_name, t->json_name_len + 1);
-	publish(r, new_head);
-	r->told = tls;
-	r->told_id = t->id;
-	return 0;
-}
-
-/* The "dropped" data record: n records of the thread were not queued. */
-static void fill_dropped(struct tr2_ev *ev, uint64_t n, char *digits, size_t digits_size)
-{
-	char *p = digits + digits_size;
-
-	*--p = '\0';
-	do
-		*--p = (char)('0' + n % 10);
-	while (n /= 10);
-	ev->pub.kind = TRACE2_EVENT_DATA;
-	ev->pub.file = NULL;
-	ev->pub.line = 0;
-	ev->pub.t_rel_us = 0;
-	ev->pub.data = (struct trace2_ev_data){ .category = "trace2", .repo_id = TRACE2_NO_REPO,
-						.key = "dropped", .value = p };
-}
-
-/* Before the thread's next record: how many went missing. */
-static void append_drops(struct ring *r, const struct tr2_ev *next)
-{
-	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
-	struct tr2_ev ev = *next;
-	char digits[24];
-
-	fill_dropped(&ev, n, digits, sizeof(digits));
-	if (append(r, &ev.pub))
-		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
-}
-
-static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev,
-		     const struct sized *s)
-{
-	if ((r->told != tls || r->told_id != tls->pub.id) && append_thread(r, tls))
-		return -1;
-	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
-		append_drops(r, ev);
-	return append_sized(r, &ev->pub, s);
-}
-
-int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
-{
-	struct ring *r = my_ring;
-	struct sized s;
-
-	if (draining || ev->pub.kind == TRACE2_EVENT_SIGNAL ||
-	    ev->pub.kind == TRACE2_EVENT_TOO_MANY_FILES)
-		return -1;
-	if (!r && !(r = claim_ring()))
-		return -1;
-	if (r->busy)
-		return -1; /* a signal handler interrupted this thread's append */
-	size_up(&s, &ev->pub);
-	if (s.size > r->cap / 4) {
-		/* out now, after the records queued before it */
-		tr2_defer_drain();
-		return -1;
-	}
-	r->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (push_into(r, tls, ev, &s))
-		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	r->busy = 0;
-	if (__atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
-		wake_writer();
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Consuming.                                                          */
+/* The consumer lock.                                                  */
 
 static int consumer_lock; /* atomic: held by whoever drains */
+/* atomic: threads waiting to drain; the writer lets them go first */
+static int drainers;
 
 static int try_lock_consumer(void)
 {
@@ -573,16 +509,21 @@ static int try_lock_consumer(void)
 static int lock_consumer(long wait_ms)
 {
 	long waited_us = 0;
+	int got;
 
-	while (!try_lock_consumer()) {
+	if (wait_ms >= 0)
+		__atomic_add_fetch(&drainers, 1, __ATOMIC_RELAXED);
+	while (!(got = try_lock_consumer())) {
 		if (wait_ms >= 0 ? waited_us >= wait_ms * 1000
 				 : __atomic_load_n(&writer_stop, __ATOMIC_RELAXED))
-			return 0;
+			break;
 		nap_us(100);
 		waited_us += 100;
 	}
-	draining = 1;
-	return 1;
+	if (wait_ms >= 0)
+		__atomic_sub_fetch(&drainers, 1, __ATOMIC_RELAXED);
+	draining = got;
+	return got;
 }
 
 static void unlock_consumer(void)
@@ -590,6 +531,9 @@ static void unlock_consumer(void)
 	draining = 0;
 	__atomic_store_n(&consumer_lock, 0, __ATOMIC_RELEASE);
 }
+
+/* ---------------------------------------------------------------- */
+/* Consuming.                                                          */
 
 static void take_thread(struct ring *r, char *base)
 {
@@ -630,13 +574,13 @@ static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
 	replay(r, &ev, self, from_signal);
 }
 
-/* Every record the ring has now; how many. */
-static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal)
+/* The records the ring has now, at most max of them; how many. */
+static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal, size_t max)
 {
 	uint64_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	size_t n = 0;
 
-	while (tail != head) {
+	while (tail != head && n < max) {
 		char *base = r->data + (tail & r->mask);
 		struct rec *rec = (struct rec *)base;
 		struct tr2_ev ev;
@@ -649,14 +593,18 @@ static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal)
 			n++;
 		}
 		tail += rec->size;
-		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+		/* the producer reads it only when short of room: published
+		 * every 64 records, not every one */
+		if (!(n & 63))
+			__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
-/* Drain every ring; a ring whose thread ended becomes free once empty
- * and its drops are told. */
-static size_t drain_all(struct tr2_tls *self, int from_signal)
+/* Drain every ring (at most max records from each); a ring whose thread
+ * ended becomes free once empty, its drops told. */
+static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 {
 	struct ring *r;
 	size_t n = 0;
@@ -666,8 +614,8 @@ static size_t drain_all(struct tr2_tls *self, int from_signal)
 
 		if (state == FREE)
 			continue;
-		n += drain_ring(r, self, from_signal);
-		if (state == RETIRED) {
+		n += drain_ring(r, self, from_signal, max);
+		if (state == RETIRED && r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE)) {
 			report_drops(r, self, from_signal);
 			__atomic_store_n(&r->state, FREE, __ATOMIC_RELEASE);
 		}
@@ -679,7 +627,7 @@ static size_t drain_all(struct tr2_tls *self, int from_signal)
 static void drain_locked(struct tr2_tls *self, int from_signal)
 {
 	ops->flush(from_signal);
-	drain_all(self, from_signal);
+	drain_all(self, from_signal, SIZE_MAX);
 	ops->flush(from_signal);
 }
 
@@ -690,26 +638,184 @@ static struct tr2_tls *drainer_context(void)
 	return self ? self : tr2_tls_main();
 }
 
-void tr2_defer_drain(void)
+static void drain_now(long wait_ms, int from_signal)
 {
 	struct tr2_tls *self;
 
 	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
-	    !(self = drainer_context()) || !lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+	    !(self = drainer_context()) || !lock_consumer(wait_ms))
 		return;
-	drain_locked(self, 0);
+	drain_locked(self, from_signal);
 	unlock_consumer();
+}
+
+void tr2_defer_drain(void)
+{
+	drain_now(TR2_DST_WRITE_TIMEOUT_MS, 0);
 }
 
 void tr2_defer_drain_from_signal(void)
 {
-	struct tr2_tls *self;
+	drain_now(TR2_DST_SIGNAL_WAIT_MS, 1);
+}
 
-	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
-	    !(self = drainer_context()) || !lock_consumer(TR2_DST_SIGNAL_WAIT_MS))
-		return;
-	drain_locked(self, 1);
+/* ---------------------------------------------------------------- */
+/* Producing.                                                          */
+
+/* What an append did. */
+enum { APPENDED, RING_FULL, TOO_LARGE };
+
+/* The free bytes from head on, as the producer last saw the tail. */
+static size_t room(const struct ring *r, uint64_t head)
+{
+	return r->cap - (size_t)(head - r->tail_seen);
+}
+
+/*
+ * Write a record with enc() where the ring's head is and publish it.  No
+ * record starts in the last quarter before the ring's end (a PAD record
+ * fills it), so one of up to a quarter ring always has contiguous room:
+ * the record is encoded in one pass, without measuring its strings
+ * first, and one that does not fit in a quarter is TOO_LARGE.
+ */
+static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			     const void *arg)
+{
+	uint64_t head = r->head;
+	size_t quarter = r->cap / 4, to_end = r->cap - (head & r->mask), limit;
+	struct cursor c;
+
+	if (to_end < quarter) {
+		struct rec *pad = (struct rec *)(r->data + (head & r->mask));
+
+		if (room(r, head) < to_end)
+			return RING_FULL;
+		pad->size = (uint32_t)to_end;
+		pad->kind = REC_PAD;
+		head += to_end;
+	}
+	limit = room(r, head);
+	c.base = r->data + (head & r->mask);
+	c.limit = limit < quarter ? limit : quarter;
+	if (!enc(&c, arg))
+		return c.limit == quarter ? TOO_LARGE : RING_FULL;
+	__atomic_store_n(&r->head, head + c.end, __ATOMIC_RELEASE);
+	return APPENDED;
+}
+
+/* The consumer's tail (a cache line it writes) is read again only when
+ * the one last seen leaves too little room. */
+static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			 const void *arg)
+{
+	int res = try_append(r, enc, arg);
+
+	if (res != RING_FULL)
+		return res;
+	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	return try_append(r, enc, arg);
+}
+
+static size_t encode_event(struct cursor *c, const void *ev)
+{
+	return encode(c, ev);
+}
+
+/* The name the thread's next records have. */
+static size_t encode_thread(struct cursor *c, const void *thread)
+{
+	const struct trace2_thread *t = thread;
+	struct rec *r = (struct rec *)c->base;
+	struct thread_id id = { t->id, (uint32_t)t->name_len, (uint32_t)t->json_name_len };
+	uintptr_t off;
+
+	c->end = sizeof(*r);
+	if (!put_bytes(c, &id, sizeof(id)) || put_str(c, t->name, &off) ||
+	    put_str(c, t->json_name, &off))
+		return 0;
+	c->end = ALIGN8(c->end);
+	if (c->end > c->limit)
+		return 0;
+	r->kind = REC_THREAD;
+	r->size = (uint32_t)c->end;
+	return c->end;
+}
+
+static int append_thread(struct ring *r, const struct tr2_tls *tls)
+{
+	int res = append(r, encode_thread, &tls->pub);
+
+	if (res == APPENDED) {
+		r->told = tls;
+		r->told_id = tls->pub.id;
+	}
+	return res;
+}
+
+/* Before the thread's next record: how many went missing. */
+static void append_drops(struct ring *r, const struct tr2_ev *next)
+{
+	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
+	struct tr2_ev ev = *next;
+	char digits[24];
+
+	fill_dropped(&ev, n, digits, sizeof(digits));
+	if (append(r, encode_event, &ev.pub) != APPENDED)
+		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
+}
+
+static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	int res;
+
+	if ((r->told != tls || r->told_id != tls->pub.id) &&
+	    (res = append_thread(r, tls)) != APPENDED)
+		return res;
+	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
+		append_drops(r, ev);
+	return append(r, encode_event, &ev->pub);
+}
+
+/* A record too large for the ring goes out now: after every record the
+ * rings hold, and written before the writer can write a later one. */
+static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	struct tr2_ev copy = *ev;
+
+	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+		return -1;
+	ops->flush(0);
+	drain_all(tls, 0, SIZE_MAX);
+	ops->replay(tls, &copy, 0);
+	ops->flush(0);
 	unlock_consumer();
+	return 0;
+}
+
+int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	struct ring *r = my_ring;
+	int res;
+
+	if (draining || ev->pub.kind == TRACE2_EVENT_SIGNAL ||
+	    ev->pub.kind == TRACE2_EVENT_TOO_MANY_FILES)
+		return -1;
+	if (!r && !(r = claim_ring()))
+		return -1;
+	if (r->busy)
+		return -1; /* a signal handler interrupted this thread's append */
+	r->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	res = push_into(r, tls, ev);
+	if (res == RING_FULL)
+		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r->busy = 0;
+	if (res == TOO_LARGE)
+		return out_now(tls, ev);
+	if (__atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
+		wake_writer();
+	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -719,6 +825,9 @@ void tr2_defer_drain_from_signal(void)
  * producer wakes it: ~10 ms of quiet, so a steady producer seldom pays
  * for a wake-up. */
 #define NAP_US 200
+/* Records the writer takes from a ring per hold of the consumer lock: a
+ * thread that drains waits for no more. */
+#define WRITER_BATCH 256
 #define NAPS_BEFORE_SLEEP 50
 #define SLEEP_MS 100
 
@@ -758,8 +867,12 @@ static void *writer_main(void *unused)
 	while (!__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) {
 		size_t n = 0;
 
+		if (__atomic_load_n(&drainers, __ATOMIC_RELAXED)) {
+			nap_us(NAP_US); /* a drainer goes first */
+			continue;
+		}
 		if (lock_consumer(-1)) {
-			n = drain_all(&self, 0);
+			n = drain_all(&self, 0, WRITER_BATCH);
 			if (!n && !rounds)
 				ops->flush(0); /* out of records: out to the files */
 			unlock_consumer();
@@ -831,7 +944,7 @@ void tr2_defer_stop(void)
 	writer_running = 0;
 	if ((self = drainer_context()) && lock_consumer(TR2_DST_WRITE_TIMEOUT_MS)) {
 		ops->flush(0);
-		drain_all(self, 0);
+		drain_all(self, 0, SIZE_MAX);
 		report_all_drops(self);
 		ops->flush(0);
 		unlock_consumer();

@@ -140,14 +140,7 @@ static void flush(struct tbuf *b, uint64_t us_now)
 /* A zeroed tbuf on its own cache line (never freed: see struct tbuf). */
 static struct tbuf *new_tbuf(void)
 {
-	char *raw = tr2_sys.malloc(sizeof(struct tbuf) + 63);
-	struct tbuf *b;
-
-	if (!raw)
-		return NULL;
-	b = (struct tbuf *)(raw + (64 - (uintptr_t)raw % 64) % 64);
-	memset(b, 0, sizeof(*b));
-	return b;
+	return tr2_alloc_forever(sizeof(struct tbuf));
 }
 
 /* A retired buffer of the right size, or a new one, registered. */
@@ -241,14 +234,16 @@ void tr2_dst_flush_from_signal(void)
 
 		if (!dst)
 			continue;
-		if (is_mine(b)) {
-			/* this thread was interrupted, maybe inside an append: the
+		if (is_mine(b) && !take(b, FLUSHER)) {
+			/* this thread was interrupted inside an append: the
 			 * published length covers whole records only */
 			size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
 
 			if (len && tr2_dst_is_on(dst))
 				tr2_dst_write_now(dst, b->data, len);
-		} else if (take_bounded(b)) {
+		} else if (is_mine(b) || take_bounded(b)) {
+			/* held: emptied, so that a second flush (the deferred
+			 * mode's drain flushes before and after) writes it once */
 			flush(b, b->last_flush_us);
 			give_back(b);
 		}

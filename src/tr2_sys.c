@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -125,6 +126,18 @@ char *tr2_strdup(const char *s)
 
 	if (p)
 		memcpy(p, s, n);
+	return p;
+}
+
+void *tr2_alloc_forever(size_t n)
+{
+	char *raw = tr2_sys.malloc(n + 63);
+	char *p;
+
+	if (!raw)
+		return NULL;
+	p = raw + (64 - (uintptr_t)raw % 64) % 64;
+	memset(p, 0, n);
 	return p;
 }
 

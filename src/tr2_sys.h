@@ -60,6 +60,10 @@ void tr2_sys_reset(void);
 /* strdup() through tr2_sys.malloc. */
 char *tr2_strdup(const char *s);
 
+/* n zeroed bytes starting a cache line, through tr2_sys.malloc, for
+ * state a signal handler may walk: never freed; NULL without memory. */
+void *tr2_alloc_forever(size_t n);
+
 /* Run fn once per process, the first time *done is 0, under lock (reset
  * it in a forked child).  Not pthread_once(): glibc's makes a futex call
  * even when no thread waits, one system call more per traced process. */

@@ -188,7 +188,7 @@ int trace2_register_target(const struct trace2_target *target, void *ctx)
 /* Open a target's destination and the target; 1 if it is on. */
 static int open_target(struct slot *s)
 {
-	struct trace2_target_config config = { NULL, 0, 1 };
+	struct trace2_target_config config = { NULL, 0, 1, 0 };
 
 	if (s->dst_setting >= 0) {
 		if (!tr2_dst_open(&s->dst, !!(s->target->flags & TRACE2_TARGET_WANTS_CREATED)))
@@ -197,6 +197,7 @@ static int open_target(struct slot *s)
 		config.brief = tr2_sysenv_bool(s->brief_setting, 0);
 		config.created = s->dst.created;
 	}
+	config.deferred = tr2_sysenv_bool(TR2_SYSENV_DEFERRED, 0);
 	if (s->target->open && s->target->open(s->ctx, &config)) {
 		if (s->dst_setting >= 0)
 			tr2_dst_close(&s->dst);

@@ -781,6 +781,7 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	st->main_tid = 1;
 	st->process_open = 0;
 	st->closed = 0;
+	st->replay = config->deferred;
 	for (t = st->threads; t; t = t->next) {
 		t->in_use = 0;
 		t->depth = 0;

@@ -57,9 +57,9 @@ struct tr2_tgt_chrome {
 	int main_tid;
 	int process_open;    /* atomic: the whole-process slice is open */
 	int closed;          /* atomic: the trace is finished (atexit, signal) */
-	int replay;          /* set after open(): one thread hands in the records
-			      * of many (a converter); slots go by the record's
-			      * thread, not the calling one */
+	int replay;          /* one thread hands in the records of many (a
+			      * converter, deferred mode); slots go by the
+			      * record's thread, not the calling one */
 	struct tr2_chrome_thread *threads; /* atomic head */
 	pthread_mutex_t lock; /* the process name and the children */
 	char argv0[TR2_CHROME_PART_MAX];

@@ -9,10 +9,13 @@
  *
  * The contract:
  *
- * - Threads.  There is no tracing thread: event() runs on the thread
- *   that made the trace2_*() call, so it runs concurrently on several
- *   threads and must be thread-safe.  Within one thread, events come in
- *   the order of the calls.  open() runs on the thread that calls
+ * - Threads.  event() runs on the thread that made the trace2_*() call,
+ *   so it runs concurrently on several threads and must be thread-safe.
+ *   In deferred mode (GIT_TRACE2_DEFERRED) it runs instead on the
+ *   library's writer thread, or on a thread that drains the queued
+ *   records (child start, exec, exit, trace2_flush()), with ev->thread
+ *   naming the thread that made the call.  Within one traced thread,
+ *   events come in the order of the calls.  open() runs on the thread that calls
  *   trace2_initialize(), before any event; shutdown() runs once at process
  *   exit (the atexit handler), after the last event.  flush() may come
  *   from any thread.
@@ -320,6 +323,13 @@ struct trace2_target_config {
 	 * then.  Always 1 for a target without a setting.
 	 */
 	int created;
+	/*
+	 * Deferred mode is on (GIT_TRACE2_DEFERRED): records come from the
+	 * library's writer thread or a thread that drains, one thread handing
+	 * in the records of many; per-thread state must follow ev->thread,
+	 * not the calling thread.
+	 */
+	int deferred;
 };
 
 /* flags: tell `created` reliably for a file that may already exist (an

@@ -19,6 +19,20 @@
 #define UNDER_SANITIZER 0
 #endif
 
+/* 1 under ThreadSanitizer, which ends a forked child of a multi-threaded
+ * process that starts a thread (as the deferred mode's children that
+ * initialize again do: their writer thread). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 /*
  * A check inside a forked child (a scenario), where a cmocka assertion
  * would not reach the test runner: on failure print "<file>:<line>: check failed: <cond>"
