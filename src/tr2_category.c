@@ -93,6 +93,9 @@ static int add_pattern(const char *item, void *data)
 #define PROBES 8
 
 struct tr2_category_slot tr2_category_cache[TR2_CATEGORY_SLOTS];
+/* A slot was claimed since the last clearing: clearing a table nothing
+ * wrote would fault in its untouched zero pages at every start-up. */
+static int cache_written;
 
 /* The verdict of a category seen for the first time, kept in the free
  * slot s unless another thread claimed it first or the name is long. */
@@ -105,6 +108,7 @@ static int remember(struct tr2_category_slot *s, const char *category)
 	    !__atomic_compare_exchange_n(&s->state, &free_slot, TR2_CATEGORY_FILLING, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return verdict;
+	__atomic_store_n(&cache_written, 1, __ATOMIC_RELAXED);
 	s->key = category;
 	s->verdict = verdict;
 	memcpy(s->name, category, len + 1);
@@ -138,7 +142,10 @@ void tr2_category_init(const char *list)
 	npatterns = 0;
 	text_used = 0;
 	only_exclusions = 1;
-	memset(tr2_category_cache, 0, sizeof(tr2_category_cache));
+	if (__atomic_load_n(&cache_written, __ATOMIC_RELAXED)) {
+		memset(tr2_category_cache, 0, sizeof(tr2_category_cache));
+		__atomic_store_n(&cache_written, 0, __ATOMIC_RELAXED);
+	}
 	if (list)
 		tr2_params_for_each_item(list, add_pattern, NULL);
 	null_verdict = match("");

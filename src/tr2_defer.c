@@ -25,7 +25,6 @@
 #include "tr2_dst.h"
 #include "tr2_sys.h"
 
-#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -50,11 +49,11 @@ enum { REC_PAD = 0, REC_THREAD = TRACE2_EVENT_KIND_MAX };
 struct rec {
 	uint32_t size; /* to the next record */
 	uint16_t kind;
-	uint16_t unused;
+	uint16_t pad;
 	int32_t line;
 	uint32_t nesting;
 	uint32_t file; /* offset of the file name, 0 for none */
-	uint32_t unused2;
+	uint32_t pad2;
 	uint64_t time_us, t_abs_us, t_rel_us;
 };
 
@@ -916,6 +915,8 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -1;
+	/* so that `top -H`, /proc and debuggers tell it from the host's */
+	pthread_setname_np(writer, "trace2-writer");
 	writer_running = 1;
 	__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
 	return 0;

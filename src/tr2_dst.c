@@ -128,7 +128,8 @@ static void keep_file(struct tr2_dst *dst, const char *path)
 	tr2_sys.free(dst->path);
 	dst->path = path ? tr2_strdup(path) : NULL;
 	dst->max_size = read_max_file_size();
-	dst->size = !tr2_sys.fstat(dst->fd, &st) ? (uint64_t)st.st_size : 0;
+	/* only a size limit reads the size: one system call less at start-up */
+	dst->size = dst->max_size && !tr2_sys.fstat(dst->fd, &st) ? (uint64_t)st.st_size : 0;
 	dst->capped = 0;
 }
 

@@ -122,6 +122,9 @@ int tr2_metrics_counter_define(const char *category, const char *name, int per_t
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tr2_timer timer_totals[TR2_TIMERS_MAX];
 static uint64_t counter_totals[TR2_COUNTERS_MAX];
+/* A thread merged into the totals: clearing them otherwise would fault in
+ * their untouched zero pages at every exit. */
+static int totals_written;
 
 void tr2_metrics_after_fork(void)
 {
@@ -281,6 +284,7 @@ void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 	if (!m->used_timer && !m->used_counter)
 		return;
 	pthread_mutex_lock(&totals_lock);
+	totals_written = 1;
 	for (i = 0; m->used_timer && i < nr_timers; i++)
 		if ((t = timer_of(m, i, 0)) && t->intervals)
 			merge_timer(&timer_totals[i], t);
@@ -309,7 +313,10 @@ void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx)
 void tr2_metrics_release(void)
 {
 	pthread_mutex_lock(&totals_lock);
-	memset(timer_totals, 0, sizeof(timer_totals));
-	memset(counter_totals, 0, sizeof(counter_totals));
+	if (totals_written) {
+		memset(timer_totals, 0, sizeof(timer_totals));
+		memset(counter_totals, 0, sizeof(counter_totals));
+		totals_written = 0;
+	}
 	pthread_mutex_unlock(&totals_lock);
 }

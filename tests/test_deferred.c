@@ -651,39 +651,24 @@ static void forked_child_that_initializes(void **state)
 /* ------------------------------------------------------------------ */
 /* The writer thread.                                                   */
 
-/* The tasks of this process (their tids), at most max. */
-static int tasks(long *tid, int max)
+/* The task named "trace2-writer" (0 if none). */
+static long writer_task(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	int n = 0;
+	long found = 0;
 
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.' && n < max)
-			tid[n++] = atol(e->d_name);
+	while (d && (e = readdir(d))) {
+		char *path = t2_xfmt("/proc/self/task/%s/comm", e->d_name);
+		char *comm = e->d_name[0] != '.' ? t2_read_file(path, NULL) : NULL;
+
+		if (comm && !strcmp(comm, "trace2-writer\n"))
+			found = atol(e->d_name);
+		free(comm);
+		free(path);
+	}
 	if (d)
 		closedir(d);
-	return n;
-}
-
-static long before[16];
-static int nbefore;
-
-/* The one task that was not there before initialize (0 if none). */
-static long new_task(void)
-{
-	long now[16], found = 0;
-	int n = tasks(now, 16), i, k;
-
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < nbefore && before[k] != now[i]; k++)
-			;
-		if (k == nbefore) {
-			if (found)
-				return -1;
-			found = now[i];
-		}
-	}
 	return found;
 }
 
@@ -706,7 +691,7 @@ static void tasks_at_exit(void)
 
 	/* runs after the library's atexit handler (registered later); a
 	 * joined thread may stay listed for a moment */
-	for (waited = 0; new_task(); waited++) {
+	for (waited = 0; writer_task(); waited++) {
 		if (waited == 2000)
 			_exit(71);
 		usleep(1000);
@@ -720,13 +705,13 @@ static void writer_scenario(void *arg)
 	long writer;
 	int sig;
 
-	nbefore = tasks(before, 16); /* the sanitizer's own threads too */
+	CHECK(!writer_task());
 	atexit(tasks_at_exit);
 	if (deferred == 2)
 		CHECK(!trace2_config_set("trace2.deferred", "true"));
 	trace2_initialize();
 	trace2_printf("hello");
-	writer = new_task();
+	writer = writer_task();
 	CHECK(deferred ? writer > 0 : writer == 0);
 	if (!deferred)
 		return;

@@ -14,6 +14,19 @@
  *                         (its loop_bytes: the floor file's growth)
  *   bench rss [EVENTS]    RSS after 10,000 and after EVENTS (10,000,000)
  *                         region events (perf target on), and the growth
+ *   bench floor_ring [N]  the deferred mode's floor, run like a scenario:
+ *                         two records appended to a per-thread ring per
+ *                         pair, with the library's clock (first prints
+ *                         "t2bench floor_ring clock=tsc|monotonic ...")
+ *   bench perf_deferred [N]
+ *                         region pairs; its line adds cpu_ns_per_op: user +
+ *                         system CPU of every thread per pair, from the
+ *                         loop's start until trace2_flush() returned
+ *   bench perf_deferred_rate
+ *                         one thread issuing 2,000,000 pairs per second,
+ *                         paced by the clock, for T2BENCH_SECONDS; prints
+ *                         "t2bench rate pairs=P drops=D drop_reports=R
+ *                         lines=L ok=0|1" (ok: lines - R + D == 2 x P)
  *
  * Knobs: T2BENCH_SECONDS, T2BENCH_FLOOR_SECONDS, and T2BENCH_WARM_MB (MiB
  * a buffered run touches and frees before its timed loop; 4096, 0 = off).
@@ -41,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +73,8 @@ enum kind {
 	FILTERED,      /* region_enter + region_leave of a filtered category (op = pair) */
 	FLOOR,         /* no Trace2 calls: clock_gettime + write() */
 	BUFFER_FLOOR,  /* no Trace2 calls: the least 64 KiB buffering costs */
+	RING_FLOOR,    /* no Trace2 calls: the least a deferred tracer does */
+	RATE,          /* region pairs at a fixed rate, then the drops counted */
 	RSS,           /* region pairs, resident set size before and after */
 };
 
@@ -69,7 +85,8 @@ struct scenario {
 	int threads;         /* >1: that many threads run the loop */
 	const char *targets; /* subset of "npe" the caller must enable; "b":
 			      * and GIT_TRACE2_BUFFER=64k; "c": and
-			      * GIT_TRACE2_CATEGORIES=bench,-noise */
+			      * GIT_TRACE2_CATEGORIES=bench,-noise; "d": and
+			      * GIT_TRACE2_DEFERRED=1 */
 	const char *what;
 };
 
@@ -94,6 +111,9 @@ static const struct scenario scenarios[] = {
 	{ "floor_buffered_threads", BUFFER_FLOOR, 1, 2, "", "floor_buffered in 2 threads, one file" },
 	{ "category_enabled", CATEGORY, 1, 1, "pc", "perf target, GIT_TRACE2_CATEGORIES set; trace2_category_enabled() of a category seen before" },
 	{ "perf_filtered", FILTERED, 1, 1, "pc", "perf target, GIT_TRACE2_CATEGORIES set; region pairs of a filtered category (not written)" },
+	{ "floor_ring", RING_FLOOR, 1, 1, "", "no Trace2 calls: 2 records (clock, header, copied strings) into a per-thread ring" },
+	{ "perf_deferred", REGION, 1, 1, "pd", "perf target, deferred mode; region pairs (and CPU per pair until drained)" },
+	{ "perf_deferred_rate", RATE, 1, 1, "pd", "perf target, deferred mode; 2M region pairs/s from one thread, drops counted" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },
@@ -165,6 +185,7 @@ static void warn_targets(const struct scenario *sc)
 
 static void fl_pair_buffered(uint64_t n);
 static void fl_buffer_flush(void);
+static void fl_pair_ring(uint64_t n);
 
 #define PAIR() do { \
 		trace2_region_enter("bench", "region", NULL); \
@@ -240,7 +261,11 @@ static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 	case BUFFER_FLOOR:
 		fl_pair_buffered(n);
 		return n;
+	case RING_FLOOR:
+		fl_pair_ring(n);
+		return n;
 	case FLOOR:
+	case RATE:
 		break;
 	}
 	return 0;
@@ -297,21 +322,43 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* cpu_ns_per_op < 0: not measured (not printed). */
 static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
-			 double thread_ns_per_op, uint64_t bytes)
+			 double thread_ns_per_op, uint64_t bytes, double cpu_ns_per_op)
 {
 	unsigned per = (sc->kind == REGION || sc->kind == RSS ||
 			sc->kind == REGION_PRINTF || sc->kind == TIMER || sc->kind == FILTERED ||
-			sc->kind == BUFFER_FLOOR) ? 2 : 1;
+			sc->kind == BUFFER_FLOOR || sc->kind == RING_FLOOR ||
+			sc->kind == RATE) ? 2 : 1;
 	double d = ops ? (double)ops : 1.0;
 
 	printf("t2bench scenario=%s impl=libtrace2 enabled=%d threads=%d"
 	       " ops=%" PRIu64 " calls=%" PRIu64 " ns=%" PRIu64
 	       " ns_per_op=%.2f thread_ns_per_op=%.2f loop_bytes=%" PRIu64
-	       " loop_bytes_per_op=%.2f\n",
+	       " loop_bytes_per_op=%.2f",
 	       sc->name, trace2_is_enabled(), sc->threads, ops, ops * per, ns,
 	       (double)ns / d, thread_ns_per_op, bytes, (double)bytes / d);
+	if (cpu_ns_per_op >= 0)
+		printf(" cpu_ns_per_op=%.2f", cpu_ns_per_op);
+	printf("\n");
 	fflush(stdout);
+}
+
+/* User + system CPU of every thread of the process, in ns. */
+static uint64_t process_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* Deferred mode: its writer thread writes buffers (and is warmed for). */
+static int is_deferred(const struct scenario *sc)
+{
+	return strchr(sc->targets, 'd') != NULL;
 }
 
 /* Before timing a buffered run: see warm.h (4096 MiB unless told). */
@@ -319,7 +366,7 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
 
 static int is_buffered(const struct scenario *sc)
 {
-	return sc->kind == BUFFER_FLOOR || strchr(sc->targets, 'b');
+	return sc->kind == BUFFER_FLOOR || strchr(sc->targets, 'b') || is_deferred(sc);
 }
 
 static int run_scenario(const struct scenario *sc, uint64_t exact)
@@ -327,8 +374,8 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	struct loop l[8];
 	pthread_t th[8];
 	pthread_barrier_t start;
-	uint64_t bytes0, ops = 0, ns, t0 = UINT64_MAX, t1 = 0;
-	double thread_ns = 0;
+	uint64_t bytes0, ops = 0, ns, t0 = UINT64_MAX, t1 = 0, cpu0 = 0;
+	double thread_ns = 0, cpu_ns = -1;
 	int t, n = sc->threads;
 
 	warn_targets(sc);
@@ -336,7 +383,10 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 		do_ops(sc, 8, 0); /* warm up: thread state, page faults */
 	if (is_buffered(sc))
 		warm_free_memory(WARM_MB_DEFAULT);
+	if (is_deferred(sc))
+		trace2_flush(); /* the warm-up's records are not the loop's */
 	bytes0 = trace_file_bytes();
+	cpu0 = process_cpu_ns();
 
 	for (t = 0; t < n; t++) {
 		l[t].sc = sc;
@@ -373,7 +423,12 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 		}
 		ns = t1 - t0;
 	}
-	print_result(sc, ops, ns, thread_ns, trace_file_bytes() - bytes0);
+	if (is_deferred(sc)) {
+		/* the writer thread's share: until every record is out */
+		trace2_flush();
+		cpu_ns = ops ? (double)(process_cpu_ns() - cpu0) / (double)ops : 0;
+	}
+	print_result(sc, ops, ns, thread_ns, trace_file_bytes() - bytes0, cpu_ns);
 	return 0;
 }
 
@@ -544,6 +599,158 @@ static void fl_pair_buffered(uint64_t n)
 	}
 }
 
+/*
+ * The ring floor: the least a deferred tracer does on the traced thread
+ * for a region pair -- two records appended to the thread's ring, each a
+ * clock reading, a small header and copies of the call's strings (the
+ * API's strings may be gone once the call returns), published with a
+ * release store.  The ring has no reader: when it is full the reader is
+ * taken to have caught up, so the ring just wraps.  The clock is the
+ * library's: the TSC where the kernel's clocksource is the TSC and the CPU
+ * says constant_tsc and nonstop_tsc (unless GIT_TRACE2_CLOCK=monotonic),
+ * converted with one multiply and shift; CLOCK_MONOTONIC elsewhere.
+ */
+#define RING_BYTES (256 * 1024) /* a power of 2 */
+
+struct ring_record {
+	uint64_t ns;
+	uint32_t line;
+	uint8_t kind; /* 0: region_enter, 1: region_leave, 2: padding */
+	uint8_t file_len, category_len, label_len;
+	/* then the three strings, the next record 8-byte aligned */
+};
+
+struct ring {
+	_Alignas(64) char data[RING_BYTES];
+	uint64_t head;          /* written by its thread only */
+	_Alignas(64) uint64_t tail; /* a reader's, if there were one */
+};
+static _Thread_local struct ring ring;
+
+/* What the perf scenario passes, through pointers the compiler cannot
+ * see through (a tracer gets them as arguments). */
+static const char *volatile ring_strings[3] = { __FILE__, "bench", "region" };
+
+static int ring_clock_is_tsc;
+static struct { uint64_t tsc0, ns0, mult; } tsc_conv; /* ns = ns0 + (d * mult) >> 32 */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t tsc_read(void) { return __rdtsc(); }
+#define HAVE_TSC 1
+#else
+static inline uint64_t tsc_read(void) { return 0; }
+#define HAVE_TSC 0
+#endif
+
+static inline uint64_t ring_now(void)
+{
+	if (ring_clock_is_tsc) {
+		uint64_t d = tsc_read() - tsc_conv.tsc0;
+		return tsc_conv.ns0 + (uint64_t)(((unsigned __int128)d * tsc_conv.mult) >> 32);
+	}
+	return now_ns();
+}
+
+/* 1 if the first line of file `path` is `want`. */
+static int first_line_is(const char *path, const char *want)
+{
+	char buf[64];
+	FILE *f = fopen(path, "r");
+	int yes = f && fgets(buf, sizeof(buf), f) && (buf[strcspn(buf, "\n")] = '\0', !strcmp(buf, want));
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* 1 if /proc/cpuinfo's first "flags" line has both words. */
+static int cpu_has_flags(const char *a, const char *b)
+{
+	char line[8192];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			char *tok, *save;
+			int has_a = 0, has_b = 0;
+
+			for (tok = strtok_r(strchr(line, ':'), ": \t\n", &save); tok;
+			     tok = strtok_r(NULL, " \t\n", &save)) {
+				has_a |= !strcmp(tok, a);
+				has_b |= !strcmp(tok, b);
+			}
+			found = has_a && has_b;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static int tsc_is_the_clock(void)
+{
+	const char *force = getenv("GIT_TRACE2_CLOCK");
+
+	if (!HAVE_TSC || (force && !strcasecmp(force, "monotonic")))
+		return 0;
+	return first_line_is("/sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc") &&
+	       cpu_has_flags("constant_tsc", "nonstop_tsc");
+}
+
+/* Against CLOCK_MONOTONIC over 20 ms. */
+static void tsc_calibrate(void)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	uint64_t ns0 = now_ns(), t0 = tsc_read(), ns1, t1;
+
+	nanosleep(&pause, NULL);
+	ns1 = now_ns();
+	t1 = tsc_read();
+	tsc_conv.tsc0 = t0;
+	tsc_conv.ns0 = ns0;
+	tsc_conv.mult = t1 > t0 ? ((ns1 - ns0) << 32) / (t1 - t0) : 0;
+}
+
+static inline void ring_append(int kind, int line, const char *file, const char *category,
+			       const char *label)
+{
+	size_t fl = strlen(file), cl = strlen(category), ll = strlen(label);
+	size_t need = (sizeof(struct ring_record) + fl + cl + ll + 7) & ~(size_t)7;
+	uint64_t head = ring.head, pos = head & (RING_BYTES - 1);
+	size_t pad = pos + need > RING_BYTES ? RING_BYTES - pos : 0;
+	struct ring_record r = { ring_now(), (uint32_t)line, (uint8_t)kind,
+				 (uint8_t)fl, (uint8_t)cl, (uint8_t)ll };
+	char *p;
+
+	if (head + pad + need - __atomic_load_n(&ring.tail, __ATOMIC_ACQUIRE) > RING_BYTES)
+		__atomic_store_n(&ring.tail, head, __ATOMIC_RELAXED); /* "drained" */
+	if (pad) {
+		struct ring_record skip = { 0, 0, 2, 0, 0, 0 };
+
+		memcpy(ring.data + pos, &skip, sizeof(skip) < pad ? sizeof(skip) : pad);
+		head += pad;
+		pos = 0;
+	}
+	p = ring.data + pos;
+	memcpy(p, &r, sizeof(r));
+	p += sizeof(r);
+	memcpy(p, file, fl);
+	memcpy(p + fl, category, cl);
+	memcpy(p + fl + cl, label, ll);
+	__atomic_store_n(&ring.head, head + need, __ATOMIC_RELEASE);
+}
+
+static void fl_pair_ring(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		ring_append(0, __LINE__, ring_strings[0], ring_strings[1], ring_strings[2]);
+		ring_append(1, __LINE__, ring_strings[0], ring_strings[1], ring_strings[2]);
+	}
+}
+
 static const struct floor_item {
 	const char *name;
 	void (*fn)(uint64_t n);
@@ -644,6 +851,118 @@ static int run_buffer_floor(const struct scenario *sc, uint64_t exact)
 	return close_floor_files(1, path);
 }
 
+/* The ring floor runs as a scenario, timed the same way, on the clock the
+ * library would choose here. */
+static int run_ring_floor(const struct scenario *sc, uint64_t exact)
+{
+	ring_clock_is_tsc = tsc_is_the_clock();
+	if (ring_clock_is_tsc)
+		tsc_calibrate();
+	printf("t2bench floor_ring clock=%s ring_bytes=%d record_bytes=%zu\n",
+	       ring_clock_is_tsc ? "tsc" : "monotonic", RING_BYTES,
+	       (sizeof(struct ring_record) + strlen(ring_strings[0]) +
+		strlen(ring_strings[1]) + strlen(ring_strings[2]) + 7) & ~(size_t)7);
+	return run_scenario(sc, exact);
+}
+
+/* ------------------------------------------------------------------ */
+/* Throughput: does the deferred mode keep up with a fixed rate?        */
+
+struct perf_count {
+	uint64_t lines, drops, drop_reports;
+};
+
+/* 1 if a perf column, without its padding, is `word`. */
+static int column_is(const char *col, const char *word)
+{
+	size_t n = strlen(word);
+
+	col += strspn(col, " ");
+	return !strncmp(col, word, n) && (!col[n] || col[n] == ' ' || col[n] == '\n');
+}
+
+/* Lines of the perf file, and its "trace2 | dropped:N" data records. */
+static int count_perf_file(const char *path, struct perf_count *c)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *col[9];
+	size_t cap = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		char *save, *tok;
+		int k = 0;
+
+		c->lines++;
+		for (tok = strtok_r(line, "|", &save); tok && k < 9; tok = strtok_r(NULL, "|", &save))
+			col[k++] = tok;
+		if (k < 9 || !column_is(col[3], "data") || !column_is(col[7], "trace2"))
+			continue;
+		tok = col[8] + strspn(col[8], " ");
+		if (!strncmp(tok, "dropped:", 8)) {
+			c->drops += strtoull(tok + 8, NULL, 10);
+			c->drop_reports++;
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/*
+ * T2BENCH_RATE region pairs per second (2,000,000) from this thread for
+ * T2BENCH_SECONDS (or N pairs), each batch released when the clock says
+ * they are due; then drained, and every pair must be in the file or
+ * counted as dropped: lines - drop reports + drops == 2 x pairs.
+ */
+static int run_rate(const struct scenario *sc, uint64_t exact)
+{
+	const char *path = getenv("GIT_TRACE2_PERF");
+	double rate = seconds_from_env("T2BENCH_RATE", 2e6);
+	uint64_t budget = (uint64_t)(seconds_from_env("T2BENCH_SECONDS", 1) * 1e9);
+	uint64_t bytes0, t0, t, pairs = 0, due;
+	struct perf_count before, after;
+	int ok;
+
+	warn_targets(sc);
+	if (!path || path[0] != '/') {
+		fprintf(stderr, "bench: %s needs GIT_TRACE2_PERF=<absolute path>\n", sc->name);
+		return 1;
+	}
+	warm_free_memory(WARM_MB_DEFAULT);
+	trace2_flush();
+	if (count_perf_file(path, &before))
+		return 1;
+	bytes0 = trace_file_bytes();
+	t0 = t = now_ns();
+	while (exact == UINT64_MAX ? t - t0 < budget : pairs < exact) {
+		due = (uint64_t)((double)(t - t0) * rate * 1e-9) + 1;
+		if (due > pairs + 256) /* behind: look at the clock again soon */
+			due = pairs + 256;
+		if (exact != UINT64_MAX && due > exact)
+			due = exact;
+		for (; pairs < due; pairs++)
+			PAIR();
+		t = now_ns();
+	}
+	trace2_flush();
+	if (count_perf_file(path, &after))
+		return 1;
+	after.lines -= before.lines;
+	after.drops -= before.drops;
+	after.drop_reports -= before.drop_reports;
+	ok = after.lines - after.drop_reports + after.drops == 2 * pairs;
+	printf("t2bench rate pairs=%" PRIu64 " seconds=%.3f pairs_per_s=%.0f target_per_s=%.0f"
+	       " drops=%" PRIu64 " drop_reports=%" PRIu64 " lines=%" PRIu64 " ok=%d\n",
+	       pairs, (double)(t - t0) / 1e9, (double)pairs * 1e9 / (double)(t - t0), rate,
+	       after.drops, after.drop_reports, after.lines, ok);
+	print_result(sc, pairs, t - t0, pairs ? (double)(t - t0) / (double)pairs : 0,
+		     trace_file_bytes() - bytes0, -1);
+	return !ok;
+}
+
 /* ------------------------------------------------------------------ */
 /* Memory: resident set size after few and after many events.           */
 
@@ -695,7 +1014,7 @@ static int run_rss(const struct scenario *sc, uint64_t events)
 	printf("t2bench rss events=%" PRIu64 " rss_kib=%ld anon_kib=%ld\n",
 	       2 * pairs, r2, a2);
 	printf("t2bench rss growth_kib=%ld anon_growth_kib=%ld\n", r2 - r1, a2 - a1);
-	print_result(sc, pairs, now_ns() - t0, 0, trace_file_bytes() - bytes0);
+	print_result(sc, pairs, now_ns() - t0, 0, trace_file_bytes() - bytes0, -1);
 	return bad != 0;
 }
 
@@ -749,6 +1068,10 @@ static int bench_main(int argc, char **argv)
 		return run_floor(exact);
 	case BUFFER_FLOOR:
 		return run_buffer_floor(sc, exact);
+	case RING_FLOOR:
+		return run_ring_floor(sc, exact);
+	case RATE:
+		return run_rate(sc, exact);
 	case RSS:
 		return run_rss(sc, exact);
 	default:

@@ -11,7 +11,11 @@
 #                busy machine); then one "rss" run (BENCH_RSS_EVENTS events).
 #                The buffered scenarios are compared with the buffered floors
 #                (floor_buffered[_threads], run right after them with as
-#                many pairs, so both write the same bytes).
+#                many pairs, so both write the same bytes); perf_deferred
+#                with floor_ring.  Then BENCH_RUNS runs of the start-up
+#                benchmark (build/bench/startup, STARTUP_RUNS spawns each)
+#                and a "goals" table: every goal of the performance issues
+#                as a same-run ratio (medians), PASS or MISS.
 #   --valgrind   every scenario with N=BENCH_VG_N (20000) and N=0: under
 #                callgrind for user-space instructions per op, and natively
 #                with malloc_count.so for heap allocations per op, both as
@@ -23,6 +27,11 @@
 #   T2BENCH_SECONDS        seconds per scenario run (1)
 #   T2BENCH_FLOOR_SECONDS  seconds per floor item (0.3)
 #   BENCH_RSS_EVENTS       events of the rss run (10000000; 0 skips it)
+#   STARTUP_RUNS           spawns of each kind per start-up run (300; 0
+#                          skips the start-up runs)
+#   BENCH_TOOL             the start-up benchmark's command
+#                          (build/bin/trace2-tool)
+#   T2BENCH_RATE           perf_deferred_rate's pairs per second (2000000)
 #   BENCH_VG_N             N of the --valgrind runs (20000)
 #   T2BENCH_WARM_MB        MiB a buffered run touches and frees just before
 #                          its timed loop, so its page cache reuses memory
@@ -35,7 +44,10 @@
 # LC_ALL=C, TZ if set, the T2BENCH_* knobs and the scenario's targets
 # (n = GIT_TRACE2, p = GIT_TRACE2_PERF, e = GIT_TRACE2_EVENT, each a regular
 # file in the scratch directory, deleted after every run; b adds
-# GIT_TRACE2_BUFFER=64k, c GIT_TRACE2_CATEGORIES=bench,-noise).
+# GIT_TRACE2_BUFFER=64k, c GIT_TRACE2_CATEGORIES=bench,-noise, d
+# GIT_TRACE2_DEFERRED=1); GIT_TRACE2_CLOCK and GIT_TRACE2_DEFERRED_RING
+# pass through when set (floor_ring follows GIT_TRACE2_CLOCK as the
+# library does).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +59,8 @@ fsecs=${T2BENCH_FLOOR_SECONDS:-0.3}
 rss_events=${BENCH_RSS_EVENTS:-10000000}
 vg_n=${BENCH_VG_N:-20000}
 warm_mb=${T2BENCH_WARM_MB:-4096}
+startup_runs=${STARTUP_RUNS:-300}
+tool=${BENCH_TOOL:-$here/../../build/bin/trace2-tool}
 mode="time"
 
 if [ "${1:-}" = --valgrind ]; then
@@ -80,11 +94,16 @@ clean_env() {
 	   "T2BENCH_FLOOR_SECONDS=$fsecs" "T2BENCH_WARM_MB=$warm_mb"
 	   "T2BENCH_TMPDIR=$dir")
 	[ -n "${TZ+x}" ] && E+=("TZ=$TZ")
+	local v
+	for v in GIT_TRACE2_CLOCK GIT_TRACE2_DEFERRED_RING T2BENCH_RATE; do
+		[ -n "${!v+x}" ] && E+=("$v=${!v}")
+	done
 	case $1 in *n*) E+=("GIT_TRACE2=$dir/trace.normal") ;; esac
 	case $1 in *p*) E+=("GIT_TRACE2_PERF=$dir/trace.perf") ;; esac
 	case $1 in *e*) E+=("GIT_TRACE2_EVENT=$dir/trace.event") ;; esac
 	case $1 in *b*) E+=("GIT_TRACE2_BUFFER=64k") ;; esac
 	case $1 in *c*) E+=("GIT_TRACE2_CATEGORIES=bench,-noise") ;; esac
+	case $1 in *d*) E+=("GIT_TRACE2_DEFERRED=1") ;; esac
 	rm -f "$dir"/trace.*
 }
 
@@ -166,6 +185,8 @@ if [ "$mode" = valgrind ]; then
 				goal = (ipo <= 8 ? "ok" : "MISS") " (<= 8 instr)"
 			if (s == "perf" || s == "event")
 				goal = (ipo <= 2500 && apo == 0 ? "ok" : "MISS") " (<= 2500 instr, 0 allocs)"
+			if (s == "perf_deferred")
+				goal = (apo == 0 ? "ok" : "MISS") " (0 allocs)"
 			printf "%-20s %10d %12d %12d %10.1f %10.3f  %s\n", s, o, i0, i, ipo, apo, goal
 		}'
 	done
@@ -203,6 +224,12 @@ for ((r = 1; r <= runs; r++)); do
 			continue
 		fi
 		line=$(grep '^t2bench scenario=' <<<"$out" | tail -n 1)
+		rl=$(grep '^t2bench rate ' <<<"$out")
+		if [ -n "$rl" ]; then
+			field pairs_per_s "$rl" >>"$dir/rate.$s"
+			echo "$(field drops "$rl") $(field ok "$rl")" >>"$dir/drops.$s"
+			field target_per_s "$rl" >"$dir/target.$s"
+		fi
 		if [ $rc != 0 ] || [ -z "$line" ]; then
 			echo "run.sh: $s failed (exit $rc)" >&2
 			status=1
@@ -211,6 +238,10 @@ for ((r = 1; r <= runs; r++)); do
 		ops_of[$s]=$(field ops "$line")
 		field ns_per_op "$line" >>"$dir/ns.$s"
 		field loop_bytes_per_op "$line" >>"$dir/bytes.$s"
+		cpu=$(field cpu_ns_per_op "$line")
+		[ -n "$cpu" ] && echo "$cpu" >>"$dir/cpu.$s"
+		cl=$(grep '^t2bench floor_ring ' <<<"$out")
+		[ -n "$cl" ] && field clock "$cl" >"$dir/clock"
 		# which floor it is compared with: none while disabled, three
 		# writes per event for three targets, else per pair or per call
 		floor=floor_pair
@@ -221,7 +252,8 @@ for ((r = 1; r <= runs; r++)); do
 		case $s in
 		perf_buffered) floor=floor_buffered ;;
 		perf_buffered_threads) floor=floor_buffered_threads ;;
-		*) case ${targets[$s]} in *b* | *c*) floor=- ;; esac ;;
+		perf_deferred) floor=floor_ring ;;
+		*) case ${targets[$s]} in *b* | *c* | *d*) floor=- ;; esac ;;
 		esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
@@ -247,7 +279,7 @@ echo
 printf '%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
 	scenario median_ns min max bytes/op floor x_floor x_min goal
 # the buffered floors are scenarios: their medians serve as floors too
-for f in floor_buffered floor_buffered_threads; do
+for f in floor_buffered floor_buffered_threads floor_ring; do
 	[ -f "$dir/ns.$f" ] && read -r "fmed[$f]" "fmin[$f]" _ < <(stats "$dir/ns.$f")
 done
 bsingle=
@@ -268,8 +300,10 @@ for s in "${order[@]}"; do
 			goal = (med <= 1 ? "ok" : "MISS") " (<= 1 ns)"
 		if ((s == "perf" || s == "event" || s == "all") && ratio != "-")
 			goal = (ratio <= 1.15 ? "ok" : "MISS") " (<= 1.15 x floor)"
-		if (s == "perf_buffered")
-			goal = (med <= 150 ? "ok" : "MISS") " (<= 150 ns)"
+		if (s == "perf_buffered" && ratio != "-")
+			goal = (ratio <= 1.25 ? "ok" : "MISS") " (<= 1.25 x floor)"
+		if (s == "perf_deferred" && ratio != "-")
+			goal = (ratio <= 2 ? "ok" : "MISS") " (<= 2 x floor_ring)"
 		if (s == "category_enabled")
 			goal = (med <= 5 ? "ok" : "MISS") " (<= 5 ns)"
 		if (s == "perf_buffered_threads" && bsingle > 0)
@@ -280,6 +314,73 @@ for s in "${order[@]}"; do
 		printf "%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
 	}'
 done
+
+# ---- start-up: what tracing adds to a whole process --------------------
+if [ "$startup_runs" != 0 ]; then
+	echo
+	for ((r = 1; r <= runs; r++)); do
+		out=$("$bindir/startup" "$startup_runs" "$tool" trace2 001return 0) || {
+			echo "run.sh: startup failed" >&2
+			status=1
+			break
+		}
+		sl=$(grep '^startup runs=' <<<"$out")
+		fl=$(grep '^startup floor:' <<<"$out")
+		field added_us "$sl" >>"$dir/startup.added"
+		field x_floor "$fl" >>"$dir/startup.ratio"
+		awk '{ for (i = 1; i <= NF; i++) if ($i == "add") print $(i + 1) }' <<<"$fl" \
+			>>"$dir/startup.floor"
+		echo "startup $r/$runs: $sl; floor adds $(tail -n 1 "$dir/startup.floor") us; x_floor=$(field x_floor "$fl")"
+	done
+fi
+
+# ---- goals: each a ratio measured in this run (medians) ---------------
+# med FILE: the median of the numbers in FILE, or empty
+med() {
+	[ -s "$1" ] && stats "$1" | cut -d' ' -f1
+}
+# goal TEXT MEASURED VALUE LIMIT: PASS when VALUE <= LIMIT
+goal() {
+	awk -v g="$1" -v m="$2" -v v="$3" -v l="$4" 'BEGIN {
+		verdict = (v == "" || v == "nan") ? "n/a" : (v + 0 <= l + 0 ? "PASS" : "MISS")
+		printf "%-50s %22s %8s  %s\n", g, m, v == "" ? "-" : v, verdict
+	}'
+}
+# ratio A B: A / B to 3 decimals, or empty
+ratio() {
+	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'
+}
+echo
+echo "goals (floor_ring clock: $(cat "$dir/clock" 2>/dev/null || echo '?'))"
+printf '%-50s %22s %8s  %s\n' goal measured ratio verdict
+m=$(med "$dir/ns.perf_deferred")
+goal "deferred pair (traced thread) <= 2 x floor_ring" "${m:-?} ns" "$(ratio "$m" "$(med "$dir/ns.floor_ring")")" 2
+m=$(med "$dir/cpu.perf_deferred")
+goal "deferred CPU per pair <= 1.35 x floor_buffered" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_buffered]:-}")" 1.35
+if [ -s "$dir/drops.perf_deferred_rate" ]; then
+	read -r drops bad < <(awk '{ d += $1; if ($2 != 1) b++ } END { print d + 0, b + 0 }' \
+		"$dir/drops.perf_deferred_rate")
+	want=$(cat "$dir/target.perf_deferred_rate")
+	slow=$(sort -g "$dir/rate.perf_deferred_rate" | head -n 1)
+	# PASS: no drop, every record accounted for, the rate reached in every run
+	v=$(awk -v d="$drops" -v b="$bad" -v s="$slow" -v w="$want" \
+		'BEGIN { print (d == 0 && b == 0 && s >= 0.99 * w) ? 0 : 1 }')
+	goal "no drops at $want pairs/s (one thread)" "$drops drops, min $(printf '%.0f' "$slow")/s" "$v" 0
+else
+	goal "no drops at 2000000 pairs/s (one thread)" "?" "" 0
+fi
+m=$(med "$dir/ns.perf_buffered")
+goal "buffered perf pair <= 1.25 x floor_buffered" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_buffered]:-}")" 1.25
+m=$(med "$dir/startup.added")
+goal "start-up (event target) <= 1.25 x startup_floor" "${m:-?} us" "$(med "$dir/startup.ratio")" 1.25
+m=$(med "$dir/ns.perf")
+goal "default perf pair <= 1.15 x floor_pair" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_pair]:-}")" 1.15
+m=$(med "$dir/ns.event")
+goal "default event pair <= 1.15 x floor_pair_event" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_pair_event]:-}")" 1.15
+m=$(med "$dir/ns.disabled")
+goal "disabled pair <= 1 ns" "${m:-?} ns" "$m" 1
+echo "(disabled pair <= 8 instructions: run.sh --valgrind disabled, make bench-valgrind)"
+echo "(the 'no drops' row's ratio column: 0 = every run kept up without a drop)"
 
 # ---- memory -----------------------------------------------------------
 if [ "$rss_events" != 0 ]; then
