@@ -81,6 +81,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	trace2_initialize();
 	FZ_CHECK(trace2_is_enabled());
 	trace2_cmd_name("fuzz-api");
+	/* deferred mode: the writer has written (its first write allocates
+	 * its buffer) before the replay forks; a child forked while another
+	 * thread holds AddressSanitizer's allocator lock hangs in malloc */
+	trace2_flush();
 	init_pid = getpid();
 	return 0;
 }
