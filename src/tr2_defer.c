@@ -545,9 +545,9 @@ static void take_thread(struct ring *r, char *base)
 					    id->json_name_len, id->id };
 }
 
-static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
+/* The "dropped" record of n records of r's thread, made by the consumer. */
+static void report(struct ring *r, uint64_t n, struct tr2_tls *self, int from_signal)
 {
-	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
 	uint64_t now = tr2_now_us(), start = tr2_start_us();
 	struct tr2_ev ev;
 	char digits[24];
@@ -559,6 +559,32 @@ static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
 	ev.pub.thread = &r->thread;
 	fill_dropped(&ev, n, digits, sizeof(digits));
 	ops->replay(self, &ev, from_signal);
+}
+
+/* Every drop not told yet: the thread is gone, or the process ends. */
+static void report_drops(struct ring *r, struct tr2_tls *self, int from_signal)
+{
+	report(r, __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL), self, from_signal);
+}
+
+/*
+ * A live thread's drops not told yet, once its ring is empty: told now if
+ * no record came in meanwhile (a later record must not come before the
+ * report of drops made before it), else left for the thread's next
+ * record or the next drain.
+ */
+static void report_idle_drops(struct ring *r, struct tr2_tls *self, int from_signal)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE), n;
+
+	if (r->tail != head || !__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
+		return;
+	n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) != head) {
+		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
+		return;
+	}
+	report(r, n, self, from_signal);
 }
 
 /* The records the ring has now, at most max of them; how many. */
@@ -609,7 +635,9 @@ static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 			continue;
 		self->pub = r->thread;
 		n += drain_ring(r, self, from_signal, max);
-		if (state == RETIRED && r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE)) {
+		if (state == OWNED)
+			report_idle_drops(r, self, from_signal);
+		else if (r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE)) {
 			report_drops(r, self, from_signal);
 			__atomic_store_n(&r->state, FREE, __ATOMIC_RELEASE);
 		}

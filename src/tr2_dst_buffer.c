@@ -37,6 +37,7 @@ enum { FREE, OWNER, FLUSHER };
 
 static size_t buffer_size;
 int tr2_dst_buffered;
+static int implied; /* on for the deferred writer, not set by the host */
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *registry;
 static pthread_key_t release_key;
@@ -59,6 +60,10 @@ static void forget_after_fork(void)
 		b->busy = FREE;
 	}
 	pthread_mutex_init(&registry_mutex, NULL);
+	/* the child has no writer thread: it writes its records itself, and
+	 * at once unless the host asked for buffers */
+	if (implied)
+		tr2_dst_buffered = 0;
 }
 
 static void create_key(void)
@@ -75,6 +80,7 @@ void tr2_dst_buffer_init(size_t default_size)
 	buffer_size = 0;
 	if (v && tr2_parse_size(v, &size))
 		size = default_size;
+	implied = !v && default_size;
 	if (size)
 		buffer_size = size > BUFFER_MAX ? BUFFER_MAX : size;
 	tr2_dst_buffered = buffer_size > 0;

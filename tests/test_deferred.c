@@ -553,6 +553,44 @@ static void fatal_signal_drains(void **state)
 	free(perf);
 }
 
+/* A thread that goes quiet after its ring overflowed: the next drain
+ * (here trace2_flush()) tells its drops. */
+static void idle_drops_scenario(void *arg)
+{
+	int k;
+
+	(void)arg;
+	scenario_thread = 1;
+	__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
+	CHECK(!trace2_register_target(&holder, NULL));
+	trace2_initialize();
+	for (k = 0; k < 200; k++)
+		trace2_printf("x%d", k);
+	__atomic_store_n(&hold, 0, __ATOMIC_RELEASE);
+	trace2_flush();
+	_exit(0); /* nothing at exit: what the file has, flush wrote */
+}
+
+static void flush_tells_a_quiet_threads_drops(void **state)
+{
+	char *perf = perf_path(), *pv = t2_xfmt("GIT_TRACE2_PERF=%s", perf), *text;
+	const char *env[] = { pv, "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k", NULL };
+	const char *d;
+	uint64_t dropped = 0;
+
+	(void)state;
+	remove_outputs();
+	assert_int_equal(t2_run_noinit(idle_drops_scenario, NULL, env), 0);
+	text = read_perf();
+	for (d = text; (d = strstr(d, "dropped:")); d++)
+		dropped += strtoull(d + 8, NULL, 10);
+	assert_true(dropped > 0);
+	assert_int_equal(count_lines_with(text, "| printf ") + dropped, 200);
+	free(text);
+	free(pv);
+	free(perf);
+}
+
 /* A record larger than a quarter ring goes out directly, after the
  * thread's queued records and before its later ones. */
 static void huge_scenario(void *arg)
@@ -609,6 +647,8 @@ static void fork_scenario(void *arg)
 		if (reinit)
 			trace2_initialize();
 		trace2_printf("child-%s", reinit ? "reinit" : "plain");
+		if (!reinit)
+			_exit(0); /* no writer, no buffer: the record is out already */
 		exit(0);
 	}
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
@@ -860,6 +900,7 @@ int main(void)
 		cmocka_unit_test(flush_drains),
 		cmocka_unit_test(exit_drains),
 		cmocka_unit_test(fatal_signal_drains),
+		cmocka_unit_test(flush_tells_a_quiet_threads_drops),
 		cmocka_unit_test(huge_record_keeps_its_place),
 		cmocka_unit_test(forked_child_without_initialize),
 		cmocka_unit_test(forked_child_that_initializes),
