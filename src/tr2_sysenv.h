@@ -31,6 +31,7 @@ enum tr2_sysenv {
 	TR2_SYSENV_PARENT_NAME, /* environment only, written by the library */
 	TR2_SYSENV_MAX_FILE_SIZE,
 	TR2_SYSENV_CATEGORIES,
+	TR2_SYSENV_CLOCK,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
