@@ -364,7 +364,8 @@ static void switch_to_tsc(void)
 	uint64_t tsc, ns, rate;
 	int state = 4, running = 0;
 
-	if (!__atomic_compare_exchange_n(&tsc_check, &running, 1, 0, __ATOMIC_ACQUIRE,
+	if (__atomic_load_n(&tsc_check, __ATOMIC_RELAXED) ||
+	    !__atomic_compare_exchange_n(&tsc_check, &running, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return;
 	if (tsc_allowed() && calibrate(&tsc, &ns) && tsc > first_tsc && ns > first_ns &&
