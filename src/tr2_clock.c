@@ -72,7 +72,8 @@ static int monotonic_ns(uint64_t *ns)
  * Publication: blocks live in SLOTS slots, each with a sequence word (0
  * free, 1 being written, else the generation it holds); "current" holds
  * generation << 3 | slot and is changed by compare-and-swap, so one of
- * several racing writers wins and the others free their slot.  Readers
+ * several racing writers wins; a loser's slot is claimed again once a
+ * newer generation is current.  Readers
  * check the slot's sequence before and after copying it and retry when
  * it was reused: no lock, no spinning on a writer, so a signal handler
  * that interrupts a re-anchoring reads the block published before it.
@@ -253,11 +254,11 @@ static int publish(const struct tsc_block *b, uint64_t cur)
 	for (i = 0; i < sizeof(*b) / 8; i++)
 		__atomic_store_n(&slots[slot].w[i], w[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&slots[slot].seq, gen, __ATOMIC_RELEASE);
-	if (__atomic_compare_exchange_n(&current, &cur, gen << 3 | (uint64_t)slot, 0,
-					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		return 1;
-	__atomic_store_n(&slots[slot].seq, 0, __ATOMIC_RELEASE);
-	return 0;
+	/* a loser's slot keeps its generation, never current: it is free
+	 * again once the current one is newer (freeing it here could free
+	 * it after another writer has claimed and published it) */
+	return __atomic_compare_exchange_n(&current, &cur, gen << 3 | (uint64_t)slot, 0,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 /* A slope a TSC of 62.5 MHz to 64 GHz could have. */
@@ -282,15 +283,22 @@ static int reanchor(const struct tsc_block *old, uint64_t cur)
 	return __atomic_load_n(&current, __ATOMIC_ACQUIRE) != cur;
 }
 
-/* CLOCK_MONOTONIC's nanoseconds, from the TSC. */
+/* CLOCK_MONOTONIC's nanoseconds, from the TSC; 0 if the blocks cannot
+ * be read (never seen: then the TSC clock is given up). */
 static uint64_t tsc_mono_ns(void)
 {
+	int misses = 0;
+
 	for (;;) {
 		uint64_t cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE), tsc, claimed;
 		struct tsc_block b;
 
-		if (!read_slot(&slots[cur & (SLOTS - 1)], cur >> 3, &b))
-			continue; /* the slot was reused meanwhile */
+		if (!read_slot(&slots[cur & (SLOTS - 1)], cur >> 3, &b)) {
+			if (++misses < 1000)
+				continue; /* the slot was reused meanwhile */
+			__atomic_store_n(&offset_state, 1, __ATOMIC_RELEASE);
+			return 0;
+		}
 		tsc = tsc_read();
 		if (__builtin_expect(tsc < b.refresh, 1))
 			return block_at(&b, tsc);
@@ -424,8 +432,11 @@ TR2_HOT uint64_t tr2_now_ns(void)
 	if (state == 1 && !monotonic_ns(&mono))
 		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
 #ifdef TR2_CLOCK_TSC
-	if (state == 3)
-		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + tsc_mono_ns();
+	if (state == 3) {
+		mono = tsc_mono_ns();
+		if (mono || !monotonic_ns(&mono))
+			return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
+	}
 	if (state == 4 && !monotonic_ns(&mono)) {
 		if (mono >= first_rate_at)
 			switch_to_tsc();

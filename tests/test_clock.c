@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "t2test.h"
@@ -337,7 +338,35 @@ static void tsc_path_is_taken(void **state)
 	assert_int_equal(t2_run(sc_tsc_taken, NULL, event_env), 0);
 }
 
-static void run_kind(const char *test, const struct kind *k)
+/* A child forked while the TSC clock runs keeps it: its readings go on
+ * from the parent's, within 1 us, through its own re-anchorings. */
+static void sc_fork_keeps_tsc(void *arg)
+{
+	static const struct kind k = { "forked", 0, 1000 };
+	struct run r = { .kind = &k };
+	struct worst w = { 0 };
+	uint64_t last;
+	int status, i, ok;
+	pid_t pid;
+
+	(void)arg;
+	trace2_initialize();
+	CHECK(wait_for_tsc());
+	r.offset = tr2_clock_offset_ns();
+	last = tr2_now_ns();
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		ok = tr2_clock_is_tsc();
+		for (i = 0; ok && i < 1000000; i++)
+			ok = check_one(&r, &last, &w);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* fn in a child that initializes itself, where the TSC clock is on. */
+static void run_if_tsc(const char *test, t2_scenario_fn *fn, const void *arg)
 {
 	const char *why = tsc_unavailable();
 
@@ -345,7 +374,18 @@ static void run_kind(const char *test, const struct kind *k)
 		print_message("%s: skipped: %s\n", test, why);
 		skip();
 	}
-	assert_int_equal(t2_run_noinit(sc_threads, (void *)k, event_env), 0);
+	assert_int_equal(t2_run_noinit(fn, (void *)arg, event_env), 0);
+}
+
+static void run_kind(const char *test, const struct kind *k)
+{
+	run_if_tsc(test, sc_threads, k);
+}
+
+static void forked_child_keeps_the_clock(void **state)
+{
+	(void)state;
+	run_if_tsc("forked_child_keeps_the_clock", sc_fork_keeps_tsc, NULL);
 }
 
 /* The promise: never back, within 1 us of CLOCK_MONOTONIC. */
@@ -395,6 +435,7 @@ int main(void)
 		cmocka_unit_test(readings_never_go_back_and_stay_within_1us),
 		cmocka_unit_test(slewed_clock_is_followed),
 		cmocka_unit_test(fastest_slew_never_steps_back),
+		cmocka_unit_test(forked_child_keeps_the_clock),
 		cmocka_unit_test(monotonic_setting_reads_clock_gettime),
 	};
 
