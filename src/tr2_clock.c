@@ -34,8 +34,9 @@ static int monotonic_ns(uint64_t *ns)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TR2_CLOCK_TSC 1
+#include "tr2_sys.h"
+
 #include <fcntl.h>
-#include <unistd.h>
 #include <x86intrin.h>
 
 /*
@@ -316,18 +317,19 @@ static uint64_t tsc_mono_ns(void)
 }
 
 /* The first bytes of a file, NUL-terminated; 0 if it cannot be read.
- * (open() and read(): a signal handler may be the caller.) */
+ * (System calls of tr2_sys: safe in a signal handler, and never a
+ * cancellation point.) */
 static size_t read_head(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
 	size_t n = 0;
 	ssize_t r;
 
 	if (fd < 0)
 		return 0;
-	while (n + 1 < size && (r = read(fd, buf + n, size - 1 - n)) > 0)
+	while (n + 1 < size && (r = tr2_read(fd, buf + n, size - 1 - n)) > 0)
 		n += (size_t)r;
-	close(fd);
+	tr2_sys.close(fd);
 	buf[n] = '\0';
 	return n;
 }
