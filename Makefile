@@ -35,7 +35,7 @@ TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
 	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories $(BUILD)/tests/test_deferred \
-	$(BUILD)/tests/test_templates
+	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -46,7 +46,7 @@ SHARED   := $(BUILD)/libtrace2.so
 .PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
 	bench-tool \
 	fuzz fuzz-replay \
-	check-plain check-asan check-tsan check-clang
+	check-plain check-asan check-tsan check-clang check-long
 
 all: lib $(BINS)
 lib: $(STATIC) $(SHARED)
@@ -97,6 +97,9 @@ $(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
 
 # It runs its scenarios on a fake monotonic clock.
 $(BUILD)/tests/test_categories: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
+
+# It counts the library's clock_gettime() calls (the TSC clock's).
+$(BUILD)/tests/test_clock: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 
 # It counts the library's signal mask changes.
 $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
@@ -149,6 +152,10 @@ check-tsan:
 	$(MAKE) BUILD=build/tsan CC=clang SAN="-fsanitize=thread" test-threads
 check-clang:
 	$(MAKE) BUILD=build/clang CC=clang all
+
+# Not part of check: the TSC clock's threaded test for 10 minutes.
+check-long: $(BUILD)/tests/test_clock
+	T2_CLOCK_SECONDS=600 $(BUILD)/tests/test_clock
 
 check: deps
 	$(MAKE) check-plain

@@ -9,7 +9,9 @@
 #include <time.h>
 
 static uint64_t wall_offset_ns;  /* wall - monotonic at first use */
-static int offset_state;         /* 0 unset, 1 monotonic, 2 no monotonic */
+/* 0 unset, 1 monotonic, 2 no monotonic, 3 TSC, 4 monotonic until the
+ * TSC is calibrated */
+static int offset_state;
 static uint64_t process_start_us;
 
 static uint64_t wall_ns(void)
@@ -30,6 +32,400 @@ static int monotonic_ns(uint64_t *ns)
 	return 0;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TR2_CLOCK_TSC 1
+#include "tr2_sys.h"
+
+#include <fcntl.h>
+#include <x86intrin.h>
+
+/*
+ * The TSC clock (docs/performance.md, "Clock").  Where the kernel's own
+ * clocksource is the TSC and the CPU says constant_tsc and nonstop_tsc,
+ * CLOCK_MONOTONIC is itself the TSC scaled by the kernel, so reading the
+ * TSC and scaling it here is the same clock without the vDSO call.
+ *
+ * The conversion is a piecewise linear function F of the TSC, built in
+ * blocks.  A block holds two lines: the line of the block before it,
+ * which it keeps up to its knee, and its own line from the knee on, each
+ * a TSC value, the nanoseconds there and a slope (ns per tick, 32.32
+ * fixed point).  A block is final once published: any block, from its
+ * publication on, gives the same F as the next one up to the next one's
+ * knee, so two readers never disagree whichever of the two they read,
+ * and F never decreases.
+ *
+ * Re-anchoring: the first reading at or after a block's refresh point
+ * (REFRESH_NS after its knee) measures a (TSC, CLOCK_MONOTONIC) pair
+ * (calibrate(): four clock_gettime() calls) and publishes the next
+ * block.  Its knee is
+ * the current block's end (HORIZON_NS after the refresh point): the old
+ * line runs until there, then the new slope, chosen so that F meets
+ * CLOCK_MONOTONIC (extrapolated at the rate measured between the two
+ * last pairs) one REFRESH_NS + HORIZON_NS period after the knee.  So a
+ * busy process re-anchors every 5 ms, each slope is measured at most
+ * 7.5 ms before the end of its use, and corrections are continuous.  A
+ * reading past a block's end (an idle process, a re-anchoring thread
+ * stalled) may not use that block's line beyond its end: it re-anchors
+ * itself (its new block starts at its own pair, or at F(end) if that is
+ * higher: no reading gave more, and the old line stops at the old end),
+ * or, with no slot free, returns F(end).
+ *
+ * Publication: blocks live in SLOTS slots, each with a sequence word (0
+ * free, 1 being written, else the generation it holds); "current" holds
+ * generation << 3 | slot and is changed by compare-and-swap, so one of
+ * several racing writers wins; a loser's slot is claimed again once a
+ * newer generation is current.  Readers
+ * check the slot's sequence before and after copying it and retry when
+ * it was reused: no lock, no spinning on a writer, so a signal handler
+ * that interrupts a re-anchoring reads the block published before it.
+ * Writers claim only free slots or slots of generations older than the
+ * current one.  The TSC is read after the block (lfence first), so a
+ * reading of a newer block is also a later TSC value.
+ */
+#define SLOTS 8
+#define REFRESH_NS 2500000u
+#define HORIZON_NS 2500000u
+/* How long after initialize the first rate is measured over. */
+#define FIRST_RATE_NS 10000000u
+
+struct line {
+	uint64_t tsc, ns, slope;
+};
+
+struct tsc_block {
+	struct line prev, cur; /* prev until cur.tsc (the knee) */
+	uint64_t prev_end;     /* prev's block's end: prev stops there */
+	uint64_t refresh, end; /* TSC values */
+	uint64_t cal_tsc, cal_ns; /* the pair it was measured from */
+};
+
+struct tsc_slot {
+	_Alignas(64) uint64_t seq;
+	uint64_t w[sizeof(struct tsc_block) / 8];
+};
+
+static struct tsc_slot slots[SLOTS];
+static _Alignas(64) uint64_t current = 1 << 3; /* generation << 3 | slot */
+static _Alignas(64) uint64_t refresh_claim; /* generation being replaced */
+static uint64_t first_tsc, first_ns, first_rate_at; /* tr2_clock_init() */
+static int tsc_check;                       /* 0 not yet, 1 running, 2 done */
+
+static inline uint64_t tsc_read(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
+
+static uint64_t line_at(const struct line *l, uint64_t tsc)
+{
+	if (tsc <= l->tsc)
+		return l->ns;
+	return l->ns + (uint64_t)(((unsigned __int128)(tsc - l->tsc) * l->slope) >> 32);
+}
+
+static uint64_t block_at(const struct tsc_block *b, uint64_t tsc)
+{
+	if (tsc >= b->cur.tsc)
+		return line_at(&b->cur, tsc);
+	return line_at(&b->prev, tsc < b->prev_end ? tsc : b->prev_end);
+}
+
+/* A copy of the slot's block if it still holds generation gen. */
+static int read_slot(struct tsc_slot *s, uint64_t gen, struct tsc_block *b)
+{
+	uint64_t *w = (uint64_t *)b;
+	size_t i;
+
+	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != gen)
+		return 0;
+	for (i = 0; i < sizeof(*b) / 8; i++)
+		w[i] = __atomic_load_n(&s->w[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == gen;
+}
+
+/* A (TSC, CLOCK_MONOTONIC) pair: the TSC read just before the clock, the
+ * narrowest of a few tries (a try interrupted in between is wide).  The
+ * clock value is at least CLOCK_MONOTONIC at that TSC value. */
+static int calibrate(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX, a, b, m;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		a = tsc_read();
+		if (monotonic_ns(&m))
+			return 0;
+		b = tsc_read();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a;
+			*ns = m;
+		}
+	}
+	return 1;
+}
+
+/* ns * 2^32 / ticks: a slope (or ticks * 2^32 / ns: ticks per ns). */
+static uint64_t ratio32(uint64_t ns, uint64_t ticks)
+{
+	return ticks ? (uint64_t)(((unsigned __int128)ns << 32) / ticks) : 0;
+}
+
+static uint64_t ns_to_ticks(uint64_t ns, uint64_t slope)
+{
+	return (uint64_t)(((unsigned __int128)ns << 32) / slope);
+}
+
+/*
+ * The block after old (NULL: the first, from the pair of init): from
+ * the pair (tsc, ns) just measured, with rate the ns per tick measured
+ * since the previous pair.
+ */
+static void next_block(const struct tsc_block *old, uint64_t tsc, uint64_t ns,
+		       uint64_t rate, struct tsc_block *b)
+{
+	uint64_t period = ns_to_ticks(REFRESH_NS + HORIZON_NS, rate);
+	uint64_t aim, target, slope;
+
+	b->cur.tsc = tsc;
+	b->cur.ns = ns;
+	if (old) {
+		uint64_t end_ns = line_at(&old->cur, old->end);
+
+		b->prev = old->cur;
+		b->prev_end = old->end;
+		if (tsc <= old->end) {
+			b->cur.tsc = old->end;
+			b->cur.ns = end_ns;
+		} else if (ns < end_ns) {
+			b->cur.ns = end_ns;
+		}
+	}
+	/* meet CLOCK_MONOTONIC one period after the knee, with a slope
+	 * within 1/1024 of the measured rate */
+	aim = b->cur.tsc + period;
+	target = ns + (uint64_t)(((unsigned __int128)(aim - tsc) * rate) >> 32);
+	slope = target > b->cur.ns ? ratio32(target - b->cur.ns, period) : 0;
+	if (slope < rate - rate / 1024)
+		slope = rate - rate / 1024;
+	if (slope > rate + rate / 1024)
+		slope = rate + rate / 1024;
+	b->cur.slope = slope;
+	if (!old) {
+		b->prev = b->cur;
+		b->prev_end = b->cur.tsc;
+	}
+	b->refresh = b->cur.tsc + ns_to_ticks(REFRESH_NS, rate);
+	b->end = b->refresh + ns_to_ticks(HORIZON_NS, rate);
+	b->cal_tsc = tsc;
+	b->cal_ns = ns;
+}
+
+/* A free slot, or one of a generation older than gen, marked as being
+ * written; -1 if none. */
+static int claim_slot(uint64_t gen)
+{
+	int i;
+
+	for (i = 0; i < SLOTS; i++) {
+		uint64_t seq = __atomic_load_n(&slots[i].seq, __ATOMIC_RELAXED);
+
+		if ((seq == 0 || (seq >= 2 && seq < gen)) &&
+		    __atomic_compare_exchange_n(&slots[i].seq, &seq, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* Publish b as the generation after cur (the value of "current" it was
+ * made from); 1 if published. */
+static int publish(const struct tsc_block *b, uint64_t cur)
+{
+	uint64_t gen = (cur >> 3) + 1;
+	const uint64_t *w = (const uint64_t *)b;
+	int slot = claim_slot(gen - 1);
+	size_t i;
+
+	if (slot < 0)
+		return 0;
+	for (i = 0; i < sizeof(*b) / 8; i++)
+		__atomic_store_n(&slots[slot].w[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&slots[slot].seq, gen, __ATOMIC_RELEASE);
+	/* a loser's slot keeps its generation, never current: it is free
+	 * again once the current one is newer (freeing it here could free
+	 * it after another writer has claimed and published it) */
+	return __atomic_compare_exchange_n(&current, &cur, gen << 3 | (uint64_t)slot, 0,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* A slope a TSC of 62.5 MHz to 64 GHz could have. */
+static int plausible(uint64_t slope)
+{
+	return slope > (1ull << 32) / 64 && slope < (1ull << 32) * 16;
+}
+
+/* Re-anchor after block old of "current" value cur; 1 if a newer block
+ * is there to read (this thread's or another's). */
+static int reanchor(const struct tsc_block *old, uint64_t cur)
+{
+	struct tsc_block b;
+	uint64_t tsc, ns, rate;
+
+	if (calibrate(&tsc, &ns) && tsc > old->cal_tsc && ns > old->cal_ns) {
+		rate = ratio32(ns - old->cal_ns, tsc - old->cal_tsc);
+		next_block(old, tsc, ns, plausible(rate) ? rate : old->cur.slope, &b);
+		if (publish(&b, cur))
+			return 1;
+	}
+	return __atomic_load_n(&current, __ATOMIC_ACQUIRE) != cur;
+}
+
+/* CLOCK_MONOTONIC's nanoseconds, from the TSC; 0 if the blocks cannot
+ * be read (never seen: then the TSC clock is given up). */
+static uint64_t tsc_mono_ns(void)
+{
+	int misses = 0;
+
+	for (;;) {
+		uint64_t cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE), tsc, claimed;
+		struct tsc_block b;
+
+		if (!read_slot(&slots[cur & (SLOTS - 1)], cur >> 3, &b)) {
+			if (++misses < 1000)
+				continue; /* the slot was reused meanwhile */
+			__atomic_store_n(&offset_state, 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+		tsc = tsc_read();
+		if (__builtin_expect(tsc < b.refresh, 1))
+			return block_at(&b, tsc);
+		/* one reader re-anchors before the end; past it, every one */
+		claimed = __atomic_load_n(&refresh_claim, __ATOMIC_RELAXED);
+		if (tsc < b.end &&
+		    (claimed >= cur >> 3 ||
+		     !__atomic_compare_exchange_n(&refresh_claim, &claimed, cur >> 3, 0,
+						  __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
+			return block_at(&b, tsc);
+		if (reanchor(&b, cur))
+			continue;
+		return block_at(&b, tsc < b.end ? tsc : b.end);
+	}
+}
+
+/* The first bytes of a file, NUL-terminated; 0 if it cannot be read.
+ * (System calls of tr2_sys: safe in a signal handler, and never a
+ * cancellation point.) */
+static size_t read_head(const char *path, char *buf, size_t size)
+{
+	int fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
+	size_t n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	while (n + 1 < size && (r = tr2_read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)r;
+	tr2_sys.close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+/* Whether the line at p has the blank-separated word w. */
+static int line_has_word(const char *p, const char *w)
+{
+	size_t len = strlen(w);
+
+	while (*p && *p != '\n') {
+		if (!strncmp(p, w, len) && (p[len] == ' ' || p[len] == '\n' || !p[len]))
+			return 1;
+		p += strcspn(p, " \n");
+		p += *p == ' ';
+	}
+	return 0;
+}
+
+/* The kernel keeps CLOCK_MONOTONIC on the TSC, and the CPU's TSC ticks
+ * at a constant rate, also in sleep states. */
+static int tsc_allowed(void)
+{
+	static char buf[16384]; /* one checker at a time (tsc_check) */
+	const char *flags;
+
+	if (!read_head("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		       buf, sizeof(buf)) || strcmp(buf, "tsc\n"))
+		return 0;
+	if (!read_head("/proc/cpuinfo", buf, sizeof(buf)))
+		return 0;
+	flags = !strncmp(buf, "flags", 5) ? buf : strstr(buf, "\nflags");
+	if (!flags || !(flags = strchr(flags + 1, ':')))
+		return 0;
+	return line_has_word(flags + 1, "constant_tsc") && line_has_word(flags + 1, "nonstop_tsc");
+}
+
+/* FIRST_RATE_NS after init: check that the TSC may be used, measure its
+ * rate since init and publish the first block (or stay monotonic). */
+static void switch_to_tsc(void)
+{
+	struct tsc_block b;
+	uint64_t tsc, ns, rate;
+	int state = 4, running = 0;
+
+	if (__atomic_load_n(&tsc_check, __ATOMIC_RELAXED) ||
+	    !__atomic_compare_exchange_n(&tsc_check, &running, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return;
+	if (tsc_allowed() && calibrate(&tsc, &ns) && tsc > first_tsc && ns > first_ns &&
+	    plausible(rate = ratio32(ns - first_ns, tsc - first_tsc))) {
+		next_block(NULL, tsc, ns, rate, &b);
+		if (publish(&b, 1 << 3))
+			__atomic_compare_exchange_n(&offset_state, &state, 3, 0, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+	}
+	state = 4;
+	__atomic_compare_exchange_n(&offset_state, &state, 1, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	__atomic_store_n(&tsc_check, 2, __ATOMIC_RELEASE);
+}
+
+void tr2_clock_init(const char *setting)
+{
+	uint64_t tsc, ns;
+	int state = 1;
+
+	if (setting && !strcmp(setting, "monotonic"))
+		return;
+	tr2_now_ns(); /* the offset */
+	if (__atomic_load_n(&offset_state, __ATOMIC_ACQUIRE) != 1 || !calibrate(&tsc, &ns))
+		return;
+	first_tsc = tsc;
+	first_ns = ns;
+	first_rate_at = ns + FIRST_RATE_NS;
+	__atomic_compare_exchange_n(&offset_state, &state, 4, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+static void tsc_after_fork(void)
+{
+	int running = 1, i;
+
+	/* a thread left behind may have been checking or writing */
+	__atomic_compare_exchange_n(&tsc_check, &running, 0, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	for (i = 0; i < SLOTS; i++)
+		if (__atomic_load_n(&slots[i].seq, __ATOMIC_RELAXED) == 1)
+			__atomic_store_n(&slots[i].seq, 0, __ATOMIC_RELAXED);
+}
+#else
+void tr2_clock_init(const char *setting)
+{
+	(void)setting;
+}
+#endif
+
 TR2_HOT uint64_t tr2_now_ns(void)
 {
 	int state = __atomic_load_n(&offset_state, __ATOMIC_ACQUIRE);
@@ -37,6 +433,18 @@ TR2_HOT uint64_t tr2_now_ns(void)
 
 	if (state == 1 && !monotonic_ns(&mono))
 		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
+#ifdef TR2_CLOCK_TSC
+	if (state == 3) {
+		mono = tsc_mono_ns();
+		if (mono || !monotonic_ns(&mono))
+			return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
+	}
+	if (state == 4 && !monotonic_ns(&mono)) {
+		if (mono >= first_rate_at)
+			switch_to_tsc();
+		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
+	}
+#endif
 	if (state == 0) {
 		uint64_t wall = wall_ns();
 
@@ -50,6 +458,16 @@ TR2_HOT uint64_t tr2_now_ns(void)
 		return wall;
 	}
 	return wall_ns();
+}
+
+int tr2_clock_is_tsc(void)
+{
+	return __atomic_load_n(&offset_state, __ATOMIC_ACQUIRE) == 3;
+}
+
+uint64_t tr2_clock_offset_ns(void)
+{
+	return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED);
 }
 
 void tr2_clock_capture_start(void)
@@ -107,6 +525,9 @@ void tr2_clock_signal_context(int on)
 
 void tr2_clock_after_fork(void)
 {
+#ifdef TR2_CLOCK_TSC
+	tsc_after_fork();
+#endif
 	forked_child = __atomic_load_n(&gmtoff_known, __ATOMIC_RELAXED);
 }
 

@@ -13,6 +13,15 @@ static inline uint64_t tr2_now_us(void)
 	return tr2_now_ns() / 1000;
 }
 
+/* Choose the clock, once (trace2_initialize()): setting is the value of
+ * GIT_TRACE2_CLOCK ("monotonic": CLOCK_MONOTONIC always; else the TSC
+ * where it is the same clock, from 10 ms after this call). */
+void tr2_clock_init(const char *setting);
+/* 1 once tr2_now_ns() reads the TSC (for tests). */
+int tr2_clock_is_tsc(void);
+/* What tr2_now_ns() adds to CLOCK_MONOTONIC (for tests). */
+uint64_t tr2_clock_offset_ns(void);
+
 /* The process start time in microseconds (trace2_initialize_clock()). */
 uint64_t tr2_start_us(void);
 /* Capture the start time now if nobody did yet. */

@@ -700,6 +700,7 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_config_load_settings();
 	if (!open_targets())
 		return;
+	tr2_clock_init(tr2_sysenv_get(TR2_SYSENV_CLOCK));
 	tr2_category_init(tr2_sysenv_get(TR2_SYSENV_CATEGORIES));
 	tr2_sid_get();
 	process = tr2_sid_process();

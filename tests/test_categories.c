@@ -196,6 +196,8 @@ static void run(scenario_fn *fn, const char *categories, const char *extra, stru
 	t2_env_add(&env, "GIT_TRACE2_EVENT=%s/event", dir);
 	t2_env_add(&env, "GIT_TRACE2_CHROME=%s/chrome", dir);
 	t2_env_add(&env, "T2CAT_REC=%s/rec", dir);
+	/* the fake clock is clock_gettime()'s: no TSC */
+	t2_env_add(&env, "GIT_TRACE2_CLOCK=monotonic");
 	t2_env_add(&env, "GIT_TRACE2_BRIEF=1");
 	t2_env_add(&env, "GIT_TRACE2_PERF_BRIEF=1");
 	t2_env_add(&env, "GIT_TRACE2_EVENT_BRIEF=1");

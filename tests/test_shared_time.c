@@ -22,6 +22,8 @@
 #include "tr2_clock.h"
 #include "trace2.h"
 
+/* Every reading a clock_gettime() call (not the TSC: test_clock.c). */
+#define MONOTONIC "GIT_TRACE2_CLOCK=monotonic"
 #define PAIRS 500
 #define PRINTFS 300
 /* the events the scenario counts (its warm-up printf is not one) */
@@ -196,7 +198,7 @@ static long normal_index(size_t i)
 
 static void all_targets_share_one_reading(void **state)
 {
-	static const char *const env[] = { "TZ=UTC", NULL };
+	static const char *const env[] = { "TZ=UTC", MONOTONIC, NULL };
 	const size_t events = 1 + EVENTS;
 	struct t2_out out;
 	char **normal, **perf, **event;
@@ -238,9 +240,9 @@ static void all_targets_share_one_reading(void **state)
 
 static void one_target_formats_only_its_time(void **state)
 {
-	static const char *const event_only[] = { "GIT_TRACE2_EVENT=/dev/null", NULL };
-	static const char *const perf_only[] = { "GIT_TRACE2_PERF=/dev/null", NULL };
-	static const char *const normal_only[] = { "GIT_TRACE2=/dev/null", NULL };
+	static const char *const event_only[] = { "GIT_TRACE2_EVENT=/dev/null", MONOTONIC, NULL };
+	static const char *const perf_only[] = { "GIT_TRACE2_PERF=/dev/null", MONOTONIC, NULL };
+	static const char *const normal_only[] = { "GIT_TRACE2=/dev/null", MONOTONIC, NULL };
 
 	(void)state;
 	assert_counts(run_counted(event_only), EVENTS, 0, EVENTS);
@@ -254,7 +256,7 @@ static void buffered_mode_reads_no_more(void **state)
 {
 	static const char *const env[] = {
 		"GIT_TRACE2_PERF=/dev/null", "GIT_TRACE2_EVENT=/dev/null",
-		"GIT_TRACE2_BUFFER=64k", NULL
+		"GIT_TRACE2_BUFFER=64k", MONOTONIC, NULL
 	};
 
 	(void)state;
@@ -263,7 +265,7 @@ static void buffered_mode_reads_no_more(void **state)
 
 static void tracing_off_reads_no_clock(void **state)
 {
-	static const char *const env[] = { NULL };
+	static const char *const env[] = { MONOTONIC, NULL };
 
 	(void)state;
 	assert_counts(run_counted(env), 0, 0, 0);
