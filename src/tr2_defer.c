@@ -782,6 +782,8 @@ static void append_drops(struct ring *r, const struct tr2_ev *next)
 	struct tr2_ev ev = *next;
 	char digits[24];
 
+	if (!n)
+		return; /* a drain told them meanwhile */
 	fill_dropped(&ev, n, digits, sizeof(digits));
 	if (append(r, encode_event, &ev.pub) != APPENDED)
 		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
