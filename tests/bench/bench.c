@@ -636,7 +636,13 @@ static struct { uint64_t tsc0, ns0, mult; } tsc_conv; /* ns = ns0 + (d * mult) >
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-static inline uint64_t tsc_read(void) { return __rdtsc(); }
+/* As the library reads it (src/tr2_clock.c): lfence first, so that
+ * readings keep their order. */
+static inline uint64_t tsc_read(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
 #define HAVE_TSC 1
 #else
 static inline uint64_t tsc_read(void) { return 0; }
