@@ -839,6 +839,19 @@ static void skip_deferred_under_sanitizer(const char *what)
 	skip();
 }
 
+/* The storm's process ended cleanly, its stderr empty; what it said
+ * about children that failed is shown first. */
+static void assert_storm_ended_well(const struct t2_proc *p)
+{
+	if (*p->err)
+		printf("[fork] stderr: %.500s\n", p->err);
+	if (strstr(p->out, "child "))
+		printf("[fork] %.500s\n", strstr(p->out, "child "));
+	fflush(stdout);
+	assert_true(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0);
+	assert_string_equal(p->err, "");
+}
+
 static void run_fork_storm(const struct mode *m)
 {
 	const char *dir = t2_scratch_dir();
@@ -872,13 +885,7 @@ static void run_fork_storm(const struct mode *m)
 	       t2_now() - t0, sum.ok, sum.timeouts, sum.bad, sum.fd_lines, EXPECTED_FDS,
 	       sum.fd_lines_ok, sum.bad_fds[0] ? "; unexpected: " : "", sum.bad_fds,
 	       sum.busy[1], sum.busy[2], sum.busy[3], sum.busy[4]);
-	if (*p.err)
-		printf("[fork] stderr: %.500s\n", p.err);
-	if (strstr(p.out, "child "))
-		printf("[fork] %.500s\n", strstr(p.out, "child "));
-	fflush(stdout);
-	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
-	assert_string_equal(p.err, "");
+	assert_storm_ended_well(&p);
 	assert_int_equal(sum.keep, 3);
 	assert_int_equal(sum.timeouts, 0);
 	assert_int_equal(sum.bad, 0);
@@ -1151,13 +1158,7 @@ static void fork_deferred_children(void **state)
 	       KIDS, sum.ok, threads_ok, lost, dup, k->wrong_thread, k->wrong_sid,
 	       k->stray + k->parent.stray, own_sids, KIDS / 2, parent_sids, KIDS / 2,
 	       v.parent_lost, v.parent_dup, k->parent.drops_total, v.parent_excess);
-	if (*p.err)
-		printf("[fork] stderr: %.500s\n", p.err);
-	if (strstr(p.out, "child "))
-		printf("[fork] %.500s\n", strstr(p.out, "child "));
-	fflush(stdout);
-	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
-	assert_string_equal(p.err, "");
+	assert_storm_ended_well(&p);
 	assert_int_equal(sum.ok, KIDS);
 	assert_int_equal(threads_ok, KIDS);
 	assert_int_equal(lost, 0);
