@@ -49,12 +49,18 @@ enum { REC_PAD = 0, REC_THREAD = TRACE2_EVENT_KIND_MAX };
 struct rec {
 	uint32_t size; /* to the next record */
 	uint16_t kind;
-	uint16_t pad;
+	uint16_t file; /* offset of the file name, 0 for none: the first
+			* string, so within the first few hundred bytes */
 	int32_t line;
 	uint32_t nesting;
-	uint32_t file; /* offset of the file name, 0 for none */
-	uint32_t pad2;
 	uint64_t time_us, t_abs_us, t_rel_us;
+};
+
+/* A region's payload: its strings' offsets, not pointers, so that a
+ * region record (most of them) takes fewer cache lines. */
+struct region_rec {
+	uint32_t category, label, msg;
+	int32_t repo_id;
 };
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -222,7 +228,7 @@ put_header(struct cursor *c, const struct trace2_event *ev, size_t payload_size)
 	r->t_rel_us = ev->t_rel_us;
 	if (put_str(c, ev->file, &off))
 		return -1;
-	r->file = (uint32_t)off;
+	r->file = (uint16_t)off;
 	return 0;
 }
 
@@ -238,16 +244,14 @@ static inline __attribute__((always_inline)) size_t finish(struct cursor *c)
 /* Regions, most of the records: the layout's work written out. */
 static size_t encode_region(struct cursor *c, const struct trace2_event *ev)
 {
-	struct trace2_ev_region *p = (struct trace2_ev_region *)(c->base + sizeof(struct rec));
+	struct region_rec *p = (struct region_rec *)(c->base + sizeof(struct rec));
 	uintptr_t cat, label, msg;
 
 	if (put_header(c, ev, sizeof(*p)) || put_str(c, ev->region.category, &cat) ||
 	    put_str(c, ev->region.label, &label) || put_str(c, ev->region.msg, &msg))
 		return 0;
-	p->repo_id = ev->region.repo_id;
-	memcpy(&p->category, &cat, sizeof(cat));
-	memcpy(&p->label, &label, sizeof(label));
-	memcpy(&p->msg, &msg, sizeof(msg));
+	*p = (struct region_rec){ (uint32_t)cat, (uint32_t)label, (uint32_t)msg,
+				  ev->region.repo_id };
 	return finish(c);
 }
 
@@ -308,15 +312,11 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 	ev->pub.thread = thread;
 	if (r->kind == TRACE2_EVENT_REGION_ENTER || r->kind == TRACE2_EVENT_REGION_LEAVE) {
 		/* encode_region()'s counterpart, written out */
-		const struct trace2_ev_region *p =
-			(const struct trace2_ev_region *)(base + sizeof(*r));
-		uintptr_t o[3];
+		const struct region_rec *p = (const struct region_rec *)(base + sizeof(*r));
 
-		memcpy(o, &p->category, sizeof(o[0]));
-		memcpy(o + 1, &p->label, sizeof(o[1]));
-		memcpy(o + 2, &p->msg, sizeof(o[2]));
-		ev->pub.region = (struct trace2_ev_region){ at_offset(base, o[0]), at_offset(base, o[1]),
-							    p->repo_id, at_offset(base, o[2]) };
+		ev->pub.region = (struct trace2_ev_region){ at_offset(base, p->category),
+							    at_offset(base, p->label), p->repo_id,
+							    at_offset(base, p->msg) };
 		return;
 	}
 	memcpy(payload, base + sizeof(*r), l->size);
@@ -732,11 +732,13 @@ static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const vo
 			 const void *arg)
 {
 	int res = try_append(r, enc, arg);
+	uint64_t seen = r->tail_seen;
 
 	if (res != RING_FULL)
 		return res;
 	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	return try_append(r, enc, arg);
+	/* a ring still as full as it was drops without a second try */
+	return r->tail_seen == seen ? RING_FULL : try_append(r, enc, arg);
 }
 
 static size_t encode_event(struct cursor *c, const void *ev)
