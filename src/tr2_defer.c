@@ -646,11 +646,14 @@ static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 	return n;
 }
 
-/* What the writer formatted goes out before what this thread drains. */
-static void drain_locked(struct tr2_tls *self, int from_signal)
+/* What the writer formatted goes out before what this thread drains,
+ * then the record then (if any), then the buffers. */
+static void drain_locked(struct tr2_tls *self, int from_signal, struct tr2_ev *then)
 {
 	ops->flush(from_signal);
 	drain_all(self, from_signal, SIZE_MAX);
+	if (then)
+		ops->replay(self, then, from_signal);
 	ops->flush(from_signal);
 }
 
@@ -668,7 +671,7 @@ static void drain_now(long wait_ms, int from_signal)
 	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
 	    !(self = drainer_context()) || !lock_consumer(wait_ms))
 		return;
-	drain_locked(self, from_signal);
+	drain_locked(self, from_signal, NULL);
 	unlock_consumer();
 }
 
@@ -811,10 +814,7 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
 
 	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
 		return -1;
-	ops->flush(0);
-	drain_all(tls, 0, SIZE_MAX);
-	ops->replay(tls, &copy, 0);
-	ops->flush(0);
+	drain_locked(tls, 0, &copy);
 	unlock_consumer();
 	return 0;
 }
