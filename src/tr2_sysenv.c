@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -116,6 +115,17 @@ int tr2_sysenv_env_taken(const char *upper_suffix)
 	return 0;
 }
 
+/* a then b into out, cut to fit (the callers' never need cutting);
+ * not snprintf(), for make_env_name()'s reason. */
+static void join(char *out, size_t size, const char *a, const char *b)
+{
+	size_t na = strnlen(a, size - 1), nb = strnlen(b, size - 1 - na);
+
+	memcpy(out, a, na);
+	memcpy(out + na, b, nb);
+	out[na + nb] = '\0';
+}
+
 static int add_row(const char *suffix, const char *key, enum tr2_parser parser)
 {
 	struct added *a;
@@ -123,8 +133,8 @@ static int add_row(const char *suffix, const char *key, enum tr2_parser parser)
 	if (nrows == TR2_SYSENV_MAX)
 		return -1;
 	a = &added[nrows - TR2_SYSENV_BUILTIN_COUNT];
-	snprintf(a->suffix, sizeof(a->suffix), "%s", suffix);
-	snprintf(a->key, sizeof(a->key), "%s", key);
+	join(a->suffix, sizeof(a->suffix), suffix, "");
+	join(a->key, sizeof(a->key), key, "");
 	rows[nrows].suffix = a->suffix;
 	rows[nrows].key = a->key;
 	rows[nrows].parser = parser;
@@ -139,8 +149,8 @@ int tr2_sysenv_add_target(const char *setting, int builtin, int *dst_id,
 
 	if (len > 32)
 		return -1;
-	snprintf(key, sizeof(key), "%starget", setting);
-	snprintf(brief_key, sizeof(brief_key), "%sbrief", setting);
+	join(key, sizeof(key), setting, "target");
+	join(brief_key, sizeof(brief_key), setting, "brief");
 	*dst_id = tr2_sysenv_id_of_config_key(key);
 	*brief_id = tr2_sysenv_id_of_config_key(brief_key);
 	if (builtin && (*dst_id >= 0 || *brief_id >= 0))
@@ -243,7 +253,7 @@ int tr2_sysenv_set_prefix(const char *prefix)
 	if (!valid_prefix(prefix))
 		return -1;
 	pthread_mutex_lock(&cache_mutex);
-	snprintf(env_prefix, sizeof(env_prefix), "%s", prefix);
+	join(env_prefix, sizeof(env_prefix), prefix, "");
 	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		rows[i].env[0] = '\0';
 		tr2_sys.free(cached[i]);
