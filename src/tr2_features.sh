@@ -43,22 +43,19 @@ long f(void)
 }
 C
 
-# pwritev2() with RWF_NOWAIT (and RWF_NOSIGNAL, Linux 6.18).
+# pwritev2() (with RWF_NOWAIT, and RWF_NOSIGNAL from Linux 6.18: flags
+# of the kernel's ABI, defined by tr2_plat_linux.c where headers lack them).
 name=TR2_HAVE_PWRITEV2 feature "$@" <<'C'
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <time.h>
-_Static_assert(sizeof(time_t) == sizeof(long), "a timespec of two longs");
-long f(void) { return SYS_pwritev2 + RWF_NOWAIT; }
+long f(void) { return SYS_pwritev2; }
 C
 
-# futex() wait and wake.
+# futex() wait and wake (private futexes, of the kernel's ABI too).
 name=TR2_HAVE_FUTEX feature "$@" <<'C'
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 _Static_assert(sizeof(time_t) == sizeof(long), "a timespec of two longs");
-long f(void) { return SYS_futex + FUTEX_WAIT_PRIVATE + FUTEX_WAKE_PRIVATE; }
+long f(void) { return SYS_futex; }
 C
 
 # /proc/<pid>/stat: the parent processes' names and pids.

@@ -20,9 +20,6 @@
 #if TR2_HAVE_PWRITEV2
 #include <sys/uio.h>
 #endif
-#if TR2_HAVE_FUTEX
-#include <linux/futex.h>
-#endif
 
 #if TR2_HAVE_LINUX_SYSCALLS
 /*
@@ -91,8 +88,12 @@ void tr2_plat_nap_us(long us)
 #endif
 
 #if TR2_HAVE_PWRITEV2
-/* RWF_NOSIGNAL is newer than most installed kernel headers; its value is
- * part of the kernel's ABI. */
+/* RWF_NOSIGNAL is newer than most installed kernel headers, and some C
+ * libraries (musl) define neither flag; their values are part of the
+ * kernel's ABI. */
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x00000008
+#endif
 #ifndef RWF_NOSIGNAL
 #define RWF_NOSIGNAL 0x00000100
 #endif
@@ -124,6 +125,11 @@ int tr2_plat_dup_cloexec(int fd, int to)
 #endif
 
 #if TR2_HAVE_FUTEX
+/* Private futex operations of the kernel's ABI (<linux/futex.h>, which
+ * not every C library's headers include). */
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
+
 void tr2_plat_wait(int *word, int value, long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -144,7 +150,7 @@ void tr2_plat_name_thread(pthread_t thread, const char *name)
 }
 #endif
 
-#if TR2_HAVE_PROC_STAT || TR2_HAVE_TSC_CLOCK
+#if TR2_HAVE_TSC_CLOCK
 /* The first bytes of a file, NUL-terminated; 0 if it cannot be read.
  * (System calls of tr2_sys: safe in a signal handler, and never a
  * cancellation point.) */
