@@ -318,8 +318,8 @@ static void switch_to_tsc(void)
 	    !__atomic_compare_exchange_n(&tsc_check, &running, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return;
-	if (tr2_plat_tsc_is_monotonic() && calibrate(&tsc, &ns) && tsc > first_tsc && ns > first_ns &&
-	    plausible(rate = ratio32(ns - first_ns, tsc - first_tsc))) {
+	if (tr2_plat_tsc_is_monotonic() && calibrate(&tsc, &ns) && tsc > first_tsc &&
+	    ns > first_ns && plausible(rate = ratio32(ns - first_ns, tsc - first_tsc))) {
 		next_block(NULL, tsc, ns, rate, &b);
 		if (publish(&b, 1 << 3))
 			__atomic_compare_exchange_n(&offset_state, &state, 3, 0, __ATOMIC_RELEASE,

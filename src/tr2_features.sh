@@ -73,11 +73,10 @@ name=TR2_HAVE_TSC_CLOCK feature "$@" <<'C'
 #error no TSC clock
 #endif
 #include <stdint.h>
-#include <x86intrin.h>
 uint64_t f(uint64_t a, uint64_t b)
 {
-	_mm_lfence();
-	return (uint64_t)(((unsigned __int128)a * b) >> 32) + __rdtsc();
+	__builtin_ia32_lfence();
+	return (uint64_t)(((unsigned __int128)a * b) >> 32) + __builtin_ia32_rdtsc();
 }
 C
 

@@ -76,13 +76,12 @@ void tr2_plat_name_thread(pthread_t thread, const char *name);
 int tr2_plat_parent(long pid, char *name, size_t size, long *ppid);
 
 #if TR2_HAVE_TSC_CLOCK
-#include <x86intrin.h>
-
-/* The time-stamp counter, read after every earlier load. */
+/* The time-stamp counter, read after every earlier load (lfence; the
+ * compilers' builtins, so no intrinsics header in every module). */
 static inline uint64_t tr2_plat_tsc(void)
 {
-	_mm_lfence();
-	return __rdtsc();
+	__builtin_ia32_lfence();
+	return __builtin_ia32_rdtsc();
 }
 
 /* Whether CLOCK_MONOTONIC is the TSC scaled, and the TSC ticks at a
