@@ -96,13 +96,16 @@ int tr2_plat_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 int tr2_plat_take_pending(int signo)
 {
 	sigset_t set;
-	int got;
+	int got, old, err;
 
 	if (sigpending(&set) || !sigismember(&set, signo))
 		return -1;
 	sigemptyset(&set);
 	sigaddset(&set, signo);
-	return sigwait(&set, &got) ? -1 : got;
+	old = cancel_off();
+	err = sigwait(&set, &got);
+	cancel_back(old);
+	return err ? -1 : got;
 }
 
 void tr2_plat_nap_us(long us)
