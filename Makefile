@@ -9,9 +9,15 @@
 #   make bench-tool the trace2 command's speed and memory on generated
 #                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
 #   make install PREFIX=/usr/local
+#   make PLATFORM=posix test
+#                   every platform fast path off: the portable POSIX
+#                   fallbacks of src/tr2_plat_posix.c, built in build/posix
 
 CC       ?= cc
 FUZZ_SECONDS ?= 60
+ifeq ($(PLATFORM),posix)
+BUILD    ?= build/posix
+endif
 BUILD    ?= build
 PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
@@ -21,6 +27,9 @@ CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -Itargets
 LIB_CFLAGS := $(WARN) $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden
 APP_CFLAGS := $(WARN) $(CFLAGS) $(SAN)
 LDLIBS   := -lpthread
+# The platform seam's TR2_HAVE_* lines (src/tr2_plat.h), probed with $(CC).
+FEATURES := $(BUILD)/gen/tr2_features.h
+CPPFLAGS += -I$(BUILD)/gen
 
 LIB_SRC  := $(sort $(wildcard src/*.c targets/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -46,12 +55,18 @@ SHARED   := $(BUILD)/libtrace2.so
 .PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
 	bench-tool \
 	fuzz fuzz-replay \
-	check-plain check-asan check-tsan check-clang check-long
+	check-plain check-asan check-tsan check-clang check-long check-posix
 
 all: lib $(BINS)
 lib: $(STATIC) $(SHARED)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h targets/*.h tests/support/*.h)
+$(FEATURES): src/tr2_features.sh
+	@mkdir -p $(dir $@)
+	src/tr2_features.sh $(if $(filter posix,$(PLATFORM)),--none) $(CC) $(CPPFLAGS) $(LIB_CFLAGS) \
+		>$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h targets/*.h tests/support/*.h) \
+		$(FEATURES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
@@ -67,7 +82,8 @@ $(SHARED): $(LIB_OBJ)
 	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 	ln -sf libtrace2.so $@.0
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h targets/*.h)
+$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h targets/*.h) \
+		$(FEATURES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itools $(APP_CFLAGS) -c $< -o $@
 
@@ -152,6 +168,8 @@ check-tsan:
 	$(MAKE) BUILD=build/tsan CC=clang SAN="-fsanitize=thread" test-threads
 check-clang:
 	$(MAKE) BUILD=build/clang CC=clang all
+check-posix:
+	$(MAKE) PLATFORM=posix test
 
 # Not part of check: the TSC clock's threaded test for 10 minutes.
 check-long: $(BUILD)/tests/test_clock
@@ -162,6 +180,7 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-tsan
 	$(MAKE) check-clang
+	$(MAKE) check-posix
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib

@@ -2,6 +2,7 @@
 #include "tr2_hot.h"
 #include "tr2_clock.h"
 #include "tr2_buf.h"
+#include "tr2_plat.h"
 
 #include <signal.h>
 #include <string.h>
@@ -32,12 +33,7 @@ static int monotonic_ns(uint64_t *ns)
 	return 0;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TR2_CLOCK_TSC 1
-#include "tr2_sys.h"
-
-#include <fcntl.h>
-#include <x86intrin.h>
+#if TR2_HAVE_TSC_CLOCK
 
 /*
  * The TSC clock (docs/performance.md, "Clock").  Where the kernel's own
@@ -110,12 +106,6 @@ static _Alignas(64) uint64_t refresh_claim; /* generation being replaced */
 static uint64_t first_tsc, first_ns, first_rate_at; /* tr2_clock_init() */
 static int tsc_check;                       /* 0 not yet, 1 running, 2 done */
 
-static inline uint64_t tsc_read(void)
-{
-	_mm_lfence();
-	return __rdtsc();
-}
-
 static uint64_t line_at(const struct line *l, uint64_t tsc)
 {
 	if (tsc <= l->tsc)
@@ -153,10 +143,10 @@ static int calibrate(uint64_t *tsc, uint64_t *ns)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		a = tsc_read();
+		a = tr2_plat_tsc();
 		if (monotonic_ns(&m))
 			return 0;
-		b = tsc_read();
+		b = tr2_plat_tsc();
 		if (b - a < best) {
 			best = b - a;
 			*tsc = a;
@@ -300,7 +290,7 @@ static uint64_t tsc_mono_ns(void)
 			__atomic_store_n(&offset_state, 1, __ATOMIC_RELEASE);
 			return 0;
 		}
-		tsc = tsc_read();
+		tsc = tr2_plat_tsc();
 		if (__builtin_expect(tsc < b.refresh, 1))
 			return block_at(&b, tsc);
 		/* one reader re-anchors before the end; past it, every one */
@@ -316,56 +306,6 @@ static uint64_t tsc_mono_ns(void)
 	}
 }
 
-/* The first bytes of a file, NUL-terminated; 0 if it cannot be read.
- * (System calls of tr2_sys: safe in a signal handler, and never a
- * cancellation point.) */
-static size_t read_head(const char *path, char *buf, size_t size)
-{
-	int fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
-	size_t n = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return 0;
-	while (n + 1 < size && (r = tr2_read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)r;
-	tr2_sys.close(fd);
-	buf[n] = '\0';
-	return n;
-}
-
-/* Whether the line at p has the blank-separated word w. */
-static int line_has_word(const char *p, const char *w)
-{
-	size_t len = strlen(w);
-
-	while (*p && *p != '\n') {
-		if (!strncmp(p, w, len) && (p[len] == ' ' || p[len] == '\n' || !p[len]))
-			return 1;
-		p += strcspn(p, " \n");
-		p += *p == ' ';
-	}
-	return 0;
-}
-
-/* The kernel keeps CLOCK_MONOTONIC on the TSC, and the CPU's TSC ticks
- * at a constant rate, also in sleep states. */
-static int tsc_allowed(void)
-{
-	static char buf[16384]; /* one checker at a time (tsc_check) */
-	const char *flags;
-
-	if (!read_head("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		       buf, sizeof(buf)) || strcmp(buf, "tsc\n"))
-		return 0;
-	if (!read_head("/proc/cpuinfo", buf, sizeof(buf)))
-		return 0;
-	flags = !strncmp(buf, "flags", 5) ? buf : strstr(buf, "\nflags");
-	if (!flags || !(flags = strchr(flags + 1, ':')))
-		return 0;
-	return line_has_word(flags + 1, "constant_tsc") && line_has_word(flags + 1, "nonstop_tsc");
-}
-
 /* FIRST_RATE_NS after init: check that the TSC may be used, measure its
  * rate since init and publish the first block (or stay monotonic). */
 static void switch_to_tsc(void)
@@ -378,8 +318,8 @@ static void switch_to_tsc(void)
 	    !__atomic_compare_exchange_n(&tsc_check, &running, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return;
-	if (tsc_allowed() && calibrate(&tsc, &ns) && tsc > first_tsc && ns > first_ns &&
-	    plausible(rate = ratio32(ns - first_ns, tsc - first_tsc))) {
+	if (tr2_plat_tsc_is_monotonic() && calibrate(&tsc, &ns) && tsc > first_tsc &&
+	    ns > first_ns && plausible(rate = ratio32(ns - first_ns, tsc - first_tsc))) {
 		next_block(NULL, tsc, ns, rate, &b);
 		if (publish(&b, 1 << 3))
 			__atomic_compare_exchange_n(&offset_state, &state, 3, 0, __ATOMIC_RELEASE,
@@ -433,7 +373,7 @@ TR2_HOT uint64_t tr2_now_ns(void)
 
 	if (state == 1 && !monotonic_ns(&mono))
 		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
-#ifdef TR2_CLOCK_TSC
+#if TR2_HAVE_TSC_CLOCK
 	if (state == 3) {
 		mono = tsc_mono_ns();
 		if (mono || !monotonic_ns(&mono))
@@ -525,7 +465,7 @@ void tr2_clock_signal_context(int on)
 
 void tr2_clock_after_fork(void)
 {
-#ifdef TR2_CLOCK_TSC
+#if TR2_HAVE_TSC_CLOCK
 	tsc_after_fork();
 #endif
 	forked_child = __atomic_load_n(&gmtoff_known, __ATOMIC_RELAXED);

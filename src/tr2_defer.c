@@ -25,12 +25,10 @@
 #include "tr2_dst.h"
 #include "tr2_sys.h"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -465,27 +463,13 @@ static int writer_stop;     /* atomic */
 static int writer_running;
 static pthread_t writer;
 
-static void futex_wait_ms(int *word, int value, long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
-}
-
 static void wake_writer(void)
 {
 	int one = 1;
 
 	if (__atomic_compare_exchange_n(&writer_sleeping, &one, 0, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
-		syscall(SYS_futex, &writer_sleeping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void nap_us(long us)
-{
-	struct timespec ts = { 0, us * 1000L };
-
-	syscall(SYS_nanosleep, &ts, NULL);
+		tr2_plat_wake(&writer_sleeping);
 }
 
 /* ---------------------------------------------------------------- */
@@ -516,7 +500,7 @@ static int lock_consumer(long wait_ms)
 		if (wait_ms >= 0 ? waited_us >= wait_ms * 1000
 				 : __atomic_load_n(&writer_stop, __ATOMIC_RELAXED))
 			break;
-		nap_us(100);
+		tr2_plat_nap_us(100);
 		waited_us += 100;
 	}
 	if (wait_ms >= 0)
@@ -874,12 +858,12 @@ static int rings_have_records(void)
 static void idle(int rounds)
 {
 	if (rounds < NAPS_BEFORE_SLEEP) {
-		nap_us(NAP_US);
+		tr2_plat_nap_us(NAP_US);
 		return;
 	}
 	__atomic_store_n(&writer_sleeping, 1, __ATOMIC_SEQ_CST);
 	if (!rings_have_records() && !__atomic_load_n(&writer_stop, __ATOMIC_SEQ_CST))
-		futex_wait_ms(&writer_sleeping, 1, SLEEP_MS);
+		tr2_plat_wait(&writer_sleeping, 1, SLEEP_MS);
 	__atomic_store_n(&writer_sleeping, 0, __ATOMIC_RELAXED);
 }
 
@@ -895,7 +879,7 @@ static void *writer_main(void *unused)
 		size_t n = 0;
 
 		if (__atomic_load_n(&drainers, __ATOMIC_RELAXED)) {
-			nap_us(NAP_US); /* a drainer goes first */
+			tr2_plat_nap_us(NAP_US); /* a drainer goes first */
 			continue;
 		}
 		if (lock_consumer(-1)) {
@@ -944,7 +928,7 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 	if (err)
 		return -1;
 	/* so that `top -H`, /proc and debuggers tell it from the host's */
-	pthread_setname_np(writer, "trace2-writer");
+	tr2_plat_name_thread(writer, "trace2-writer");
 	writer_running = 1;
 	__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
 	return 0;

@@ -292,7 +292,7 @@ static int finish_connect(int fd)
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
-	if (tr2_poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
+	if (tr2_plat_poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
 		return -1;
 	errno = so_error;
@@ -302,7 +302,7 @@ static int finish_connect(int fd)
 static int connect_socket(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa;
-	int fd = tr2_sys.socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	int fd = tr2_sys.socket(AF_UNIX, type, 0);
 
 	if (fd < 0) {
 		*err = errno;
@@ -469,7 +469,7 @@ static int replace_file(struct tr2_dst *dst, int old)
 		return 0;
 	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
 	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && dup3(fd, old, O_CLOEXEC) >= 0) {
+	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && tr2_plat_dup_cloexec(fd, old) >= 0) {
 		/* a new file starts as the first did (a JSON array's "[") */
 		if (!st.st_size && dst->head_len &&
 		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
@@ -643,7 +643,7 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
 
 	if (!*deadline_ms) {
-		if (tr2_poll(&pfd, 1, 0) > 0)
+		if (tr2_plat_poll(&pfd, 1, 0) > 0)
 			return 0;
 		*deadline_ms = monotonic_ms() + wait_ms;
 	}
@@ -653,7 +653,7 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 
 		if (left <= 0)
 			break;
-		n = tr2_poll(&pfd, 1, (int)left);
+		n = tr2_plat_poll(&pfd, 1, (int)left);
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
@@ -740,14 +740,14 @@ static ssize_t write_held(struct inflight *f)
 	tr2_signals_block_async(&old);
 	was_pending = host_sigpipe_pending(&old);
 	if (dst->kind == TR2_DST_SOCKET)
-		w = tr2_sys.send(dst->fd, f->buf + f->done, n, MSG_NOSIGNAL);
+		w = tr2_sys.send(dst->fd, f->buf + f->done, n, TR2_MSG_NOSIGNAL);
 	else
 		w = write_stream(dst, f->buf + f->done, n, 0);
 	err = errno;
 	if (w > 0)
 		f->done += (size_t)w;
 	if (w < 0 && err == EPIPE && !was_pending)
-		tr2_take_pending(SIGPIPE);
+		tr2_plat_take_pending(SIGPIPE);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return w;

@@ -17,7 +17,7 @@ enum tr2_dst_kind {
 	TR2_DST_FILE,   /* regular file: a plain write() */
 	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that never waits
 			 * for room and raises no SIGPIPE */
-	TR2_DST_SOCKET, /* send(MSG_NOSIGNAL) with signals held */
+	TR2_DST_SOCKET, /* send(TR2_MSG_NOSIGNAL) with signals held */
 };
 
 /* The most bytes a target's head may have (TRACE2_OUTPUT_HEAD_MAX). */

@@ -1,4 +1,4 @@
-/* Process information: the names of the parent processes (Linux /proc). */
+/* Process information: the names of the parent processes (tr2_plat_parent()). */
 #ifndef TR2_PROCINFO_H
 #define TR2_PROCINFO_H
 

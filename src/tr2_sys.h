@@ -6,30 +6,22 @@
 #ifndef TR2_SYS_H
 #define TR2_SYS_H
 
+#include "tr2_plat.h"
+
 #include <dirent.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-
-/* For tr2_sys.write_flags(): fail with EAGAIN rather than wait for room,
- * whatever the descriptor's mode (not terminals, nor FIFOs on some
- * kernels); on a pipe without reader, fail with EPIPE and raise no
- * SIGPIPE (Linux 6.18 and later). */
-#define TR2_WRITE_NOWAIT 0x1
-#define TR2_WRITE_NOSIGNAL 0x2
 
 struct tr2_sys {
 	int (*open)(const char *path, int flags, mode_t mode);
 	ssize_t (*read)(int fd, void *buf, size_t n);
 	ssize_t (*write)(int fd, const void *buf, size_t n);
-	/* write() with TR2_WRITE_* flags; EOPNOTSUPP where the kernel cannot
-	 * honour one of them for the descriptor */
+	/* tr2_plat_write_flags(): write() with TR2_WRITE_* flags */
 	ssize_t (*write_flags)(int fd, const void *buf, size_t n, int flags);
 	ssize_t (*send)(int fd, const void *buf, size_t n, int flags);
-	int (*socket)(int domain, int type, int protocol);
+	int (*socket)(int domain, int type, int protocol); /* close-on-exec */
 	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
 	int (*close)(int fd);
 	int (*fstat)(int fd, struct stat *st);
@@ -48,12 +40,6 @@ extern struct tr2_sys tr2_sys;
 /* open() and read() through the table, retried while interrupted. */
 int tr2_open(const char *path, int flags, mode_t mode);
 ssize_t tr2_read(int fd, void *buf, size_t n);
-
-/* poll() and a sigtimedwait() without waiting that, like the calls in
- * the table, are never cancellation points.  tr2_poll() takes a
- * timeout_ms >= 0; tr2_take_pending() returns signo if it was pending. */
-int tr2_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
-int tr2_take_pending(int signo);
 
 /* Put the real calls back. */
 void tr2_sys_reset(void);

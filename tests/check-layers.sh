@@ -5,7 +5,9 @@
 #     dispatcher defines;
 #   - destinations (src/tr2_dst*.o) reference nothing defined by the
 #     targets (targets/*.o, src/tr2_tgt.o);
-#   - a target references nothing another target defines.
+#   - a target references nothing another target defines;
+#   - the platform seam (src/tr2_plat*.o) references nothing of the library
+#     but the tr2_sys table and tr2_buf's formatting.
 # usage: tests/check-layers.sh BUILD_DIR
 set -eu
 obj=$1/obj
@@ -41,6 +43,13 @@ for o in "$obj"/targets/*.o; do
 		defined "$other" >"$tmp/other"
 		rule "a target calls another target" "$o" "$tmp/other"
 	done
+done
+for o in "$obj"/src/*.o "$obj"/targets/*.o; do
+	case $o in */tr2_plat*.o | */tr2_sys.o | */tr2_buf.o) ;; *) echo "$o" ;; esac
+done >"$tmp/above_seam.list"
+defined $(cat "$tmp/above_seam.list") >"$tmp/above_seam"
+for o in "$obj"/src/tr2_plat*.o; do
+	rule "the platform seam calls up" "$o" "$tmp/above_seam"
 done
 echo "check-layers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -27,7 +27,7 @@
 #include "trace2.h"
 
 /* NORMAL brief first words of "trace2-tool trace2 001return 0". */
-#define RUN_WORDS "version start cmd_ancestry cmd_name exit atexit"
+#define RUN_WORDS "version start " T2_ANCESTRY(" ") "cmd_name exit atexit"
 /* A config text turning NORMAL brief on into "@R/<log>". */
 #define TARGET(log) "[trace2]\n\tnormalTarget = @R/" log "\n\tnormalBrief = true\n"
 

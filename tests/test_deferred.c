@@ -691,7 +691,9 @@ static void forked_child_that_initializes(void **state)
 /* ------------------------------------------------------------------ */
 /* The writer thread.                                                   */
 
-/* The task named "trace2-writer" (0 if none). */
+/* The task named "trace2-writer" (0 if none); where threads get no names
+ * (TR2_HAVE_PTHREAD_SETNAME_NP 0), the task other than the main thread,
+ * which has the process's name. */
 static long writer_task(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -702,7 +704,8 @@ static long writer_task(void)
 		char *path = t2_xfmt("/proc/self/task/%s/comm", e->d_name);
 		char *comm = e->d_name[0] != '.' ? t2_read_file(path, NULL) : NULL;
 
-		if (comm && !strcmp(comm, "trace2-writer\n"))
+		if (comm && (TR2_HAVE_PTHREAD_SETNAME_NP ? !strcmp(comm, "trace2-writer\n")
+						       : atol(e->d_name) != (long)getpid()))
 			found = atol(e->d_name);
 		free(comm);
 		free(path);

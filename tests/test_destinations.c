@@ -31,7 +31,7 @@
 #include "trace2.h"
 
 /* NORMAL brief first words of "trace2-tool trace2 001return 0". */
-#define RUN_WORDS "version start cmd_ancestry cmd_name exit atexit"
+#define RUN_WORDS "version start " T2_ANCESTRY(" ") "cmd_name exit atexit"
 #define SID_RE "^[0-9]{8}T[0-9]{6}\\.[0-9]{6}Z-(H[0-9a-f]{8}|Localhost)-P[0-9a-f]{8}$"
 #define SENTINEL "git-trace2-discard"
 
@@ -1131,7 +1131,7 @@ static void check_write_failure(const struct prep *prep, const char *target, int
 	assert_string_equal(p.out, base.out);
 	t2_append(&want, "warning: unable to write trace to 'GIT_TRACE2': %s\n", strerror(err));
 	assert_string_equal(p.err, want);
-	assert_file_events(event, "error version start cmd_ancestry cmd_name child_start child_exit exit atexit");
+	assert_file_events(event, "error version start " T2_ANCESTRY(" ") "cmd_name child_start child_exit exit atexit");
 	assert_first_error(event, want + strlen("warning: "));
 	t2_proc_free(&p);
 	t2_env_add(&quiet, "GIT_TRACE2=%s", target);
@@ -1361,7 +1361,7 @@ static void check_no_inherited(const char *max_files)
 	fds = fd_numbers(p.out);
 	assert_string_equal(fds, plain_fds);
 	assert_string_equal(fds, "0 1 2 ");
-	assert_file_words(file, "version start cmd_ancestry cmd_name child_start[0] child_exit[0] exit atexit");
+	assert_file_words(file, "version start " T2_ANCESTRY(" ") "cmd_name child_start[0] child_exit[0] exit atexit");
 	free(plain_fds);
 	free(fds);
 	t2_proc_free(&p);

@@ -635,17 +635,22 @@ static void check_child_pids(const struct evs *e, const char *const *sid)
 /* A child at depth d has d driver processes as its nearest ancestors. */
 static void check_ancestry(const struct evs *e)
 {
+	size_t seen = 0;
+
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tjson *a = tjson_get(e->v[i], "ancestry");
 		int d = sid_depth(ev_str(e->v[i], "sid"));
 
 		if (strcmp(ev_str(e->v[i], "event"), "cmd_ancestry"))
 			continue;
+		seen++;
 		assert_non_null(a);
 		assert_true(a->type == TJSON_ARRAY && a->n >= (size_t)d);
 		for (int k = 0; k < d; k++)
 			assert_string_equal(a->items[k]->text, "trace2-tool");
 	}
+	/* one per process, or none in the POSIX fallback */
+	assert_true(TR2_HAVE_PROC_STAT ? seen > 0 : seen == 0);
 }
 
 /* Non-brief EVENT: time, file and line on every record. */

@@ -435,8 +435,8 @@ static char *process_events(const char *text, char **names)
 	return sid;
 }
 
-#define PARENT_EVENTS "version,start,cmd_ancestry,cmd_name,child_start,child_exit,exit,atexit"
-#define LEAF_EVENTS "version,start,cmd_ancestry,cmd_name,exit,atexit"
+#define PARENT_EVENTS "version,start," T2_ANCESTRY(",") "cmd_name,child_start,child_exit,exit,atexit"
+#define LEAF_EVENTS "version,start," T2_ANCESTRY(",") "cmd_name,exit,atexit"
 
 /* One connection per process of the chain; each a complete stream that
  * trace2receiver accepts; SIDs nest. */
@@ -512,10 +512,11 @@ static void plain_prefix_prefers_stream(void **state)
 /* "d<depth>:<event>" of every record of the chain, in order. */
 static void append_chain_order(char **out, int d)
 {
-	const char *own[] = { "version", "start", "cmd_ancestry", "cmd_name", NULL };
+	const char *own[] = { "version", "start", T2_ANCESTRY(""), "cmd_name", NULL };
 
 	for (size_t i = 0; own[i]; i++)
-		t2_append(out, "d%d:%s,", d, own[i]);
+		if (*own[i])
+			t2_append(out, "d%d:%s,", d, own[i]);
 	if (d < 2) {
 		t2_append(out, "d%d:child_start,", d);
 		append_chain_order(out, d + 1);

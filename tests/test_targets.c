@@ -1733,11 +1733,12 @@ static void sc_process_info(void *arg)
 }
 
 /* cmd_ancestry of the real parent chain, brief and at
- * compat/linux/procinfo.c:170; nothing at EXIT */
+ * compat/linux/procinfo.c:170; nothing at EXIT, nor at all in the POSIX
+ * fallback */
 static void process_info(void **state)
 {
 	char names[64][64];
-	size_t n = read_ancestry(getpid(), names, 64), i;
+	size_t n = TR2_HAVE_PROC_STAT ? read_ancestry(getpid(), names, 64) : 0, i;
 	char normal[8192] = "", perf[8192] = "", event[8192] = "";
 	char nb[8192] = "", pb[8192] = "", eb[8192] = "";
 	char nf[8192] = "", pf[8192] = "", ef[8192] = "";

@@ -7,6 +7,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "tr2_features.h"
+
+/* The cmd_ancestry record's name followed by sep where the library reads
+ * the parents' names (TR2_HAVE_PROC_STAT), else nothing: the POSIX
+ * fallback writes no such record, as Git on platforms without procinfo. */
+#if TR2_HAVE_PROC_STAT
+#define T2_ANCESTRY(sep) "cmd_ancestry" sep
+#else
+#define T2_ANCESTRY(sep) ""
+#endif
+
 /* 1 in builds with AddressSanitizer or ThreadSanitizer (tests scale down). */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define UNDER_SANITIZER 1
