@@ -41,6 +41,10 @@ static ssize_t sys_write(int fd, const void *buf, size_t n)
 #ifndef RWF_NOSIGNAL
 #define RWF_NOSIGNAL 0x00000100
 #endif
+/* musl's <fcntl.h> (1.2.3) has none of the RWF_ flags. */
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x00000008
+#endif
 
 /* pwritev2() at the file position (offset -1, in both halves so that
  * every ABI reads it as -1). */

@@ -85,12 +85,11 @@ static uint64_t real_mono_ns(void)
 /* Where the TSC may be used: read here, apart from the library.        */
 /* ------------------------------------------------------------------ */
 
-static char why_not[256];
-
 /* NULL where the TSC clock should be on, else why not. */
 static const char *tsc_unavailable(void)
 {
 #if defined(__x86_64__)
+	static char why_not[256];
 	char *src = t2_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 				 NULL);
 	char *cpu = t2_read_file("/proc/cpuinfo", NULL);

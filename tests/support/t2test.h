@@ -158,6 +158,9 @@ void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 /* The driver directory, absolute: $T2_BIN if set and non-empty, else
  * "build/bin" (resolved at the first call). */
 const char *t2_bin_dir(void);
+/* The emulator this test binary runs under ($T2_RUN, set by make CROSS=
+ * for aarch64 and s390x: "qemu-aarch64"), or NULL when it runs natively. */
+const char *t2_emulator(void);
 
 struct t2_proc {
 	char *out;	/* everything the child wrote to stdout */
