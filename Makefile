@@ -170,10 +170,12 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-tsan
 	$(MAKE) check-clang
+	$(MAKE) check-cross-some
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib
-	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" replay
+	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" \
+		RUN="$(CROSS_RUN)" replay
 
 # libFuzzer (clang, ASan+UBSan): each fuzzer for FUZZ_SECONDS seconds.
 fuzz:
@@ -207,4 +209,6 @@ install: lib $(BUILD)/bin/trace2
 
 clean:
 	rm -rf build
+
+include tests/platforms/platforms.mk
 .SECONDARY:

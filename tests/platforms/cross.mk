@@ -17,9 +17,9 @@ CROSS_TRIPLE := $(CROSS_TRIPLE_$(CROSS))
 # Debian's multiarch directory: the triple, but i386-linux-gnu for i686.
 CROSS_MULTIARCH := $(subst i686,i386,$(CROSS_TRIPLE))
 
-BUILD := build/$(CROSS)
+override BUILD := build/$(CROSS)
 ifeq ($(CROSS),musl)
-CC := musl-gcc
+override CC := musl-gcc
 # Debian has no cmocka for musl: the cmocka tests are not built; the
 # driver-based shell tests and the fuzz replay run.
 CROSS_NO_CMOCKA := 1
@@ -32,7 +32,7 @@ $(shell mkdir -p $(CROSS_KERNEL_HEADERS) && \
 	ln -sfn /usr/include/asm-generic $(CROSS_KERNEL_HEADERS)/asm-generic && \
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(CROSS_KERNEL_HEADERS)/asm)
 else
-CC := $(CROSS_TRIPLE)-gcc
+override CC := $(CROSS_TRIPLE)-gcc
 # The foreign architecture's cmocka (libcmocka-dev:<arch>): the header is
 # the host's, the library the one in /usr/lib/<multiarch>; both are reached
 # through $(BUILD)/cmocka so that no other host directory enters the
@@ -48,9 +48,10 @@ $(CROSS_CMOCKA):
 endif
 
 # How a test binary runs: $(CROSS_RUN) <binary> (empty: natively).  Under
-# qemu, the tests that start the driver or the trace2 command find
-# wrappers in $(CROSS_RUN_BIN) that run $(BUILD)/bin's programs in qemu
-# (by its absolute path: some tests run the driver with PATH emptied).
+# qemu, the tests that start the driver or the trace2 command find native
+# launchers in $(CROSS_RUN_BIN) that run $(BUILD)/bin's programs in qemu
+# (by its absolute path: some tests run the driver with PATH emptied),
+# with the argv[0] they were given.
 ifneq ($(CROSS_QEMU_$(CROSS)),)
 # No -L /usr/<triple>: the dynamic loader and the libc it finds must come
 # from the same glibc build, and the multiarch libc6:<arch> is where the
@@ -59,10 +60,10 @@ ifneq ($(CROSS_QEMU_$(CROSS)),)
 CROSS_RUN := $(CROSS_QEMU_$(CROSS))
 CROSS_RUN_BIN := $(BUILD)/qbin
 CROSS_RUN_PROGS := trace2-tool trace2 example-hashsort
-$(CROSS_RUN_BIN): $(CROSS_RUN_PROGS:%=$(BUILD)/bin/%)
-	@mkdir -p $@
+$(CROSS_RUN_BIN): $(CROSS_RUN_PROGS:%=$(CROSS_RUN_BIN)/%)
+$(CROSS_RUN_BIN)/%: tests/platforms/qemu_launch.c $(BUILD)/bin/%
+	@mkdir -p $(dir $@)
 	@qemu=$$(command -v $(CROSS_RUN)) || { echo "no $(CROSS_RUN): run make platform-deps" >&2; exit 1; }; \
-	for b in $(CROSS_RUN_PROGS); do \
-		printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$qemu" "$(abspath $(BUILD))/bin/$$b" >$@/$$b; \
-		chmod +x $@/$$b; done
+	cc -std=c11 -Wall -Wextra -Werror -O2 -DQEMU="\"$$qemu\"" \
+		-DTARGET='"$(abspath $(BUILD))/bin/$*"' $< -o $@
 endif

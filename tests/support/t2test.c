@@ -502,6 +502,34 @@ const char *t2_emulator(void)
 	return run && *run ? run : NULL;
 }
 
+void t2_exec_built(const char *path, char *const argv[])
+{
+	char self[PATH_MAX];
+	const char *args[64];
+	ssize_t len;
+	size_t n = 0;
+
+	if (!path) {
+		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (len < 0)
+			return;
+		self[len] = '\0';
+		path = self;
+	}
+	if (!t2_emulator()) {
+		execv(path, argv);
+		return;
+	}
+	args[n++] = t2_emulator();
+	args[n++] = "-0";
+	args[n++] = argv[0];
+	args[n++] = path;
+	for (size_t i = 1; argv[i] && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	execvp(args[0], (char *const *)args);
+}
+
 /* "NAME=value" sets NAME, a bare "NAME" unsets it. */
 static void apply_env_entry(const char *entry)
 {
