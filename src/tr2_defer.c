@@ -467,7 +467,7 @@ static pthread_t writer;
 
 static void futex_wait_ms(int *word, int value, long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct tr2_kernel_timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, &ts, NULL, 0);
 }
@@ -483,7 +483,7 @@ static void wake_writer(void)
 
 static void nap_us(long us)
 {
-	struct timespec ts = { 0, us * 1000L };
+	struct tr2_kernel_timespec ts = { 0, us * 1000L };
 
 	syscall(SYS_nanosleep, &ts, NULL);
 }

@@ -74,14 +74,14 @@ static int sys_close(int fd)
 
 int tr2_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
-	struct timespec ts = { timeout_ms / 1000, timeout_ms % 1000 * 1000000L };
+	struct tr2_kernel_timespec ts = { timeout_ms / 1000, timeout_ms % 1000 * 1000000L };
 
 	return (int)syscall(SYS_ppoll, fds, n, &ts, NULL, 0L);
 }
 
 int tr2_take_pending(int signo)
 {
-	static const struct timespec no_wait = { 0, 0 };
+	static const struct tr2_kernel_timespec no_wait = { 0, 0 };
 	sigset_t set;
 
 	sigemptyset(&set);

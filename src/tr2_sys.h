@@ -55,6 +55,16 @@ ssize_t tr2_read(int fd, void *buf, size_t n);
 int tr2_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
 int tr2_take_pending(int signo);
 
+/* The timespec of the system calls made directly (ppoll, futex,
+ * nanosleep, rt_sigtimedwait): two longs on every Linux ABI but x32,
+ * whatever size <time.h> gives time_t -- a 32-bit build with
+ * _TIME_BITS=64 has a 64-bit time_t, which those calls would misread
+ * (a 300 ms timeout as 0). */
+struct tr2_kernel_timespec {
+	long tv_sec;
+	long tv_nsec;
+};
+
 /* Put the real calls back. */
 void tr2_sys_reset(void);
 /* strdup() through tr2_sys.malloc. */

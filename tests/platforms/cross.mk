@@ -2,7 +2,7 @@
 # "Cross builds and tests"): the compiler, the build directory and how the
 # tests run there.  aarch64 and s390x binaries run under qemu-user; i386
 # and musl binaries run natively.
-CROSS_PLATFORMS := aarch64 s390x i386 musl
+CROSS_PLATFORMS := aarch64 s390x i386 i386t64 musl
 ifeq ($(filter $(CROSS),$(CROSS_PLATFORMS)),)
 $(error CROSS=$(CROSS): expected one of $(CROSS_PLATFORMS))
 endif
@@ -11,6 +11,11 @@ endif
 CROSS_TRIPLE_aarch64 := aarch64-linux-gnu
 CROSS_TRIPLE_s390x := s390x-linux-gnu
 CROSS_TRIPLE_i386 := i686-linux-gnu
+# i386 with a 64-bit time_t, as 32-bit distributions now build.
+CROSS_TRIPLE_i386t64 := i686-linux-gnu
+ifeq ($(CROSS),i386t64)
+CPPFLAGS += -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
+endif
 CROSS_QEMU_aarch64 := qemu-aarch64
 CROSS_QEMU_s390x := qemu-s390x
 CROSS_TRIPLE := $(CROSS_TRIPLE_$(CROSS))
