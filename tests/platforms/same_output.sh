@@ -3,7 +3,8 @@
 # <subcommand>") with the normal, perf and event targets on, in every
 # build given, compared byte for byte with the first build's output after
 # scrubbing what differs between runs and machines: clock times, elapsed
-# seconds, SIDs, pids, the driver's path (argv[0] and paths under the
+# seconds, the SIDs' times and pids (their host name hashes, SHA-1 of the
+# same host name, stay), pids, the driver's path (argv[0] and paths under the
 # build directories) and the cmd_ancestry records (under qemu the parent
 # is the emulator).  Exit codes are compared too.
 # usage: tests/platforms/same_output.sh NAME=BIN_DIR...  (the first is the reference)
@@ -49,7 +50,7 @@ scrub() {
 		-e '/cmd_ancestry/d' \
 		-e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} /TIME /' \
 		-e 's/"time":"[^"]*"/"time":"TIME"/' \
-		-e 's/"sid":"[^"]*"/"sid":"SID"/' \
+		-e 's/[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-(H[0-9a-f]{8}|Localhost)-P[0-9a-f]{8}/SID-\1/g' \
 		-e 's/ *-?[0-9]+\.[0-9]{6}/ N/g' \
 		-e 's/pid:[0-9]+/pid:N/g; s/"pid":[0-9]+/"pid":N/g' \
 		-e 's/^d[0-9]+ \| [^|]*\|/dN | THREAD |/' "$1"
