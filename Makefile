@@ -9,9 +9,10 @@
 #   make bench-tool the trace2 command's speed and memory on generated
 #                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
 #   make install PREFIX=/usr/local
-#   make CROSS=aarch64|s390x|i386|musl [test]   the same for another platform,
-#                   in build/<platform> (tests/platforms/cross.mk)
+#   make CROSS=aarch64|s390x|i386|i386t64|musl [test]   the same for another
+#                   platform, in build/<platform> (tests/platforms/cross.mk)
 #   make check-platforms  every platform's tests, under qemu-user where foreign
+#                   (make platform-deps installs what they need)
 
 ifneq ($(CROSS),)
 include tests/platforms/cross.mk
