@@ -64,6 +64,10 @@ ifneq ($(CROSS_QEMU_$(CROSS)),)
 # libc makes fork() loop in the child.
 CROSS_RUN := $(CROSS_QEMU_$(CROSS))
 CROSS_RUN_BIN := $(BUILD)/qbin
+# qemu runs the tests 10 to 20 times slower: test_stress's volume is
+# scaled as for the sanitizer builds (same checks, fewer events).
+T2_STRESS_SCALE ?= 0.05
+export T2_STRESS_SCALE
 CROSS_RUN_PROGS := trace2-tool trace2 example-hashsort
 $(CROSS_RUN_BIN): $(CROSS_RUN_PROGS:%=$(CROSS_RUN_BIN)/%)
 $(CROSS_RUN_BIN)/%: tests/platforms/qemu_launch.c $(BUILD)/bin/%
