@@ -12,7 +12,14 @@
 #   make PLATFORM=posix test
 #                   every platform fast path off: the portable POSIX
 #                   fallbacks of src/tr2_plat_posix.c, built in build/posix
+#   make CROSS=aarch64|s390x|i386|i386t64|musl [test]   the same for another
+#                   platform, in build/<platform> (tests/platforms/cross.mk)
+#   make check-platforms  every platform's tests, under qemu-user where foreign
+#                   (make platform-deps installs what they need)
 
+ifneq ($(CROSS),)
+include tests/platforms/cross.mk
+endif
 CC       ?= cc
 FUZZ_SECONDS ?= 60
 ifeq ($(PLATFORM),posix)
@@ -36,7 +43,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SUP_SRC  := $(sort $(wildcard tests/support/*.c))
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
-TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TESTS    := $(if $(CROSS_NO_CMOCKA),,$(TEST_SRC:tests/%.c=$(BUILD)/tests/%))
 # The trace2 command's tests: shell scripts on $(BUILD)/bin.
 TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer (test_chrome:
@@ -102,9 +109,11 @@ $(BUILD)/bin/example-hashsort: examples/hashsort.c examples/stats_target.c examp
 	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/hashsort.c examples/stats_target.c $(STATIC) \
 		$(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC)
+$(SUP_OBJ): CPPFLAGS += $(CROSS_TEST_FLAGS)
+$(SUP_OBJ): | $(CROSS_CMOCKA)
+$(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC) | $(CROSS_CMOCKA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) \
+	$(CC) $(CPPFLAGS) $(CROSS_TEST_FLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) \
 		$(TEST_LDFLAGS) -o $@
 
 # It counts the library's clock reads and time formattings.
@@ -147,8 +156,8 @@ chrome-deps:
 	@tests/chrome/install.sh build/chrome || echo "chrome-deps: not installed; test_chrome skips its engine checks"
 
 # Run each test binary from the top directory; BUILD selects the flavour.
-test: all $(TESTS)
-	@T2_BIN=$(BUILD)/bin T2_SAN="$(SAN)" T2_CC="$(CC)" T2_LIB_CFLAGS="$(CPPFLAGS) $(LIB_CFLAGS)" \
+test: all $(TESTS) $(CROSS_RUN_BIN)
+	@T2_BIN=$(or $(CROSS_RUN_BIN),$(BUILD)/bin) T2_RUN="$(CROSS_RUN)" T2_CROSS=$(CROSS) T2_SAN="$(SAN)" T2_CC="$(CC)" T2_LIB_CFLAGS="$(CPPFLAGS) $(LIB_CFLAGS)" \
 		T2_APP_CFLAGS="$(CPPFLAGS) $(APP_CFLAGS)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
@@ -181,10 +190,12 @@ check: deps
 	$(MAKE) check-tsan
 	$(MAKE) check-clang
 	$(MAKE) check-posix
+	$(MAKE) check-cross-some
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib
-	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" replay
+	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" \
+		RUN="$(CROSS_RUN)" replay
 
 # libFuzzer (clang, ASan+UBSan): each fuzzer for FUZZ_SECONDS seconds.
 fuzz:
@@ -218,4 +229,6 @@ install: lib $(BUILD)/bin/trace2
 
 clean:
 	rm -rf build
+
+include tests/platforms/platforms.mk
 .SECONDARY:

@@ -59,7 +59,14 @@ static inline size_t tr2_strnlen(const char *s, size_t max)
 	return n;
 }
 
-/* n bytes from s to p, in overlapping 8-, 4- or 1-byte moves. */
+/* n bytes from s to p, in overlapping 8-, 4- or 1-byte moves.  gcc 12
+ * for i686, inlining it for a constant 6-byte string whose length it
+ * cannot see through tr2_strlen(), warns about the 8-byte moves of a
+ * branch that needs n >= 8. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 static inline void tr2_copy(char *p, const char *s, size_t n)
 {
 	size_t i;
@@ -79,6 +86,9 @@ static inline void tr2_copy(char *p, const char *s, size_t n)
 		p[n - 1] = s[n - 1];
 	}
 }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic pop
+#endif
 
 /* memcpy() for sizes known at compile time, tr2_copy() for the rest. */
 #define TR2_COPY(p, s, n) \

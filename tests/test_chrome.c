@@ -175,7 +175,7 @@ static void run_children(void *p)
 		trace2_child_start(&cmd[i]);
 		cmd[i].pid = fork();
 		if (cmd[i].pid == 0) {
-			execv(self_exe, (char **)argv);
+			t2_exec_built(self_exe, (char **)argv);
 			_exit(127);
 		}
 	}

@@ -26,7 +26,7 @@ for link in static shared; do
 		bad "$link: does not build"; cat "$tmp/cc.err" >&2; continue
 	fi
 	ok
-	out=$(GIT_TRACE2_PERF="$tmp/perf-$link" GIT_TRACE2_PERF_BRIEF=1 "$exe")
+	out=$(GIT_TRACE2_PERF="$tmp/perf-$link" GIT_TRACE2_PERF_BRIEF=1 ${T2_RUN:-} "$exe")
 	[ "$out" = "4 mine" ] && ok || bad "$link: output '$out'"
 	grep -E '\| (def_repo|def_param|data_json|data) ' "$tmp/perf-$link" |
 		sed 's/[0-9][0-9]*\.[0-9]\{6\}/0.000000/g' >"$tmp/got"

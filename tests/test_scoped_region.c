@@ -119,10 +119,10 @@ static void same_as_paired(void **state)
 	/* The hand-paired run is what it should be (so the comparison says
 	 * something): the goto path leaves three regions. */
 	assert_true(t2_matches(a.normal, "\nafter goto\n"));
-	assert_true(strstr(a.perf, "| region_leave |     |  0.000000 |  0.000000 | c            | ....label:innermost\n"
+	assert_non_null(strstr(a.perf, "| region_leave |     |  0.000000 |  0.000000 | c            | ....label:innermost\n"
 				   "d0 | main                     | region_leave |     |  0.000000 |  0.000000 | c            | ..label:inner\n"
 				   "d0 | main                     | printf       |     |  0.000000 |           |              | ..after goto\n"));
-	assert_true(strstr(a.event, "\"event\":\"region_enter\",\"sid\":\"SID\",\"thread\":\"main\",\"nesting\":2,\"category\":\"c\",\"label\":\"step\",\"msg\":\"i=3\"}"));
+	assert_non_null(strstr(a.event, "\"event\":\"region_enter\",\"sid\":\"SID\",\"thread\":\"main\",\"nesting\":2,\"category\":\"c\",\"label\":\"step\",\"msg\":\"i=3\"}"));
 	expect_same("normal", a.normal, b.normal);
 	expect_same("perf", a.perf, b.perf);
 	expect_same("event", a.event, b.event);

@@ -163,8 +163,11 @@ status "listen: SIGTERM" 0 $?
 
 # --- memory: bounded by processes, threads and open regions, not by input --
 # 400000 lines (about 70 MB) through standard input under a 64 MB limit on
-# the address space (not for sanitizer builds, which reserve terabytes).
-if ! grep -q __asan_init "$T2" && ! grep -q __tsan_init "$T2"; then
+# the address space (not for sanitizer builds, which reserve terabytes,
+# nor under qemu, whose translation buffer alone is 128 MB).
+if [ -n "${T2_RUN:-}" ]; then
+	echo "$t2_test: SKIP: the 64 MB address space limit under $T2_RUN (its own buffers are larger)"
+elif ! grep -q __asan_init "$T2" && ! grep -q __tsan_init "$T2"; then
 	sid=20261124T100000.000000Z-H0a7c9cdf-P00001234
 	common="\"sid\":\"$sid\",\"thread\":\"main\",\"time\":\"2026-11-24T10:00:00.000000Z\""
 	enter="{\"event\":\"region_enter\",$common,\"nesting\":1,\"category\":\"c\",\"label\":\"l\"}"

@@ -169,6 +169,22 @@ void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 /* The driver directory, absolute: $T2_BIN if set and non-empty, else
  * "build/bin" (resolved at the first call). */
 const char *t2_bin_dir(void);
+/* The emulator this test binary runs under ($T2_RUN, set by make CROSS=
+ * for aarch64 and s390x: "qemu-aarch64"), or NULL when it runs natively. */
+const char *t2_emulator(void);
+/* execv(path, argv) of a program built like this one: under the emulator
+ * through it (the kernel runs no foreign binary by itself); returns only
+ * on failure.  path NULL: this very program (/proc/self/exe). */
+void t2_exec_built(const char *path, char *const argv[]);
+/* In a test: skip it, saying why, when it runs under an emulator. */
+#define T2_SKIP_UNDER_EMULATOR(why)                                          \
+	do {                                                                 \
+		if (t2_emulator()) {                                         \
+			print_message("skipped under %s: %s\n", t2_emulator(), \
+				      why);                                  \
+			skip();                                              \
+		}                                                            \
+	} while (0)
 
 struct t2_proc {
 	char *out;	/* everything the child wrote to stdout */

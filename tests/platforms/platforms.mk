@@ -1,0 +1,46 @@
+# Included at the end of the top Makefile: the targets that run the other
+# platforms' builds (docs/embedding.md, "Cross builds and tests").
+#   make platform-deps     install the cross compilers, musl-gcc, qemu-user
+#                          and the foreign cmocka (tests/platforms/deps.sh)
+#   make check-platforms   for aarch64, s390x, i386 and musl: build, run the
+#                          tests and the fuzz corpora replay; the timed waits'
+#                          tests for i386 with a 64-bit time_t; then compare
+#                          the driver's outputs of five builds
+#   make check-cross-some  (part of make check) the target and process
+#                          tests for aarch64 and s390x
+PLATFORMS := aarch64 s390x i386 musl
+PLATFORM_BINS := host=build/bin aarch64=build/aarch64/qbin s390x=build/s390x/qbin \
+	i386=build/i386/bin musl=build/musl/bin
+CROSS_SOME_TESTS := test_targets test_process
+# For i386 with a 64-bit time_t: the tests of the library's timed waits.
+TIME64_TESTS := test_waits test_destinations test_deferred test_signals
+
+.PHONY: platform-deps check-platforms check-cross-some
+
+platform-deps:
+	@tests/platforms/deps.sh
+
+# Every platform runs even when one fails; the summary names those that did.
+check-platforms: platform-deps
+	@$(MAKE) --no-print-directory BUILD=build all
+	@failed=; for p in $(PLATFORMS); do \
+		start=$$(date +%s); \
+		[ $$p = musl ] && echo "== musl: no cmocka for musl in Debian: the shell (driver-based) tests and the fuzz replay only"; \
+		$(MAKE) --no-print-directory CROSS=$$p -j2 all >/dev/null && \
+		$(MAKE) --no-print-directory CROSS=$$p test fuzz-replay || failed="$$failed $$p"; \
+		echo "== $$p: $$(( $$(date +%s) - start )) s"; \
+	done; \
+	echo "== i386t64: i386 with a 64-bit time_t: $(TIME64_TESTS)"; \
+	$(MAKE) --no-print-directory CROSS=i386t64 -j2 all >/dev/null && \
+	$(MAKE) --no-print-directory CROSS=i386t64 test \
+		TESTS="$(TIME64_TESTS:%=build/i386t64/tests/%)" TOOL_TESTS= || failed="$$failed i386t64"; \
+	tests/platforms/same_output.sh $(PLATFORM_BINS) || failed="$$failed same_output"; \
+	if [ -n "$$failed" ]; then echo "check-platforms: FAILED:$$failed"; exit 1; fi; \
+	echo "check-platforms: all passed ($(PLATFORMS))"
+
+check-cross-some: platform-deps
+	@for p in aarch64 s390x; do \
+		$(MAKE) --no-print-directory CROSS=$$p -j2 all >/dev/null && \
+		$(MAKE) --no-print-directory CROSS=$$p test \
+			TESTS="$(CROSS_SOME_TESTS:%=build/$$p/tests/%)" TOOL_TESTS= || exit 1; \
+	done
