@@ -100,8 +100,6 @@ struct tsc_block {
 	uint64_t cal_tsc, cal_ns; /* the pair it was measured from */
 };
 
-
-
 struct tsc_slot {
 	_Alignas(64) uint64_t seq;
 	uint64_t w[sizeof(struct tsc_block) / 8];
@@ -141,7 +139,7 @@ static int read_slot(const struct tsc_slot *s, uint64_t gen, struct tsc_block *b
 	return __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == gen;
 }
 
-/* Word i of a slot's block, as a reader loads it. */
+/* A field of a slot's block, loaded as readers load it. */
 #define SLOT_WORD(s, field) \
 	__atomic_load_n(&(s)->w[offsetof(struct tsc_block, field) / 8], __ATOMIC_RELAXED)
 
@@ -409,9 +407,8 @@ void tr2_clock_init(const char *setting)
 }
 #endif
 
-/* Every reading but read_fast()'s (the monotonic clock's too: on the hot
- * path), out of line so that the fast path
- * saves no registers and keeps no frame. */
+/* Every reading but read_fast()'s, the monotonic clock's included (so
+ * TR2_HOT), out of line: the fast path saves no registers, has no frame. */
 static TR2_HOT __attribute__((noinline)) uint64_t now_ns_slow(int state)
 {
 	uint64_t mono;

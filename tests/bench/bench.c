@@ -308,9 +308,12 @@ static void run_loop(struct loop *l)
 			 * ring never fills, so every pair is queued and
 			 * written, none dropped (the CPU per pair counts the
 			 * formatting of all of them) */
+			uint64_t drained;
+
 			trace2_flush();
-			l->untimed += now_ns() - t;
-			t = now_ns();
+			drained = now_ns();
+			l->untimed += drained - t;
+			t = drained;
 		}
 	} while (t - t0 < l->budget_ns);
 	l->t1 = t;
