@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 3
@@ -51,6 +52,43 @@ static char *files[3]; /* NORMAL, PERF, EVENT */
 static int main_base = 1;
 /* The process that initialized. */
 static pid_t init_pid;
+
+/* path holds s (a file of at most 64 KiB). */
+static int file_has(const char *path, const char *s)
+{
+	static char text[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	FZ_CHECK(fd >= 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	FZ_CHECK(n >= 0);
+	text[n] = '\0';
+	return strstr(text, s) != NULL;
+}
+
+/*
+ * Until every file shows the cmd_name record.  In deferred mode only the
+ * writer thread writes it, so the writer has then started and allocated
+ * its buffers: under AddressSanitizer (clang 14), a child forked while
+ * another thread is inside the allocator (a new thread allocates as it
+ * starts) hangs in its first malloc of that size, and the replay forks
+ * right after this.  trace2_flush() would write the records from this
+ * thread and prove nothing about the writer.
+ */
+static void wait_for_writer(void)
+{
+	const struct timespec one_ms = { 0, 1000000 };
+	int i, ms;
+
+	for (i = 0; i < 3; i++) {
+		for (ms = 0; !file_has(files[i], "fuzz-api") && ms < 30000; ms++)
+			nanosleep(&one_ms, NULL);
+		if (ms == 30000)
+			fz_fail(__FILE__, __LINE__, "no cmd_name record in %s after 30 s", files[i]);
+	}
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -81,10 +119,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	trace2_initialize();
 	FZ_CHECK(trace2_is_enabled());
 	trace2_cmd_name("fuzz-api");
-	/* deferred mode: the writer has written (its first write allocates
-	 * its buffer) before the replay forks; a child forked while another
-	 * thread holds AddressSanitizer's allocator lock hangs in malloc */
-	trace2_flush();
+	wait_for_writer();
 	init_pid = getpid();
 	return 0;
 }
