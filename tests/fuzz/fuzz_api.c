@@ -77,16 +77,19 @@ static int file_has(const char *path, const char *s)
  * right after this.  trace2_flush() would write the records from this
  * thread and prove nothing about the writer.
  */
+#define WRITER_WAIT_MS 30000
+
 static void wait_for_writer(void)
 {
 	const struct timespec one_ms = { 0, 1000000 };
 	int i, ms;
 
 	for (i = 0; i < 3; i++) {
-		for (ms = 0; !file_has(files[i], "fuzz-api") && ms < 30000; ms++)
+		for (ms = 0; !file_has(files[i], "fuzz-api") && ms < WRITER_WAIT_MS; ms++)
 			nanosleep(&one_ms, NULL);
-		if (ms == 30000)
-			fz_fail(__FILE__, __LINE__, "no cmd_name record in %s after 30 s", files[i]);
+		if (ms == WRITER_WAIT_MS)
+			fz_fail(__FILE__, __LINE__, "no cmd_name record in %s after %d ms",
+				files[i], WRITER_WAIT_MS);
 	}
 }
 
