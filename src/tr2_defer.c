@@ -369,6 +369,8 @@ struct ring {
 	/* the producer's: written on every record */
 	_Alignas(64) uint64_t head;  /* atomic: bytes ever appended */
 	uint64_t tail_seen;          /* the consumer's tail, last read */
+	uint64_t next_look;          /* where the head next looks at the
+				      * tail to restart (restart_now()) */
 	uint64_t drops;              /* atomic: records not queued, unreported */
 	int busy;                    /* inside an append (a signal handler
 				      * interrupting it dispatches directly) */
@@ -682,6 +684,33 @@ static size_t room(const struct ring *r, uint64_t head)
 }
 
 /*
+ * Rings are large (16 MiB unless set), so that the writer may be held off
+ * its CPU for tens of milliseconds without a drop, but a ring's pages
+ * become resident only as they are written.  So each time the head
+ * passes a RESTART_EVERY boundary, the producer reads the consumer's tail
+ * and, if at most RESTART_LAG bytes are still queued, starts again at the
+ * ring's front (a PAD record fills the rest): a thread the writer keeps
+ * up with writes only the ring's first RESTART_EVERY bytes or so, however
+ * long it runs.  Until the consumer reaches that PAD the thread has the
+ * space the consumer freed before it, at least RESTART_EVERY -
+ * RESTART_LAG, and the whole ring after.  One read of the consumer's
+ * cache line per RESTART_EVERY bytes; a ring of RESTART_EVERY or less
+ * never restarts early.
+ */
+#define RESTART_EVERY ((uint64_t)4 << 20)
+#define RESTART_LAG (RESTART_EVERY / 16)
+
+/* Whether to restart at the front now (the head passed a boundary). */
+static int restart_now(struct ring *r, uint64_t head)
+{
+	r->next_look = (head | (RESTART_EVERY - 1)) + 1;
+	if (!(head & r->mask))
+		return 0;
+	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	return head - r->tail_seen <= RESTART_LAG;
+}
+
+/*
  * Write a record with enc() where the ring's head is and publish it.  No
  * record starts in the last quarter before the ring's end (a PAD record
  * fills it), so one of up to a quarter ring always has contiguous room:
@@ -695,7 +724,7 @@ static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, cons
 	size_t quarter = r->cap / 4, to_end = r->cap - (head & r->mask), limit;
 	struct cursor c;
 
-	if (to_end < quarter) {
+	if (to_end < quarter || (head >= r->next_look && restart_now(r, head))) {
 		struct rec *pad = (struct rec *)(r->data + (head & r->mask));
 
 		if (room(r, head) < to_end)

@@ -25,7 +25,7 @@ struct tr2_defer_ops {
 };
 
 /* The default ring size and the writer's default buffer size. */
-#define TR2_DEFER_RING ((size_t)1 << 20)
+#define TR2_DEFER_RING ((size_t)16 << 20)
 #define TR2_DEFER_BUFFER ((size_t)64 << 10)
 
 /* At initialize: start the writer thread with rings of ring_size bytes
