@@ -855,6 +855,73 @@ static void no_allocation_per_event(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Memory: a ring the writer keeps up with stays small.                 */
+
+/* 100,000 pairs of do_work(): 300,000 records, ~30 MB in a ring. */
+#define STEADY_PAIRS 100000
+
+/* The process's resident anonymous memory in KiB, or -1. */
+static long rss_anon_kib(void)
+{
+	char *status = t2_read_file("/proc/self/status", NULL), *p;
+	long kib = -1;
+
+	if (status && (p = strstr(status, "\nRssAnon:")))
+		kib = strtol(p + 9, NULL, 10);
+	free(status);
+	return kib;
+}
+
+/* Records in batches that trace2_flush() drains, so the ring is never
+ * more than one batch behind: the default 16 MiB ring starts again at
+ * its front rather than going round, and only its first 4 MiB or so
+ * become resident (going round, all but its last quarter would).  Run as
+ * "test_deferred --steady" in a process of its own, whose ring gets fresh
+ * pages, not heap memory a forked child inherits resident. */
+static int steady_main(void)
+{
+	long before, after;
+	int k;
+
+	trace2_initialize(); /* its first record makes the ring */
+	do_work(1, 100);
+	trace2_flush();
+	before = rss_anon_kib();
+	for (k = 0; k < STEADY_PAIRS / 100; k++) {
+		do_work(1, 100);
+		trace2_flush();
+	}
+	after = rss_anon_kib();
+	fprintf(stderr, "resident anonymous memory: %ld KiB, then %ld KiB\n", before, after);
+	/* ThreadSanitizer's shadow of the bytes written is resident too:
+	 * ~3 times as much */
+	return before >= 0 && after - before < (UNDER_TSAN ? 3 : 1) * 8 * 1024 ? 0 : 1;
+}
+
+static void steady_scenario(void *arg)
+{
+	(void)arg;
+	execl("/proc/self/exe", "test_deferred", "--steady", (char *)NULL);
+	_exit(127);
+}
+
+static void ring_stays_small_while_the_writer_keeps_up(void **state)
+{
+	char *perf = perf_path(), *pv = t2_xfmt("GIT_TRACE2_PERF=%s", perf), *text;
+	const char *env[] = { pv, "GIT_TRACE2_DEFERRED=1", NULL };
+
+	(void)state;
+	remove_outputs();
+	assert_int_equal(t2_run_noinit(steady_scenario, NULL, env), 0);
+	text = read_perf();
+	assert_int_equal(count_lines_with(text, "region_leave"), 100 + STEADY_PAIRS);
+	assert_null(strstr(text, "dropped:"));
+	free(text);
+	free(pv);
+	free(perf);
+}
+
+/* ------------------------------------------------------------------ */
 /* A stalled destination.                                               */
 
 #define STALL_FD 7
@@ -895,7 +962,7 @@ static void stalled_destination_bounds_the_drain(void **state)
 	assert_int_equal(t2_run_noinit(stall_scenario, NULL, env), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_records_as_default_mode),
@@ -914,8 +981,11 @@ int main(void)
 		cmocka_unit_test(writer_blocks_signals_and_is_joined),
 		cmocka_unit_test(writer_from_config_api),
 		cmocka_unit_test(no_allocation_per_event),
+		cmocka_unit_test(ring_stays_small_while_the_writer_keeps_up),
 		cmocka_unit_test(stalled_destination_bounds_the_drain),
 	};
 
+	if (argc == 2 && !strcmp(argv[1], "--steady"))
+		return steady_main();
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
