@@ -743,7 +743,7 @@ static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, cons
 }
 
 /* The consumer's tail (a cache line it writes) is read again only when
- * the one last seen leaves too little room. */
+ * the one last seen leaves too little room (and by restart_now()). */
 static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
 			 const void *arg)
 {
