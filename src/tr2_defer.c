@@ -732,6 +732,9 @@ static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, cons
 		pad->size = (uint32_t)to_end;
 		pad->kind = REC_PAD;
 		head += to_end;
+		/* from the front, not from before it: else the next record
+		 * would restart again and pad a whole ring for nothing */
+		r->next_look = head + RESTART_EVERY;
 	}
 	limit = room(r, head);
 	c.base = r->data + (head & r->mask);
