@@ -43,6 +43,7 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	ROW(TR2_SYSENV_DEFERRED, "_DEFERRED", "deferred", TR2_PARSE_BOOL),
 	ROW(TR2_SYSENV_DEFERRED_RING, "_DEFERRED_RING", "deferredring", TR2_PARSE_SIZE),
 	ROW(TR2_SYSENV_CLOCK, "_CLOCK", "clock", TR2_PARSE_TEXT),
+	ROW(TR2_SYSENV_DST_TIMEOUT, "_DST_TIMEOUT", "destinationtimeout", TR2_PARSE_INT),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 
@@ -333,6 +334,21 @@ int tr2_sysenv_int(int id, int dflt)
 	const char *v = tr2_sysenv_get(id);
 
 	return v ? atoi(v) : dflt;
+}
+
+int tr2_sysenv_dst_timeout_ms(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_DST_TIMEOUT);
+	char *end;
+	long n;
+
+	if (!v || !isdigit((unsigned char)*v))
+		return TR2_DST_TIMEOUT_DEFAULT_MS;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n > TR2_DST_TIMEOUT_MAX_MS)
+		return TR2_DST_TIMEOUT_DEFAULT_MS;
+	return (int)n;
 }
 
 int tr2_parse_size(const char *v, size_t *out)

@@ -34,6 +34,7 @@ enum tr2_sysenv {
 	TR2_SYSENV_DEFERRED,
 	TR2_SYSENV_DEFERRED_RING,
 	TR2_SYSENV_CLOCK,
+	TR2_SYSENV_DST_TIMEOUT,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
@@ -108,5 +109,14 @@ int tr2_sysenv_bool(int id, int dflt);
 int tr2_parse_size(const char *v, size_t *out);
 /* atoi() of the setting, or dflt when unset. */
 int tr2_sysenv_int(int id, int dflt);
+
+/* GIT_TRACE2_DST_TIMEOUT / trace2.destinationTimeout when unset or not a
+ * whole number of milliseconds from 0 to TR2_DST_TIMEOUT_MAX_MS. */
+#define TR2_DST_TIMEOUT_DEFAULT_MS 5000
+#define TR2_DST_TIMEOUT_MAX_MS 3600000
+/* How long, in milliseconds, one write or connect may wait on a
+ * destination (and a config file that is a pipe may take to arrive):
+ * the setting's value as known now, range-checked. */
+int tr2_sysenv_dst_timeout_ms(void);
 
 #endif
