@@ -758,6 +758,40 @@ static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_even
 					     const struct repository *repo,
 					     const char *key);
 
+/*
+ * Dispatch ev with *field = s (an argument, a path, a value), its URL
+ * passwords redacted; nothing when memory for that ran out: redaction
+ * fails closed.  The copy lives on this stack for the dispatch.
+ */
+static int dispatch_redacted(struct tr2_tls *tls, struct tr2_ev *ev, const char *s,
+			     const char **field)
+{
+	struct tr2_buf room;
+	int rc;
+
+	tr2_buf_init(&room);
+	rc = tr2_redact_str(&room, s, field);
+	if (!rc)
+		dispatch(tls, ev);
+	tr2_buf_release(&room);
+	return rc;
+}
+
+/* The same for an argument vector. */
+static int dispatch_redacted_argv(struct tr2_tls *tls, struct tr2_ev *ev,
+				  const char *const *argv, const char *const **field)
+{
+	struct tr2_redacted_argv room;
+	int rc;
+
+	tr2_redacted_argv_init(&room);
+	rc = tr2_redact_argv(&room, argv, field);
+	if (!rc)
+		dispatch(tls, ev);
+	tr2_redacted_argv_release(&room);
+	return rc;
+}
+
 /* The trace the process was started in (a TRACEPARENT in its environment,
  * as OpenTelemetry carries it to processes), as a data record, so that a
  * converter can join that trace. */
@@ -777,16 +811,11 @@ static void record_traceparent(const char *file, int line)
 
 void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_START, file, line);
 
-	if (!tls || tr2_redact_argv(argv, &redacted))
-		return;
-	ev.pub.start.argv = redacted ? redacted : argv;
-	dispatch(tls, &ev);
-	tr2_redact_free_argv(redacted, argv);
-	record_traceparent(file, line);
+	if (tls && !dispatch_redacted_argv(tls, &ev, argv, &ev.pub.start.argv))
+		record_traceparent(file, line);
 }
 
 int trace2_cmd_exit_fl(const char *file, int line, int code)
@@ -828,10 +857,8 @@ void trace2_cmd_path_fl(const char *file, int line, const char *pathname)
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_PATH, file, line);
 
-	if (tls) {
-		ev.pub.cmd_path.path = pathname;
-		dispatch(tls, &ev);
-	}
+	if (tls)
+		dispatch_redacted(tls, &ev, pathname, &ev.pub.cmd_path.path);
 }
 
 void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_names)
@@ -901,8 +928,7 @@ void trace2_cmd_alias_fl(const char *file, int line, const char *alias,
 
 	if (tls) {
 		ev.pub.alias.alias = alias;
-		ev.pub.alias.argv = argv;
-		dispatch(tls, &ev);
+		dispatch_redacted_argv(tls, &ev, argv, &ev.pub.alias.argv);
 	}
 }
 
@@ -927,15 +953,12 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 {
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_DEF_PARAM, file, line);
-	char *redacted;
 
-	if (!tls || tr2_redact_url(value, &redacted))
+	if (!tls)
 		return;
 	ev.pub.def_param.param = param;
-	ev.pub.def_param.value = redacted ? redacted : value;
 	ev.pub.def_param.scope = scope_name(kvi);
-	dispatch(tls, &ev);
-	tr2_sys.free(redacted);
+	dispatch_redacted(tls, &ev, value, &ev.pub.def_param.value);
 }
 
 void trace2_def_repo_fl(const char *file, int line, struct repository *repo)
@@ -1026,7 +1049,6 @@ void trace2_collect_process_info(enum trace2_process_info_reason reason)
 
 void trace2_child_start_fl(const char *file, int line, struct child_process *cmd)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CHILD_START, file, line);
 
@@ -1034,20 +1056,16 @@ void trace2_child_start_fl(const char *file, int line, struct child_process *cmd
 		return;
 	cmd->trace2_child_id = __atomic_fetch_add(&next_child_id, 1, __ATOMIC_RELAXED);
 	cmd->trace2_child_us_start = ev.pub.time_us;
-	if (tr2_redact_argv(cmd->args.v, &redacted))
-		return;
 	ev.pub.child = (struct trace2_ev_child){
 		.id = cmd->trace2_child_id,
 		.child_class = cmd->trace2_child_class,
 		.hook_name = cmd->trace2_hook_name,
 		.cd = cmd->dir,
-		.argv = redacted ? redacted : cmd->args.v,
 		.git_cmd = cmd->git_cmd,
 		.use_shell = cmd->use_shell,
 	};
-	dispatch(tls, &ev);
-	flush_targets();
-	tr2_redact_free_argv(redacted, cmd->args.v);
+	if (!dispatch_redacted_argv(tls, &ev, cmd->args.v, &ev.pub.child.argv))
+		flush_targets();
 }
 
 /* A child_exit or child_ready record, its time since child_start. */
@@ -1091,22 +1109,20 @@ void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd
 
 int trace2_exec_fl(const char *file, int line, const char *exe, const char **argv)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_EXEC, file, line);
+	struct tr2_buf room;
 	int id;
 
 	if (!tls)
 		return -1;
 	id = __atomic_fetch_add(&next_exec_id, 1, __ATOMIC_RELAXED);
-	if (tr2_redact_argv(argv, &redacted))
-		return id;
-	ev.pub.exec = (struct trace2_ev_exec){
-		.id = id, .exe = exe, .argv = redacted ? redacted : argv
-	};
-	dispatch(tls, &ev);
-	flush_targets();
-	tr2_redact_free_argv(redacted, argv);
+	ev.pub.exec = (struct trace2_ev_exec){ .id = id };
+	tr2_buf_init(&room);
+	if (!tr2_redact_str(&room, exe, &ev.pub.exec.exe) &&
+	    !dispatch_redacted_argv(tls, &ev, argv, &ev.pub.exec.argv))
+		flush_targets();
+	tr2_buf_release(&room);
 	return id;
 }
 
