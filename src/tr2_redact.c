@@ -164,9 +164,11 @@ int tr2_redact_argv(struct tr2_redacted_argv *r, const char *const *argv,
 	for (n = 0; argv && argv[n]; n++)
 		if (has_password(argv[n]))
 			add_redacted(&r->text, argv[n]);
+	if (r->text.failed)
+		return -1;
 	if (!r->text.len)
 		return 0;
-	if (r->text.failed || point_argv(r, argv, n))
+	if (point_argv(r, argv, n))
 		return -1;
 	*out = r->argv;
 	return 0;

@@ -759,36 +759,29 @@ static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_even
 					     const char *key);
 
 /*
- * Dispatch ev with *field = s (an argument, a path, a value), its URL
- * passwords redacted; nothing when memory for that ran out: redaction
- * fails closed.  The copy lives on this stack for the dispatch.
+ * Dispatch ev with *str_field = s (a path, a value) and *argv_field =
+ * argv (a NULL field: none), their URL passwords redacted; nothing when
+ * memory for that ran out: redaction fails closed.  The copies live on
+ * this stack for the dispatch.  0 when dispatched.
  */
-static int dispatch_redacted(struct tr2_tls *tls, struct tr2_ev *ev, const char *s,
-			     const char **field)
+static int dispatch_redacted(struct tr2_tls *tls, struct tr2_ev *ev,
+			     const char *s, const char **str_field,
+			     const char *const *argv, const char *const **argv_field)
 {
-	struct tr2_buf room;
-	int rc;
+	struct tr2_buf str_room;
+	struct tr2_redacted_argv argv_room;
+	int rc = 0;
 
-	tr2_buf_init(&room);
-	rc = tr2_redact_str(&room, s, field);
+	tr2_buf_init(&str_room);
+	tr2_redacted_argv_init(&argv_room);
+	if (str_field)
+		rc = tr2_redact_str(&str_room, s, str_field);
+	if (!rc && argv_field)
+		rc = tr2_redact_argv(&argv_room, argv, argv_field);
 	if (!rc)
 		dispatch(tls, ev);
-	tr2_buf_release(&room);
-	return rc;
-}
-
-/* The same for an argument vector. */
-static int dispatch_redacted_argv(struct tr2_tls *tls, struct tr2_ev *ev,
-				  const char *const *argv, const char *const **field)
-{
-	struct tr2_redacted_argv room;
-	int rc;
-
-	tr2_redacted_argv_init(&room);
-	rc = tr2_redact_argv(&room, argv, field);
-	if (!rc)
-		dispatch(tls, ev);
-	tr2_redacted_argv_release(&room);
+	tr2_redacted_argv_release(&argv_room);
+	tr2_buf_release(&str_room);
 	return rc;
 }
 
@@ -814,7 +807,7 @@ void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_START, file, line);
 
-	if (tls && !dispatch_redacted_argv(tls, &ev, argv, &ev.pub.start.argv))
+	if (tls && !dispatch_redacted(tls, &ev, NULL, NULL, argv, &ev.pub.start.argv))
 		record_traceparent(file, line);
 }
 
@@ -858,7 +851,7 @@ void trace2_cmd_path_fl(const char *file, int line, const char *pathname)
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_PATH, file, line);
 
 	if (tls)
-		dispatch_redacted(tls, &ev, pathname, &ev.pub.cmd_path.path);
+		dispatch_redacted(tls, &ev, pathname, &ev.pub.cmd_path.path, NULL, NULL);
 }
 
 void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_names)
@@ -928,7 +921,7 @@ void trace2_cmd_alias_fl(const char *file, int line, const char *alias,
 
 	if (tls) {
 		ev.pub.alias.alias = alias;
-		dispatch_redacted_argv(tls, &ev, argv, &ev.pub.alias.argv);
+		dispatch_redacted(tls, &ev, NULL, NULL, argv, &ev.pub.alias.argv);
 	}
 }
 
@@ -958,7 +951,7 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 		return;
 	ev.pub.def_param.param = param;
 	ev.pub.def_param.scope = scope_name(kvi);
-	dispatch_redacted(tls, &ev, value, &ev.pub.def_param.value);
+	dispatch_redacted(tls, &ev, value, &ev.pub.def_param.value, NULL, NULL);
 }
 
 void trace2_def_repo_fl(const char *file, int line, struct repository *repo)
@@ -1064,7 +1057,7 @@ void trace2_child_start_fl(const char *file, int line, struct child_process *cmd
 		.git_cmd = cmd->git_cmd,
 		.use_shell = cmd->use_shell,
 	};
-	if (!dispatch_redacted_argv(tls, &ev, cmd->args.v, &ev.pub.child.argv))
+	if (!dispatch_redacted(tls, &ev, NULL, NULL, cmd->args.v, &ev.pub.child.argv))
 		flush_targets();
 }
 
@@ -1111,18 +1104,14 @@ int trace2_exec_fl(const char *file, int line, const char *exe, const char **arg
 {
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_EXEC, file, line);
-	struct tr2_buf room;
 	int id;
 
 	if (!tls)
 		return -1;
 	id = __atomic_fetch_add(&next_exec_id, 1, __ATOMIC_RELAXED);
 	ev.pub.exec = (struct trace2_ev_exec){ .id = id };
-	tr2_buf_init(&room);
-	if (!tr2_redact_str(&room, exe, &ev.pub.exec.exe) &&
-	    !dispatch_redacted_argv(tls, &ev, argv, &ev.pub.exec.argv))
+	if (!dispatch_redacted(tls, &ev, exe, &ev.pub.exec.exe, argv, &ev.pub.exec.argv))
 		flush_targets();
-	tr2_buf_release(&room);
 	return id;
 }
 

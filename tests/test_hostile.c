@@ -718,33 +718,32 @@ static void fifo_run_free(struct fifo_run *r)
 	free(r->fifo_perf);
 }
 
-/* A FIFO that did not end in time: skipped whole, one warning, the
- * other settings kept, the host held about one limit. */
-static void assert_fifo_skipped(const char *dir, const struct fifo_run *r)
+/* With writer w (NULL: none), the FIFO must be skipped whole with one
+ * warning, the other settings kept, the host held about one limit. */
+static void expect_fifo_skipped(const char *what, struct fifo_writer *w)
 {
+	const char *dir = t2_scratch_dir();
 	char *fifo = t2_path(dir, "fifo"), want[4400];
+	struct fifo_run r;
 
+	printf("[hostile] global config file a FIFO %s\n", what);
+	run_with_fifo_config(dir, w, FIFO_LIMIT_MS, &r);
 	snprintf(want, sizeof(want), "warning: config file '%s' is a pipe that did not "
 		 "reach its end within %d ms: skipped\n", fifo, FIFO_LIMIT_MS);
-	assert_string_equal(r->err, want);
-	assert_true(r->seconds < FIFO_BOUND_S);
-	assert_true(r->seconds >= FIFO_LIMIT_MS / 1000.0);
-	assert_non_null(r->sys_normal);
-	assert_non_null(strstr(r->sys_normal, "version "));
-	assert_null(r->fifo_perf);
+	assert_string_equal(r.err, want);
+	assert_true(r.seconds < FIFO_BOUND_S);
+	assert_true(r.seconds >= FIFO_LIMIT_MS / 1000.0);
+	assert_non_null(r.sys_normal);
+	assert_non_null(strstr(r.sys_normal, "version "));
+	assert_null(r.fifo_perf);
+	fifo_run_free(&r);
 	free(fifo);
 }
 
 static void config_file_is_a_fifo(void **state)
 {
-	const char *dir = t2_scratch_dir();
-	struct fifo_run r;
-
 	(void)state;
-	printf("[hostile] global config file a FIFO nobody writes\n");
-	run_with_fifo_config(dir, NULL, FIFO_LIMIT_MS, &r);
-	assert_fifo_skipped(dir, &r);
-	fifo_run_free(&r);
+	expect_fifo_skipped("nobody writes", NULL);
 }
 
 /* A writer that sends its config and closes: read and applied, at once
@@ -770,30 +769,20 @@ static void config_fifo_writer_sends_config(void **state)
 /* A writer that sends a part, then nothing while keeping it open. */
 static void config_fifo_writer_stalls(void **state)
 {
-	const char *dir = t2_scratch_dir();
 	struct fifo_writer w = { .stall = 1 };
-	struct fifo_run r;
 
 	(void)state;
-	printf("[hostile] global config file a FIFO whose writer stalls\n");
-	run_with_fifo_config(dir, &w, FIFO_LIMIT_MS, &r);
-	assert_fifo_skipped(dir, &r);
-	fifo_run_free(&r);
+	expect_fifo_skipped("whose writer stalls", &w);
 }
 
 /* A writer that never ends, a byte at a time: bounded by the same
  * total limit, not a limit per read. */
 static void config_fifo_writer_trickles(void **state)
 {
-	const char *dir = t2_scratch_dir();
 	struct fifo_writer w = { .trickle = 1 };
-	struct fifo_run r;
 
 	(void)state;
-	printf("[hostile] global config file a FIFO whose writer trickles forever\n");
-	run_with_fifo_config(dir, &w, FIFO_LIMIT_MS, &r);
-	assert_fifo_skipped(dir, &r);
-	fifo_run_free(&r);
+	expect_fifo_skipped("whose writer trickles forever", &w);
 }
 
 #define BIG_CONFIG (100u * MIB)

@@ -2586,6 +2586,52 @@ static void *no_memory(size_t n)
 	return NULL;
 }
 
+/* The next allocation fails, the later ones work. */
+static int fail_next_malloc;
+
+static void *malloc_failing_once(size_t n)
+{
+	if (fail_next_malloc) {
+		fail_next_malloc = 0;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+/* A redacted copy too big for the stack, without memory for it (but with
+ * memory to write the record): the record is dropped, never written
+ * unredacted nor cut. */
+static void sc_redact_without_memory(void *arg)
+{
+	const char *big = arg, *argv[] = { "git", big, NULL };
+
+	tr2_sys.malloc = malloc_failing_once;
+	fail_next_malloc = 1;
+	trace2_cmd_start(argv);
+	fail_next_malloc = 1;
+	trace2_cmd_path(big);
+	fail_next_malloc = 1;
+	trace2_exec(big, argv);
+	trace2_printf("after");
+	tr2_sys_reset();
+}
+
+static void redact_without_memory_drops_record(void **state)
+{
+	struct opts o = BRIEF_RUN;
+	char *path = malloc(HUGE_PATH + 1), *big;
+
+	(void)state;
+	memset(path, 'x', HUGE_PATH);
+	path[HUGE_PATH] = '\0';
+	big = xasprintf("%s https://u:p@h", path);
+	expect_run(&o, sc_redact_without_memory, big, "after\n",
+		   PERF_PREFIX "printf       |     |  0.000000 |           |              | after\n",
+		   "{\"event\":\"printf\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"msg\":\"after\"}\n");
+	free(path);
+	free(big);
+}
+
 static void sc_stack_cannot_grow(void *arg)
 {
 	int i;
@@ -2682,6 +2728,7 @@ int main(void)
 		cmocka_unit_test(redact_keeps_the_rest),
 		cmocka_unit_test(redact_huge_argument),
 		cmocka_unit_test(redact_many_arguments),
+		cmocka_unit_test(redact_without_memory_drops_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
