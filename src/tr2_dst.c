@@ -27,6 +27,12 @@
 #define MAX_AUTO_ATTEMPTS 10
 
 static int max_files;
+static int wait_limit_ms = TR2_DST_TIMEOUT_DEFAULT_MS;
+
+int tr2_dst_wait_limit_ms(void)
+{
+	return wait_limit_ms;
+}
 
 static const char *name_of(const struct tr2_dst *dst)
 {
@@ -275,13 +281,17 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	return 1;
 }
 
-/* A collector that stops reading must not stall the host for long: the
- * kernel's own wait, bounded (polling would wake every sender at once). */
-static void set_send_timeout(int fd)
+/*
+ * A collector that stops reading must not stall the host for long: the
+ * kernel's own wait, bounded (polling would wake every sender at once).
+ * No wait at all cannot be asked for (a zero timeout is none): 1 us.
+ */
+static void set_send_timeout(int fd, int64_t ms)
 {
-	struct timeval tv = { TR2_DST_WRITE_TIMEOUT_MS / 1000,
-			      TR2_DST_WRITE_TIMEOUT_MS % 1000 * 1000 };
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000 * 1000) };
 
+	if (ms <= 0)
+		tv.tv_usec = 1;
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
@@ -292,7 +302,7 @@ static int finish_connect(int fd)
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
-	if (tr2_plat_poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
+	if (tr2_plat_poll(&pfd, 1, wait_limit_ms) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
 		return -1;
 	errno = so_error;
@@ -317,7 +327,7 @@ static int connect_socket(const char *path, int type, int *err)
 		tr2_sys.close(fd);
 		return -1;
 	}
-	set_send_timeout(fd);
+	set_send_timeout(fd, wait_limit_ms);
 	return fd;
 }
 
@@ -411,6 +421,7 @@ int tr2_dst_open(struct tr2_dst *dst, int want_created)
 {
 	if (!dst->initialized) {
 		dst->initialized = 1;
+		wait_limit_ms = tr2_sysenv_dst_timeout_ms();
 		if (!resolve(dst, tr2_sysenv_get(dst->setting), want_created))
 			dst->fd = -1;
 		else
@@ -816,6 +827,12 @@ static int write_rest(struct inflight *f, int64_t wait_ms)
 	return 0;
 }
 
+/* A signal handler's wait: short, and never past the limit. */
+static int signal_wait_ms(void)
+{
+	return wait_limit_ms < TR2_DST_SIGNAL_WAIT_MS ? wait_limit_ms : TR2_DST_SIGNAL_WAIT_MS;
+}
+
 /* The destination this thread holds the lock of (signal handlers). */
 static _Thread_local struct tr2_dst *locked_here;
 
@@ -867,8 +884,7 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	inflight.len = len;
 	inflight.done = done;
 	inflight.unsure = 0;
-	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
-						    : TR2_DST_WRITE_TIMEOUT_MS))
+	if (write_rest(&inflight, in_signal_handler ? signal_wait_ms() : wait_limit_ms))
 		fail(dst, errno, !in_signal_handler);
 	inflight = outer;
 	unlock_record(dst, locked);
@@ -899,7 +915,7 @@ void tr2_dst_finish_interrupted(void)
 	if (!f->dst || f->unsure || f->dst->kind == TR2_DST_FILE ||
 	    f->done >= f->len || !tr2_dst_is_on(f->dst))
 		return;
-	if (write_rest(f, TR2_DST_SIGNAL_WAIT_MS))
+	if (write_rest(f, signal_wait_ms()))
 		fail(f->dst, errno, 0); /* a half record: nothing may follow it */
 	f->done = f->len;
 }

@@ -65,11 +65,15 @@ int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len);
 #define TR2_DST_MAX 32
 /* A destination named by a settings row, not yet open. */
 void tr2_dst_init(struct tr2_dst *dst, int setting);
-/* How long a record may wait for room in a pipe or socket (sockets: the
- * send timeout) before the target is given up; and, in a signal handler,
- * for a pipe's interrupted record. */
-#define TR2_DST_WRITE_TIMEOUT_MS 5000
+/* In a signal handler, how long a pipe's interrupted record may wait
+ * for room (at most the wait limit). */
 #define TR2_DST_SIGNAL_WAIT_MS 500
+/*
+ * The wait limit (GIT_TRACE2_DST_TIMEOUT), read when a destination is
+ * opened: how long a record may wait for room in a pipe or socket
+ * (sockets: the send timeout) before the destination is given up.
+ */
+int tr2_dst_wait_limit_ms(void);
 
 /* What a target value asks for (destinations.md §1), without opening it. */
 enum tr2_dst_form {

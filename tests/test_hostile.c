@@ -178,6 +178,8 @@ static void directory_through_symlink(void **state)
 
 #define FIFO_ALARM_S 5
 #define FIFO_RECORDS 20000
+/* GIT_TRACE2_DST_TIMEOUT for a reader that never reads. */
+#define STALL_LIMIT_MS 1000
 
 struct fifo_plan {
 	int records;
@@ -247,6 +249,7 @@ static void fifo_with_stalled_reader(void **state)
 	assert_true(rfd >= 0);
 	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
 	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", STALL_LIMIT_MS);
 	t0 = t2_now();
 	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), out, err);
 	status = t2_wait_timeout(pid, 60 * 1000);
