@@ -74,6 +74,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->own_file = 0;
 	dst->max_size = 0;
 	dst->fifo = 0;
+	dst->fd_closed = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
 		dst->fifo = S_ISFIFO(st.st_mode);
 		if (S_ISREG(st.st_mode))
@@ -86,6 +87,10 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 			if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
 				dst->datagram = type == SOCK_DGRAM;
 		}
+	} else if (errno == EBADF) {
+		/* a number the host may open a file of its own under later:
+		 * never written to */
+		dst->fd_closed = 1;
 	}
 	return 1;
 }
@@ -408,12 +413,13 @@ static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 	return 0;
 }
 
-/* Each open destination gets the index of its per-thread buffer. */
+/* Each open destination gets the index of its per-thread buffer.  A
+ * closed fd gets none: its records fail at once, unbuffered. */
 static void take_buffer_slot(struct tr2_dst *dst)
 {
 	static int next_slot;
 
-	if (dst->slot < 0 && next_slot < TR2_DST_MAX)
+	if (dst->slot < 0 && next_slot < TR2_DST_MAX && !dst->fd_closed)
 		dst->slot = next_slot++;
 }
 
@@ -895,6 +901,10 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 {
 	size_t done = 0;
 
+	if (dst->fd_closed) {
+		fail(dst, EBADF, !in_signal_handler);
+		return;
+	}
 	if (dst->kind == TR2_DST_FILE) {
 		if (written < 0 && errno != EINTR) {
 			fail(dst, errno, !in_signal_handler);

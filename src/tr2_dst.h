@@ -39,6 +39,9 @@ struct tr2_dst {
 	unsigned datagram : 1;       /* a record is one datagram */
 	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
 				      * PIPE_BUF bytes goes out whole or not */
+	unsigned fd_closed : 1;      /* a number given not open at open: its
+				      * first write fails (EBADF) without
+				      * touching it, as Git's first write does */
 	enum tr2_dst_kind kind;
 	char *path;             /* the file trace2 opened, for tr2_dst_reopen() */
 	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
