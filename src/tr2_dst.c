@@ -286,10 +286,20 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	return 1;
 }
 
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * A collector that stops reading must not stall the host for long: the
  * kernel's own wait, bounded (polling would wake every sender at once).
- * No wait at all cannot be asked for (a zero timeout is none): 1 us.
+ * Linux bounds a connect() to a listener whose backlog is full by the
+ * same timeout (a non-blocking connect() is refused at once there).  No
+ * wait at all cannot be asked for (a zero timeout is none): 1 us.
  */
 static void set_send_timeout(int fd, int64_t ms)
 {
@@ -300,18 +310,47 @@ static void set_send_timeout(int fd, int64_t ms)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* An interrupted connect() goes on in the background: wait for it. */
-static int finish_connect(int fd)
+/* A connect() that goes on in the background: wait for it. */
+static int finish_connect(int fd, int64_t deadline)
 {
 	struct pollfd pfd = { fd, POLLOUT, 0 };
+	int64_t left = deadline - monotonic_ms();
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
-	if (tr2_plat_poll(&pfd, 1, wait_limit_ms) <= 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
+	if (left <= 0 || tr2_plat_poll(&pfd, 1, (int)left) <= 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len)) {
+		errno = EAGAIN;
 		return -1;
+	}
 	errno = so_error;
 	return so_error ? -1 : 0;
+}
+
+/* connect() within the wait limit; an interrupted one is tried again
+ * with what is left of it (it may have been made meanwhile). */
+static int connect_within(int fd, const struct sockaddr_un *sa)
+{
+	int64_t deadline = monotonic_ms() + wait_limit_ms;
+
+	set_send_timeout(fd, wait_limit_ms);
+	for (;;) {
+		int64_t left;
+
+		if (!tr2_sys.connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+		    errno == EISCONN)
+			return 0;
+		if (errno == EINPROGRESS || errno == EALREADY)
+			return finish_connect(fd, deadline);
+		if (errno != EINTR)
+			return -1;
+		left = deadline - monotonic_ms();
+		if (left <= 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		set_send_timeout(fd, left);
+	}
 }
 
 static int connect_socket(const char *path, int type, int *err)
@@ -326,8 +365,7 @@ static int connect_socket(const char *path, int type, int *err)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (tr2_sys.connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    (errno != EINTR || finish_connect(fd))) {
+	if (connect_within(fd, &sa)) {
 		*err = errno;
 		tr2_sys.close(fd);
 		return -1;
@@ -637,14 +675,6 @@ static _Thread_local int in_signal_handler;
 void tr2_dst_signal_context(int on)
 {
 	in_signal_handler = on;
-}
-
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*

@@ -74,7 +74,8 @@ void tr2_dst_init(struct tr2_dst *dst, int setting);
 /*
  * The wait limit (GIT_TRACE2_DST_TIMEOUT), read when a destination is
  * opened: how long a record may wait for room in a pipe or socket
- * (sockets: the send timeout) before the destination is given up.
+ * (sockets: the send timeout) and a connect() for a collector's backlog
+ * before the destination is given up.
  */
 int tr2_dst_wait_limit_ms(void);
 
