@@ -242,18 +242,40 @@ static void read_max_files(void)
 		max_files = atoi(v);
 }
 
-/* <base>, then <base>.1 ... <base>.9, each created exclusively; the
- * name taken in path. */
-static int create_numbered(const char *base, char path[PATH_MAX + 16])
+/* The size of a buffer for a name of directory mode. */
+#define NUMBERED_MAX (PATH_MAX + 16)
+
+/* <base> (attempt 0) or <base>.<attempt> into name; -1 if too long.
+ * Async-signal-safe (tr2_dst_reopen()). */
+static int numbered_name(char name[NUMBERED_MAX], const char *base, int attempt)
 {
+	size_t n = strlen(base);
+
+	if (n + 3 > NUMBERED_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(name, base, n);
+	if (attempt) {
+		name[n++] = '.';
+		name[n++] = (char)('0' + attempt);
+	}
+	name[n] = '\0';
+	return 0;
+}
+
+/* <base>, then <base>.1 ... <base>.9, each created exclusively; the
+ * number of the name taken in *taken.  Async-signal-safe. */
+static int create_numbered(const char *base, int *taken)
+{
+	char name[NUMBERED_MAX];
 	int attempt, fd = -1;
 
 	for (attempt = 0; fd < 0 && attempt < MAX_AUTO_ATTEMPTS; attempt++) {
-		if (attempt)
-			snprintf(path, PATH_MAX + 16, "%s.%d", base, attempt);
-		else
-			snprintf(path, PATH_MAX + 16, "%s", base);
-		fd = create_exclusive(path);
+		if (numbered_name(name, base, attempt))
+			return -1;
+		fd = create_exclusive(name);
+		*taken = attempt;
 	}
 	return fd;
 }
@@ -262,28 +284,29 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 {
 	const char *sid = tr2_sid_get(), *last = strrchr(sid, '/');
 	char *base = join_path(dir, last ? last + 1 : sid);
-	char path[PATH_MAX + 16];
 	enum dir_state state;
-	int fd = -1;
+	int fd = -1, taken = 0;
 
 	if (!base)
 		return 0;
 	read_max_files();
 	state = check_max_files(dst, dir, &fd);
 	if (state == DIR_OPEN)
-		fd = create_numbered(base, path);
+		fd = create_numbered(base, &taken);
 	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
 		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 			    base, name_of(dst), strerror(errno));
+	if (fd >= 0) {
+		dst->too_many_files = state == DIR_FULL;
+		dst->created = 1;
+		set_fd(dst, fd, 1);
+		dst->own_file = 1;
+		/* a reopen tries the names again, from the base on */
+		keep_file(dst, state == DIR_OPEN ? base : NULL);
+		dst->taken = taken;
+	}
 	tr2_sys.free(base);
-	if (fd < 0)
-		return 0;
-	dst->too_many_files = state == DIR_FULL;
-	dst->created = 1;
-	set_fd(dst, fd, 1);
-	dst->own_file = 1;
-	keep_file(dst, state == DIR_OPEN ? path : NULL);
-	return 1;
+	return fd >= 0;
 }
 
 static int64_t monotonic_ms(void)
@@ -513,28 +536,61 @@ int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len)
 	return 0;
 }
 
-/* The name's new file onto the descriptor number old; 1 if done. */
+/* The regular file fd (of size bytes) onto the descriptor number old,
+ * fd closed; 1 if done. */
+static int put_in_place(struct tr2_dst *dst, int fd, int old, off_t size)
+{
+	int done = tr2_plat_dup_cloexec(fd, old) >= 0;
+
+	if (done) {
+		/* a new file starts as the first did (a JSON array's "[") */
+		if (!size && dst->head_len &&
+		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
+			size = (off_t)dst->head_len;
+		__atomic_store_n(&dst->size, (uint64_t)size, __ATOMIC_RELAXED);
+		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
+	}
+	tr2_sys.close(fd);
+	return done;
+}
+
+/* A file target: its name opened as at the first open, onto old. */
 static int replace_file(struct tr2_dst *dst, int old)
 {
 	int fd = tr2_open(dst->path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-			  0666), done = 0;
+			  0666);
 	struct stat st;
 
 	if (fd < 0)
 		return 0;
 	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
 	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && tr2_plat_dup_cloexec(fd, old) >= 0) {
-		/* a new file starts as the first did (a JSON array's "[") */
-		if (!st.st_size && dst->head_len &&
-		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
-			st.st_size = (off_t)dst->head_len;
-		__atomic_store_n(&dst->size, (uint64_t)st.st_size, __ATOMIC_RELAXED);
-		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
-		done = 1;
-	}
+	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS))
+		return put_in_place(dst, fd, old, st.st_size);
 	tr2_sys.close(fd);
-	return done;
+	return 0;
+}
+
+/*
+ * Directory mode: the process's own file stays while its name still
+ * denotes it; else a new file, made as at the first open, goes onto old.
+ * In a shared directory another user may have put anything under the
+ * name since a rotation moved the file away: a symlink, a file of theirs.
+ */
+static int replace_own_file(struct tr2_dst *dst, int old)
+{
+	char name[NUMBERED_MAX];
+	struct stat mine, now;
+	int fd, taken = 0;
+
+	if (!numbered_name(name, dst->path, dst->taken) && !tr2_sys.fstat(old, &mine) &&
+	    !tr2_sys.stat(name, &now) && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+		return 1;
+	fd = create_numbered(dst->path, &taken);
+	if (fd < 0 || !put_in_place(dst, fd, old, 0))
+		return 0;
+	dst->taken = taken;
+	return 1;
 }
 
 /* The descriptor is claimed (REOPENING) while its file is replaced, so
@@ -548,7 +604,7 @@ int tr2_dst_reopen(struct tr2_dst *dst)
 	    !__atomic_compare_exchange_n(&dst->open_fd, &old, REOPENING, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return 0;
-	done = replace_file(dst, old);
+	done = dst->own_file ? replace_own_file(dst, old) : replace_file(dst, old);
 	claimed = REOPENING;
 	if (!__atomic_compare_exchange_n(&dst->open_fd, &claimed, old, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

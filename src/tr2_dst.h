@@ -42,8 +42,12 @@ struct tr2_dst {
 	unsigned fd_closed : 1;      /* a number given not open at open: its
 				      * first write fails (EBADF) without
 				      * touching it, as Git's first write does */
+	int taken;              /* directory mode: path is the base name and
+				 * this the number of the name taken (0: the
+				 * base itself, 1..9: <base>.<n>) */
 	enum tr2_dst_kind kind;
-	char *path;             /* the file trace2 opened, for tr2_dst_reopen() */
+	char *path;             /* the file trace2 opened (directory mode: its
+				 * base name), for tr2_dst_reopen() */
 	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
 	char head[TR2_DST_HEAD_MAX]; /* what a new file starts with (reopen) */
 	size_t head_len;
@@ -169,10 +173,14 @@ void tr2_dst_after_fork(struct tr2_dst *dst);
 /*
  * Close a file trace2 opened by its name and open that name again, for
  * log rotation: the records after it go to the file the name now
- * denotes (created if missing).  The descriptor number stays (dup3()), so
- * a write racing with it goes whole to the old or the new file.  Not
- * reopened: the maxFiles sentinel, a failed destination, a name that no
- * longer denotes a regular file.  Async-signal-safe.  1 if reopened.
+ * denotes (created if missing), opened as at the first open.  Directory
+ * mode: the process's own file stays while its name still denotes it;
+ * otherwise a new file is created exclusively under the first free of
+ * the names the first open tries (never through a symlink, never a file
+ * someone else made).  The descriptor number stays (dup3()), so a write
+ * racing with it goes whole to the old or the new file.  Not reopened:
+ * the maxFiles sentinel, a failed destination, a name that no longer
+ * denotes a regular file.  Async-signal-safe.  1 if reopened.
  */
 int tr2_dst_reopen(struct tr2_dst *dst);
 /* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */
