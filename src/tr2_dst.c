@@ -59,6 +59,13 @@ int tr2_dst_debug(void)
 	return debug;
 }
 
+static void set_identity(struct tr2_dst *dst, const struct stat *st)
+{
+	dst->dev = st->st_dev;
+	dst->ino = st->st_ino;
+	dst->has_identity = 1;
+}
+
 static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 {
 	struct stat st;
@@ -75,7 +82,9 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->max_size = 0;
 	dst->fifo = 0;
 	dst->fd_closed = 0;
+	dst->has_identity = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
+		set_identity(dst, &st);
 		dst->fifo = S_ISFIFO(st.st_mode);
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
@@ -397,10 +406,68 @@ static int connect_socket(const char *path, int type, int *err)
 	return fd;
 }
 
+/*
+ * Destinations a write or connect waited the full limit on (device and
+ * inode): the targets writing to one are switched off together, and a
+ * target opened later does not connect to it.  Async-signal-safe.
+ */
+static struct stall {
+	dev_t dev;
+	ino_t ino;
+} stalled[TR2_DST_MAX];
+static int nstalled; /* atomic */
+
+static void remember_stall(dev_t dev, ino_t ino)
+{
+	int i = __atomic_fetch_add(&nstalled, 1, __ATOMIC_ACQ_REL);
+
+	if (i >= TR2_DST_MAX) {
+		__atomic_store_n(&nstalled, TR2_DST_MAX, __ATOMIC_RELEASE);
+		return;
+	}
+	stalled[i].dev = dev;
+	stalled[i].ino = ino;
+}
+
+static int has_stalled(dev_t dev, ino_t ino)
+{
+	int i, n = __atomic_load_n(&nstalled, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < TR2_DST_MAX; i++)
+		if (stalled[i].dev == dev && stalled[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+/* A stream, then a datagram connection as value allows; the fd, or -1
+ * with the error in *err.  A collector that stalled once is not tried;
+ * one that makes a connect() wait the full limit is remembered so. */
+static int connect_collector(const char *path, int stream, int dgram,
+			     const struct stat *st, int *err)
+{
+	int fd = -1;
+
+	if (st && has_stalled(st->st_dev, st->st_ino)) {
+		*err = EAGAIN;
+		return -1;
+	}
+	if (stream) {
+		fd = connect_socket(path, SOCK_STREAM, err);
+		if (fd < 0 && *err != EPROTOTYPE)
+			dgram = 0;
+	}
+	if (fd < 0 && dgram)
+		fd = connect_socket(path, SOCK_DGRAM, err);
+	if (fd < 0 && *err == EAGAIN && st)
+		remember_stall(st->st_dev, st->st_ino);
+	return fd;
+}
+
 static int open_af_unix(struct tr2_dst *dst, const char *value)
 {
-	int stream = 1, dgram = 1, fd = -1, err = 0;
+	int stream = 1, dgram = 1, fd, err = 0, known;
 	const char *path;
+	struct stat st;
 
 	if (!strncmp(value, "af_unix:stream:", 15)) {
 		path = value + 15;
@@ -423,20 +490,21 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 				    path, name_of(dst));
 		return 0;
 	}
-	if (stream) {
-		fd = connect_socket(path, SOCK_STREAM, &err);
-		if (fd < 0 && err != EPROTOTYPE)
-			dgram = 0;
-	}
-	if (fd < 0 && dgram)
-		fd = connect_socket(path, SOCK_DGRAM, &err);
+	known = !tr2_sys.stat(path, &st);
+	fd = connect_collector(path, stream, dgram, known ? &st : NULL, &err);
 	if (fd < 0) {
 		if (tr2_dst_debug())
 			tr2_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
 				    path, name_of(dst), strerror(err));
 		return 0;
 	}
-	return shared_stream(dst, fd, 1);
+	shared_stream(dst, fd, 1);
+	/* each connection is a socket of its own: the collector is its file */
+	if (known)
+		set_identity(dst, &st);
+	else
+		dst->has_identity = 0;
+	return 1;
 }
 
 enum tr2_dst_form tr2_dst_classify(const char *v)
@@ -474,14 +542,20 @@ static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 	return 0;
 }
 
+/* Every destination that was ever open, by slot (a stall switches off
+ * those writing to the same place). */
+static struct tr2_dst *by_slot[TR2_DST_MAX];
+
 /* Each open destination gets the index of its per-thread buffer.  A
  * closed fd gets none: its records fail at once, unbuffered. */
 static void take_buffer_slot(struct tr2_dst *dst)
 {
 	static int next_slot;
 
-	if (dst->slot < 0 && next_slot < TR2_DST_MAX && !dst->fd_closed)
+	if (dst->slot < 0 && next_slot < TR2_DST_MAX && !dst->fd_closed) {
 		dst->slot = next_slot++;
+		__atomic_store_n(&by_slot[dst->slot], dst, __ATOMIC_RELEASE);
+	}
 }
 
 int tr2_dst_open(struct tr2_dst *dst, int want_created)
@@ -696,19 +770,70 @@ void tr2_dst_after_fork(struct tr2_dst *dst)
 	pthread_mutex_init(&dst->lock, NULL);
 }
 
-/* Turn the destination off; the first failure reports, announced only
- * when asked for and not from a signal handler (announcing formats text
- * and emits events). */
-static void fail(struct tr2_dst *dst, int err, int report)
+/* Turn the destination off; 1 if this was its first failure. */
+static int take_down(struct tr2_dst *dst)
 {
 	if (__atomic_exchange_n(&dst->failed, 1, __ATOMIC_ACQ_REL))
-		return;
+		return 0;
 	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* The first failure reports, announced only when asked for and not from
+ * a signal handler (announcing formats text and emits events). */
+static void report_failure(struct tr2_dst *dst, int err, int report)
+{
 	if (report && tr2_dst_debug())
 		tr2_diag_dst_failed(dst, 1, "unable to write trace to '%s': %s",
 				    name_of(dst), strerror(err));
 	else
 		tr2_diag_dst_failed(dst, 0, "%s", "");
+}
+
+static void fail(struct tr2_dst *dst, int err, int report)
+{
+	if (take_down(dst))
+		report_failure(dst, err, report);
+}
+
+static int same_place(const struct tr2_dst *a, const struct tr2_dst *b)
+{
+	return a->has_identity && b->has_identity && a->dev == b->dev && a->ino == b->ino;
+}
+
+/*
+ * A write waited the full limit (EAGAIN): every destination writing to
+ * the same place goes off with it, all before any is reported (a report
+ * writes "error" records to the targets still on), so a stalled reader
+ * costs the host one limit, not one per target.
+ */
+static void fail_stalled(struct tr2_dst *dst, int report)
+{
+	struct tr2_dst *down[TR2_DST_MAX + 1];
+	int n = 0, i;
+
+	if (dst->has_identity)
+		remember_stall(dst->dev, dst->ino);
+	if (take_down(dst))
+		down[n++] = dst;
+	for (i = 0; i < TR2_DST_MAX; i++) {
+		struct tr2_dst *other = __atomic_load_n(&by_slot[i], __ATOMIC_ACQUIRE);
+
+		if (other && other != dst && tr2_dst_is_on(other) && same_place(other, dst) &&
+		    take_down(other))
+			down[n++] = other;
+	}
+	for (i = 0; i < n; i++)
+		report_failure(down[i], EAGAIN, report);
+}
+
+/* A write that failed with err: EAGAIN is a wait that reached the limit. */
+static void fail_write(struct tr2_dst *dst, int err, int report)
+{
+	if (err == EAGAIN)
+		fail_stalled(dst, report);
+	else
+		fail(dst, err, report);
 }
 
 /*
@@ -745,6 +870,10 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 {
 	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
 
+	if (pfd.fd < 0) { /* switched off meanwhile: a stall elsewhere */
+		errno = EBADF;
+		return -1;
+	}
 	if (!*deadline_ms) {
 		if (tr2_plat_poll(&pfd, 1, 0) > 0)
 			return 0;
@@ -977,7 +1106,7 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	inflight.done = done;
 	inflight.unsure = 0;
 	if (write_rest(&inflight, in_signal_handler ? signal_wait_ms() : wait_limit_ms))
-		fail(dst, errno, !in_signal_handler);
+		fail_write(dst, errno, !in_signal_handler);
 	inflight = outer;
 	unlock_record(dst, locked);
 }
@@ -1012,6 +1141,6 @@ void tr2_dst_finish_interrupted(void)
 	    f->done >= f->len || !tr2_dst_is_on(f->dst))
 		return;
 	if (write_rest(f, signal_wait_ms()))
-		fail(f->dst, errno, 0); /* a half record: nothing may follow it */
+		fail_write(f->dst, errno, 0); /* a half record: nothing may follow it */
 	f->done = f->len;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
@@ -42,6 +43,10 @@ struct tr2_dst {
 	unsigned fd_closed : 1;      /* a number given not open at open: its
 				      * first write fails (EBADF) without
 				      * touching it, as Git's first write does */
+	unsigned has_identity : 1;   /* dev and ino are known */
+	dev_t dev;              /* what it writes to (an AF_UNIX target: the */
+	ino_t ino;              /* socket's file), to find the targets that
+				 * share a stalled destination */
 	int taken;              /* directory mode: path is the base name and
 				 * this the number of the name taken (0: the
 				 * base itself, 1..9: <base>.<n>) */
@@ -79,7 +84,7 @@ void tr2_dst_init(struct tr2_dst *dst, int setting);
  * The wait limit (GIT_TRACE2_DST_TIMEOUT), read when a destination is
  * opened: how long a record may wait for room in a pipe or socket
  * (sockets: the send timeout) and a connect() for a collector's backlog
- * before the destination is given up.
+ * before the destination is given up, with every target writing to it.
  */
 int tr2_dst_wait_limit_ms(void);
 

@@ -1139,6 +1139,15 @@ static void connect_to_full_backlog_is_bounded(void **state)
 	assert_true(initialize_against_full_backlog(targets) < 10 * BACKLOG_LIMIT_MS);
 }
 
+/* The second target does not wait for the collector again. */
+static void full_backlog_costs_one_limit_for_all_targets(void **state)
+{
+	static const char *const targets[] = { "GIT_TRACE2", "GIT_TRACE2_EVENT", NULL };
+
+	(void)state;
+	assert_true(initialize_against_full_backlog(targets) < 2 * BACKLOG_LIMIT_MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1156,6 +1165,7 @@ int main(void)
 		cmocka_unit_test(reader_gone_disables_target),
 		cmocka_unit_test(empty_record_is_empty_datagram),
 		cmocka_unit_test(connect_to_full_backlog_is_bounded),
+		cmocka_unit_test(full_backlog_costs_one_limit_for_all_targets),
 	};
 
 	/* A reader that goes away must not kill the test. */
