@@ -6,7 +6,8 @@
  *  - a directory target reached through a symlink (works, as in Git);
  *  - a FIFO as target file: no reader (opening with O_WRONLY alone would
  *    block until one appears), a reader that never reads, a live reader;
- *    a terminal with a live reader;
+ *    a terminal with a live reader; four targets on a FIFO nobody reads
+ *    (held one wait limit, not four);
  *  - a directory with 100,000 files, with and without maxFiles;
  *  - HOME unwritable, missing, empty, a regular file;
  *  - config files that are directories; a global config file that is a
@@ -180,6 +181,8 @@ static void directory_through_symlink(void **state)
 
 #define FIFO_ALARM_S 5
 #define FIFO_RECORDS 20000
+/* GIT_TRACE2_DST_TIMEOUT for a reader that never reads. */
+#define STALL_LIMIT_MS 1000
 
 struct fifo_plan {
 	int records;
@@ -249,6 +252,7 @@ static void fifo_with_stalled_reader(void **state)
 	assert_true(rfd >= 0);
 	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
 	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", STALL_LIMIT_MS);
 	t0 = t2_now();
 	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), out, err);
 	status = t2_wait_timeout(pid, 60 * 1000);
@@ -264,6 +268,72 @@ static void fifo_with_stalled_reader(void **state)
 	free(text_err);
 	free(out);
 	free(err);
+	t2_env_free(&env);
+	free(fifo);
+}
+
+/*
+ * Four targets (normal, perf, event, chrome) on one FIFO whose reader
+ * never reads: once one write has waited the limit, all four are off, so
+ * the host is held about one limit.  Before, each target waited its own
+ * (four limits).
+ */
+#define STALL_RECORDS 5000
+
+static const char *const STALL_TARGETS[] = {
+	"GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT", "GIT_TRACE2_CHROME",
+};
+#define NSTALL_TARGETS (sizeof(STALL_TARGETS) / sizeof(STALL_TARGETS[0]))
+
+static void sc_into_stalled_fifo(void *arg)
+{
+	double t0 = t2_now();
+	int i;
+
+	(void)arg;
+	init_trace();
+	for (i = 0; i < STALL_RECORDS; i++)
+		trace2_printf("stalled record %d", i);
+	dprintf(1, "held %d ms\n", (int)((t2_now() - t0) * 1000));
+	exit(trace2_cmd_exit(0));
+}
+
+static void stalled_destination_costs_one_limit(void **state)
+{
+	char *fifo = t2_path(t2_scratch_dir(), "fifo"), *warning;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	size_t i;
+	int rfd, ms = -1;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	for (i = 0; i < NSTALL_TARGETS; i++)
+		t2_env_add(&env, "%s=%s", STALL_TARGETS[i], fifo);
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", STALL_LIMIT_MS);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t2_capture(sc_into_stalled_fifo, NULL, t2_env_list(&env), 60, &p);
+	close(rfd);
+	printf("[hostile] four targets on a FIFO nobody reads, limit %d ms: %s; stderr: %s",
+	       STALL_LIMIT_MS, p.out, p.err);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_int_equal(sscanf(p.out, "held %d ms", &ms), 1);
+	/* a write did wait for the reader, the limit... */
+	assert_true(ms >= STALL_LIMIT_MS * 9 / 10);
+	/* ...and only once, not once per target */
+	assert_true(ms < STALL_LIMIT_MS * 5 / 2);
+	/* each target went off, saying so once */
+	assert_int_equal(count_substr(p.err, "warning: "), (int)NSTALL_TARGETS);
+	for (i = 0; i < NSTALL_TARGETS; i++) {
+		warning = t2_xfmt("warning: unable to write trace to '%s': %s\n", STALL_TARGETS[i],
+				  strerror(EAGAIN));
+		assert_int_equal(count_substr(p.err, warning), 1);
+		free(warning);
+	}
+	t2_proc_free(&p);
 	t2_env_free(&env);
 	free(fifo);
 }
@@ -1612,6 +1682,7 @@ int main(void)
 		cmocka_unit_test_teardown(directory_through_symlink, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_without_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_stalled_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stalled_destination_costs_one_limit, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(terminal_with_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(max_files_in_huge_directory, t2_scratch_cleanup),
