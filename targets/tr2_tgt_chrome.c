@@ -561,9 +561,13 @@ static void child_start(state *st, event_t *ev)
 	int i, n;
 
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < TR2_CHROME_CHILDREN && !c; i++)
-		if (!st->children[(ch->id + i) % TR2_CHROME_CHILDREN].used)
-			c = &st->children[(ch->id + i) % TR2_CHROME_CHILDREN];
+	/* unsigned: a replayed log's id may be anything an int holds */
+	for (i = 0; i < TR2_CHROME_CHILDREN && !c; i++) {
+		unsigned slot = ((unsigned)ch->id + (unsigned)i) % TR2_CHROME_CHILDREN;
+
+		if (!st->children[slot].used)
+			c = &st->children[slot];
+	}
 	if (c) {
 		c->used = 1;
 		c->id = ch->id;
@@ -583,7 +587,8 @@ static void child_end(state *st, event_t *ev)
 {
 	const struct trace2_ev_child *ch = &ev->child;
 	char argv[TR2_CHROME_ARGV_MAX] = "child", cls[TR2_CHROME_CAT_MAX] = "?";
-	uint64_t begin = ev->time_us - ev->t_rel_us;
+	/* a replayed log's t_rel may exceed its time */
+	uint64_t begin = ev->t_rel_us < ev->time_us ? ev->time_us - ev->t_rel_us : 0;
 	int i, tid = child_tid(ch->id);
 	struct tr2_buf b;
 	size_t at;

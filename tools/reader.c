@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,62 @@ static void fill_payload(struct t2_reader *r, struct t2_record *rec)
 	}
 }
 
+/* ---------------------------------------------------------------- */
+/* Numbers in range.                                                  */
+
+struct int_range {
+	const char *key;
+	int64_t min, max;
+};
+
+/* Every integer key a record's use takes, whatever its kind: ids and
+ * nesting index and size, the others must fit the int they become. */
+static const struct int_range int_ranges[] = {
+	{ "child_id", 0, T2_ID_MAX },
+	{ "exec_id", 0, T2_ID_MAX },
+	{ "nesting", 0, T2_NESTING_MAX },
+	{ "signo", 0, T2_SIGNO_MAX },
+	{ "line", 0, INT_MAX },
+	{ "repo", 0, INT_MAX },
+	{ "code", INT_MIN, INT_MAX },
+	{ "pid", INT_MIN, INT_MAX },
+	{ "intervals", 0, INT64_MAX },
+	{ "count", 0, INT64_MAX },
+};
+
+/* Numbers of seconds: nanoseconds of them must fit 64 bits. */
+static const char *const seconds_keys[] = { "t_abs", "t_rel", "t_total", "t_min", "t_max" };
+
+/* NULL, or why a number of the line is out of its range (into buf). */
+static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
+{
+	const struct jval *v;
+	int64_t x;
+	uint64_t us;
+	size_t i;
+
+	for (i = 0; i < sizeof(int_ranges) / sizeof(*int_ranges); i++) {
+		const struct int_range *ir = &int_ranges[i];
+
+		v = jobj_get(o, ir->key);
+		if (v && !jval_int(v, &x) && (x < ir->min || x > ir->max)) {
+			snprintf(buf, size, "\"%s\" %lld is out of range (%lld to %lld)", ir->key,
+				 (long long)x, (long long)ir->min, (long long)ir->max);
+			return buf;
+		}
+	}
+	for (i = 0; i < sizeof(seconds_keys) / sizeof(*seconds_keys); i++) {
+		v = jobj_get(o, seconds_keys[i]);
+		if (v && !jval_micros(v, &us) && us / 1000000 > T2_SECONDS_MAX) {
+			snprintf(buf, size, "\"%s\" %.*s is out of range (0 to %u seconds)",
+				 seconds_keys[i], (int)(v->raw_len > 24 ? 24 : v->raw_len), v->raw,
+				 T2_SECONDS_MAX);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 /* The record's nesting, and the thread's level after it. */
 static void track_nesting(struct t2_record *rec)
 {
@@ -564,6 +621,7 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 {
 	struct t2_record rec;
 	char err[128];
+	const char *range;
 	size_t at = 0, i;
 
 	if (r->stop)
@@ -595,6 +653,12 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 				 at + 1);
 		if (r->on_bad_line)
 			r->on_bad_line(r->ctx, src, lineno, reason, 0, no_newline);
+		return;
+	}
+	if ((range = out_of_range(&r->obj, err, sizeof(err)))) {
+		r->bad++;
+		if (r->on_bad_line)
+			r->on_bad_line(r->ctx, src, lineno, range, 0, no_newline);
 		return;
 	}
 	memset(&rec, 0, sizeof(rec));

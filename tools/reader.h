@@ -14,6 +14,16 @@
 #include "json.h"
 #include "tr2_event.h"
 
+/*
+ * The ranges of the numbers a record's use depends on (docs/tools.md,
+ * "Input"): a record with an integer or a number of seconds outside them
+ * is reported as a bad line and skipped.
+ */
+#define T2_ID_MAX 999999999       /* child_id, exec_id: 0 to this */
+#define T2_NESTING_MAX 100000     /* nesting: 0 to this */
+#define T2_SIGNO_MAX 255          /* signo: 0 to this */
+#define T2_SECONDS_MAX 4294967295u /* t_abs, t_rel, t_total...: 0 to this */
+
 struct t2_thread {
 	struct trace2_thread pub;
 	struct t2_thread *next;

@@ -1,0 +1,75 @@
+#!/bin/sh
+# The trace2 command against hostile input (issue 31): a crafted log, a
+# misbehaving collector client, a log cut by a full disk or a kill.  One
+# function per finding, named after it; each runs every subcommand the
+# finding concerns.  Memory-safety findings show under the ASan build
+# (T2_BIN=build/asan/bin); the plain build checks the same behaviour.
+# usage: T2_BIN=build/bin tests/test_tool_hostile.sh
+set -u
+. "$(dirname "$0")/tool_test_lib.sh"
+
+sid=20261124T100000.000000Z-H0a7c9cdf-P00001234
+common="\"sid\":\"$sid\",\"thread\":\"main\",\"time\":\"2026-11-24T10:00:00.000000Z\""
+version="{\"event\":\"version\",$common,\"evt\":\"4\",\"exe\":\"x\"}"
+atexit="{\"event\":\"atexit\",$common,\"t_abs\":0.2,\"code\":0}"
+
+# each_command NAME LOG: every subcommand on LOG; $tmp/NAME.CMD.err holds
+# what each said on stderr, $tmp/NAME.CMD.rc its exit status
+each_command() {
+	for cmd in chrome perf normal otlp summary validate; do
+		case $cmd in
+		summary) "$T2" summary "$2" ;;
+		validate) "$T2" validate --quiet "$2" 2>&1 ;;
+		*) "$T2" convert --to $cmd "$2" ;;
+		esac >"$tmp/$1.$cmd.out" 2>"$tmp/$1.$cmd.err"
+		echo $? >"$tmp/$1.$cmd.rc"
+	done
+}
+
+# rc_is NAME CMD WANT
+rc_is() {
+	got=$(cat "$tmp/$1.$2.rc")
+	[ "$got" = "$3" ] && ok || { bad "$1: $2 exited $got, want $3"; head -5 "$tmp/$1.$2.err" >&2; }
+}
+
+# --- item 5: numbers read from a log that index, size or count ------------------
+# A child_id below 0 wrote before the chrome target's children[] (heap
+# corruption); every number out of its range is reported as FILE:LINE and
+# the record skipped, by every subcommand.
+negative_child_id() {
+	log=$tmp/range.json
+	long=$(printf '%0300d' 0)
+	{
+		echo "$version"
+		for id in -1 -2 -64 -2147483648; do
+			echo "{\"event\":\"child_start\",$common,\"child_id\":$id,\"child_class\":\"$long\",\"use_shell\":false,\"argv\":[\"$long\"]}"
+		done
+		echo "{\"event\":\"child_exit\",$common,\"child_id\":-1,\"pid\":5,\"code\":0,\"t_rel\":0.1}"
+		echo "{\"event\":\"exec\",$common,\"exec_id\":-7,\"argv\":[\"x\"]}"
+		echo "{\"event\":\"region_enter\",$common,\"nesting\":99999999999,\"label\":\"l\"}"
+		echo "{\"event\":\"signal\",$common,\"t_abs\":0.1,\"signo\":2147483647}"
+		echo "{\"event\":\"timer\",$common,\"category\":\"c\",\"name\":\"n\",\"intervals\":-1,\"t_total\":1,\"t_min\":1,\"t_max\":1}"
+		echo "{\"event\":\"child_exit\",$common,\"child_id\":1,\"pid\":5,\"code\":0,\"t_rel\":9999999999}"
+		echo "$atexit"
+	} >"$log"
+	each_command range "$log"
+	for cmd in chrome perf normal otlp summary; do
+		rc_is range $cmd 0
+		for n in 2 3 4 5 6 7 8 9 10 11; do
+			grep -q "^$log:$n: \".*\" .* is out of range (.*); skipped\$" "$tmp/range.$cmd.err" && ok ||
+				{ bad "negative_child_id: $cmd did not report line $n"; cat "$tmp/range.$cmd.err" >&2; }
+		done
+		[ "$(wc -l <"$tmp/range.$cmd.err")" -eq 10 ] && ok ||
+			{ bad "negative_child_id: $cmd said more"; cat "$tmp/range.$cmd.err" >&2; }
+	done
+	rc_is range validate 1
+	grep -q "^$log:2: error: \"child_id\" -1 is out of range (0 to 999999999)\$" \
+		"$tmp/range.validate.out" && ok ||
+		{ bad "negative_child_id: validate did not report it"; cat "$tmp/range.validate.out" >&2; }
+	# the process is still there, from version to atexit
+	grep -c '"name":"process","cat":"process","ph":"[BE]"' "$tmp/range.chrome.out" |
+		grep -qx 2 && ok || bad "negative_child_id: chrome lost the process"
+}
+
+negative_child_id
+finish
