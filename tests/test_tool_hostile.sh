@@ -71,5 +71,40 @@ negative_child_id() {
 		grep -qx 2 && ok || bad "negative_child_id: chrome lost the process"
 }
 
+# --- item 6: more than 16 clients at once ---------------------------------------
+# Each connection's source named its client by a pointer into the array
+# of connections, which grows (and moves) at the 17th.
+sock=$tmp/t2.sock
+wait_sock() { i=0; while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; }
+
+# clients N LINE...: N clients connected at once, then each sends the
+# lines and closes
+clients() {
+	perl -MIO::Socket::UNIX -e '
+		my ($path, $n, @lines) = @ARGV;
+		my @s = map { IO::Socket::UNIX->new(Peer => $path) or die "connect: $!" } 1 .. $n;
+		for my $s (@s) { print $s "$_\n" for @lines; close $s; }' "$sock" "$@"
+}
+
+listen_more_than_16_clients() {
+	rm -f "$sock"
+	"$T2" validate --quiet --listen "af_unix:$sock" --count 40 >"$tmp/many.out" 2>&1 &
+	pid=$!
+	wait_sock
+	clients 40 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
+	wait $pid
+	rc=$?
+	[ $rc = 1 ] && ok || { bad "listen_more_than_16_clients: exit status $rc, want 1"; head -5 "$tmp/many.out" >&2; }
+	n=1
+	while [ $n -le 40 ]; do
+		[ "$(grep -c "^af_unix:$sock#$n:2: error: \"code\" must be an integer" "$tmp/many.out")" = 1 ] ||
+			break
+		n=$((n + 1))
+	done
+	[ $n = 41 ] && ok || { bad "listen_more_than_16_clients: client #$n not reported as itself"
+		head -5 "$tmp/many.out" >&2; }
+}
+
 negative_child_id
+listen_more_than_16_clients
 finish

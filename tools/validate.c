@@ -500,7 +500,7 @@ static int listen_loop(struct vctx *c, const char *path, long count)
 {
 	struct sockaddr_un addr;
 	struct sigaction sa;
-	struct conn *conns = NULL;
+	struct conn **conns = NULL; /* each in place: its source names it */
 	struct pollfd *pfd = NULL;
 	size_t nconn = 0, alloc = 0, i;
 	long closed = 0, accepted = 0;
@@ -547,7 +547,7 @@ static int listen_loop(struct vctx *c, const char *path, long count)
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
 		for (i = 0; i < nconn; i++) {
-			pfd[i + 1].fd = conns[i].fd;
+			pfd[i + 1].fd = conns[i]->fd;
 			pfd[i + 1].events = POLLIN;
 		}
 		fflush(stdout);
@@ -562,25 +562,26 @@ static int listen_loop(struct vctx *c, const char *path, long count)
 
 			if (!pfd[i + 1].revents)
 				continue;
-			got = read(conns[i].fd, buf, sizeof(buf));
+			got = read(conns[i]->fd, buf, sizeof(buf));
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got > 0) {
-				t2_source_feed(c->r, &conns[i].src, buf, (size_t)got);
+				t2_source_feed(c->r, &conns[i]->src, buf, (size_t)got);
 				continue;
 			}
-			t2_source_end(c->r, &conns[i].src);
-			close(conns[i].fd);
+			t2_source_end(c->r, &conns[i]->src);
+			close(conns[i]->fd);
+			free(conns[i]);
 			conns[i] = conns[--nconn];
-			conns[i].src.name = conns[i].name;
 			closed++;
 		}
 		if (pfd[0].revents & POLLIN) {
 			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 			if (fd >= 0) {
-				struct conn *cn = &conns[nconn++];
+				struct conn *cn = zalloc(sizeof(*cn));
 
+				conns[nconn++] = cn;
 				cn->fd = fd;
 				snprintf(cn->name, sizeof(cn->name), "af_unix:%s#%ld", path, ++accepted);
 				t2_source_init(&cn->src, cn->name);
@@ -588,8 +589,9 @@ static int listen_loop(struct vctx *c, const char *path, long count)
 		}
 	}
 	for (i = 0; i < nconn; i++) {
-		t2_source_end(c->r, &conns[i].src);
-		close(conns[i].fd);
+		t2_source_end(c->r, &conns[i]->src);
+		close(conns[i]->fd);
+		free(conns[i]);
 	}
 	free(conns);
 	free(pfd);
