@@ -70,6 +70,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->on_record = on_record;
 	r->on_bad_line = on_bad_line;
 	r->ctx = ctx;
+	r->max_line = T2_LINE_MAX;
 	r->table_size = 64;
 	r->table = calloc(r->table_size, sizeof(*r->table));
 	if (!r->table)
@@ -699,31 +700,58 @@ static void append(struct t2_source *s, const char *data, size_t n)
 	s->len += n;
 }
 
-void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
+/* The line read so far is over the limit: reported, its bytes let go,
+ * the rest of it skipped. */
+static void over_limit(struct t2_reader *r, struct t2_source *s)
 {
+	char reason[96];
+
+	s->lineno++;
+	r->bad++;
+	snprintf(reason, sizeof(reason), "a line longer than %zu bytes (the line limit)",
+		 r->max_line);
+	if (r->on_bad_line)
+		r->on_bad_line(r->ctx, s->name, s->lineno, reason, 0, 0);
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	s->skipping = 1;
+}
+
+int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
+{
+	int ret = 0;
+
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
-		size_t k;
+		size_t k = nl ? (size_t)(nl - data) : n;
 
-		if (!nl) {
-			append(s, data, n);
-			return;
+		if (!s->skipping && s->len + k > r->max_line) {
+			over_limit(r, s);
+			ret = -1;
 		}
-		k = (size_t)(nl - data);
-		s->lineno++;
-		if (s->len) {
+		if (!nl) {
+			if (!s->skipping)
+				append(s, data, n);
+			return ret;
+		}
+		if (s->skipping)
+			s->skipping = 0; /* its end */
+		else if (s->len) {
 			append(s, data, k);
-			t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 0);
+			t2_reader_line(r, s->name, ++s->lineno, s->buf, s->len, 0);
 			s->len = 0;
 		} else
-			t2_reader_line(r, s->name, s->lineno, data, k, 0);
+			t2_reader_line(r, s->name, ++s->lineno, data, k, 0);
 		data += k + 1;
 		n -= k + 1;
 	}
+	return ret;
 }
 
 void t2_source_end(struct t2_reader *r, struct t2_source *s)
 {
+	s->skipping = 0;
 	if (s->len) {
 		s->lineno++;
 		t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 1);

@@ -24,6 +24,10 @@
 #define T2_SIGNO_MAX 255          /* signo: 0 to this */
 #define T2_SECONDS_MAX 4294967295u /* t_abs, t_rel, t_total...: 0 to this */
 
+/* The longest line read (without its LF): a longer one is reported and
+ * skipped (docs/tools.md, "Input"). */
+#define T2_LINE_MAX (64u << 20)
+
 struct t2_thread {
 	struct trace2_thread pub;
 	struct t2_thread *next;
@@ -75,6 +79,7 @@ struct t2_source {
 	unsigned long lineno;
 	char *buf;              /* the partial line so far */
 	size_t len, cap;
+	int skipping;           /* in a line over the limit, already reported */
 };
 
 struct t2_reader {
@@ -90,6 +95,7 @@ struct t2_reader {
 	unsigned long lines, records, bad;
 	int io_errors;
 	int stop;               /* set by a callback: read no further */
+	size_t max_line;        /* T2_LINE_MAX (tests set less) */
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
@@ -102,9 +108,11 @@ void t2_reader_free(struct t2_reader *r);
 int t2_reader_read_path(struct t2_reader *r, const char *path);
 
 /* Feed bytes of a stream (a socket connection); t2_source_end() at its
- * end handles a last line without LF. */
+ * end handles a last line without LF.  t2_source_feed() returns -1 when
+ * a line went over r->max_line (reported as a bad line, and the rest of
+ * it skipped), else 0. */
 void t2_source_init(struct t2_source *s, const char *name);
-void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
+int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
 void t2_source_end(struct t2_reader *r, struct t2_source *s);
 
 /* One line (without its LF). */
