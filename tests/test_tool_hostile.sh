@@ -52,22 +52,22 @@ negative_child_id() {
 		echo "{\"event\":\"child_exit\",$common,\"child_id\":1,\"pid\":5,\"code\":0,\"t_rel\":9999999999}"
 		echo "$atexit"
 	} >"$log"
-	each_command range "$log"
+	each_command negative_child_id "$log"
 	for cmd in chrome perf normal otlp summary; do
-		rc_is range $cmd 0
+		rc_is negative_child_id $cmd 0
 		for n in 2 3 4 5 6 7 8 9 10 11; do
-			grep -q "^$log:$n: \".*\" .* is out of range (.*); skipped\$" "$tmp/range.$cmd.err" && ok ||
-				{ bad "negative_child_id: $cmd did not report line $n"; cat "$tmp/range.$cmd.err" >&2; }
+			grep -q "^$log:$n: \".*\" .* is out of range (.*); skipped\$" "$tmp/negative_child_id.$cmd.err" && ok ||
+				{ bad "negative_child_id: $cmd did not report line $n"; cat "$tmp/negative_child_id.$cmd.err" >&2; }
 		done
-		[ "$(wc -l <"$tmp/range.$cmd.err")" -eq 10 ] && ok ||
-			{ bad "negative_child_id: $cmd said more"; cat "$tmp/range.$cmd.err" >&2; }
+		[ "$(wc -l <"$tmp/negative_child_id.$cmd.err")" -eq 10 ] && ok ||
+			{ bad "negative_child_id: $cmd said more"; cat "$tmp/negative_child_id.$cmd.err" >&2; }
 	done
-	rc_is range validate 1
+	rc_is negative_child_id validate 1
 	grep -q "^$log:2: error: \"child_id\" -1 is out of range (0 to 999999999)\$" \
-		"$tmp/range.validate.out" && ok ||
-		{ bad "negative_child_id: validate did not report it"; cat "$tmp/range.validate.out" >&2; }
+		"$tmp/negative_child_id.validate.out" && ok ||
+		{ bad "negative_child_id: validate did not report it"; cat "$tmp/negative_child_id.validate.out" >&2; }
 	# the process is still there, from version to atexit
-	grep -c '"name":"process","cat":"process","ph":"[BE]"' "$tmp/range.chrome.out" |
+	grep -c '"name":"process","cat":"process","ph":"[BE]"' "$tmp/negative_child_id.chrome.out" |
 		grep -qx 2 && ok || bad "negative_child_id: chrome lost the process"
 }
 
@@ -105,6 +105,101 @@ listen_more_than_16_clients() {
 		head -5 "$tmp/many.out" >&2; }
 }
 
+# --- item 7: a collector client or a log that would take it all -------------------
+# cpu_ticks PID: user + system clock ticks the process has used
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# At the fd limit accept() failed with EMFILE, the client stayed queued,
+# and poll() woke at once for it again: the loop spun at full CPU.
+listen_emfile_backoff() {
+	rm -f "$sock" "$tmp/ready" "$tmp/go"
+	(ulimit -n 8; exec "$T2" validate --listen "af_unix:$sock" --count 10) \
+		>"$tmp/emfile.out" 2>"$tmp/emfile.err" &
+	pid=$!
+	wait_sock
+	perl -MIO::Socket::UNIX -e '
+		my ($path, $ready, $go, @lines) = @ARGV;
+		my @s = map { IO::Socket::UNIX->new(Peer => $path) or die "connect: $!" } 1 .. 10;
+		open(my $f, ">", $ready); close $f;
+		select(undef, undef, undef, 0.05) until -e $go;
+		for my $s (@s) { print $s "$_\n" for @lines; close $s; }' \
+		"$sock" "$tmp/ready" "$tmp/go" "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}" &
+	client=$!
+	i=0; while [ ! -e "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.2
+	before=$(cpu_ticks $pid)
+	sleep 1
+	after=$(cpu_ticks $pid)
+	touch "$tmp/go"
+	wait $client
+	wait $pid
+	rc=$?
+	[ $((after - before)) -lt 20 ] && ok ||
+		bad "listen_emfile_backoff: $((after - before)) ticks of CPU in 1 s at the fd limit"
+	[ $rc = 1 ] && ok || bad "listen_emfile_backoff: exit status $rc, want 1"
+	[ "$(grep -c ': error: "code" must be an integer' "$tmp/emfile.out")" = 10 ] && ok ||
+		{ bad "listen_emfile_backoff: not every client served"; head -5 "$tmp/emfile.out" >&2; }
+	[ "$(grep -c 'Too many open files; accepting paused while it lasts$' "$tmp/emfile.err")" = 1 ] &&
+		ok || { bad "listen_emfile_backoff: not one warning"; cat "$tmp/emfile.err" >&2; }
+}
+
+# One client sending an endless line grew the validator's memory until it
+# died, losing every other client's data: it is dropped at the 64 MiB line
+# limit, alone.
+listen_endless_line() {
+	rm -f "$sock" "$tmp/connected"
+	"$T2" validate --listen "af_unix:$sock" --count 2 >"$tmp/endless.out" 2>"$tmp/endless.err" &
+	pid=$!
+	wait_sock
+	perl -MIO::Socket::UNIX -e '
+		$SIG{PIPE} = "IGN";
+		my ($path, $ready, $first) = @ARGV;
+		my $s = IO::Socket::UNIX->new(Peer => $path) or die "connect: $!";
+		open(my $f, ">", $ready); close $f;
+		my $mb = "x" x (1 << 20);
+		my $sent = 0;
+		print $s "$first\n{\"event\":\"";
+		while ($sent < 300 && print $s $mb) { $sent++; }
+		print "$sent\n";' "$sock" "$tmp/connected" "$version" >"$tmp/endless.sent" &
+	endless=$!
+	i=0; while [ ! -e "$tmp/connected" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	clients 1 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
+	wait $endless
+	wait $pid
+	rc=$?
+	sent=$(cat "$tmp/endless.sent")
+	[ "${sent:-300}" -lt 300 ] && ok || bad "listen_endless_line: the client sent ${sent:-?} MiB, not dropped"
+	[ $rc = 1 ] && ok || bad "listen_endless_line: exit status $rc, want 1"
+	grep -q "^af_unix:$sock#1:2: error: a line longer than 67108864 bytes (the line limit)\$" \
+		"$tmp/endless.out" && ok || { bad "listen_endless_line: the line not reported"; cat "$tmp/endless.out" >&2; }
+	grep -q "^trace2 validate: af_unix:$sock#1: a line over the limit; client dropped\$" "$tmp/endless.err" && ok ||
+		{ bad "listen_endless_line: no note of the drop"; cat "$tmp/endless.err" >&2; }
+	grep -q "^af_unix:$sock#2:2: error: \"code\" must be an integer" "$tmp/endless.out" && ok ||
+		{ bad "listen_endless_line: the other client lost"; cat "$tmp/endless.out" >&2; }
+}
+
+# The same limit for a file: the line reported and skipped, the rest read.
+file_line_over_64_mib() {
+	log=$tmp/long.json
+	{
+		echo "$version"
+		printf '{"event":"x",'
+		head -c $((64 << 20)) /dev/zero | tr '\0' ' '
+		echo '}'
+		echo "$atexit"
+	} >"$log"
+	"$T2" convert --to perf "$log" >"$tmp/long.perf" 2>"$tmp/long.err"
+	rc=$?
+	[ $rc = 0 ] && ok || bad "file_line_over_64_mib: convert exited $rc"
+	[ "$(cat "$tmp/long.err")" = "$log:2: a line longer than 67108864 bytes (the line limit); skipped" ] &&
+		ok || { bad "file_line_over_64_mib: not reported once"; head -c 300 "$tmp/long.err" >&2; }
+	grep -q ' atexit ' "$tmp/long.perf" && ok || bad "file_line_over_64_mib: the line after it lost"
+	rm -f "$log"
+}
+
 negative_child_id
 listen_more_than_16_clients
+listen_emfile_backoff
+listen_endless_line
+file_line_over_64_mib
 finish
