@@ -75,6 +75,10 @@ negative_child_id() {
 # Each connection's source named its client by a pointer into the array
 # of connections, which grows (and moves) at the 17th.
 sock=$tmp/t2.sock
+# watchdog PID: a collector whose clients failed is killed after 60 s,
+# not waited for forever; called_off when it ended
+watchdog() { (sleep 60; kill -KILL "$1" 2>/dev/null) & dog=$!; }
+called_off() { kill "$dog" 2>/dev/null; }
 wait_sock() { i=0; while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; }
 
 # clients N LINE...: N clients connected at once, then each sends the
@@ -90,10 +94,12 @@ listen_more_than_16_clients() {
 	rm -f "$sock"
 	"$T2" validate --quiet --listen "af_unix:$sock" --count 40 >"$tmp/many.out" 2>&1 &
 	pid=$!
+	watchdog $pid
 	wait_sock
 	clients 40 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
 	wait $pid
 	rc=$?
+	called_off
 	[ $rc = 1 ] && ok || { bad "listen_more_than_16_clients: exit status $rc, want 1"; head -5 "$tmp/many.out" >&2; }
 	n=1
 	while [ $n -le 40 ]; do
@@ -116,6 +122,7 @@ listen_emfile_backoff() {
 	(ulimit -n 8; exec "$T2" validate --listen "af_unix:$sock" --count 10) \
 		>"$tmp/emfile.out" 2>"$tmp/emfile.err" &
 	pid=$!
+	watchdog $pid
 	wait_sock
 	perl -MIO::Socket::UNIX -e '
 		my ($path, $ready, $go, @lines) = @ARGV;
@@ -134,6 +141,7 @@ listen_emfile_backoff() {
 	wait $client
 	wait $pid
 	rc=$?
+	called_off
 	[ $((after - before)) -lt 20 ] && ok ||
 		bad "listen_emfile_backoff: $((after - before)) ticks of CPU in 1 s at the fd limit"
 	[ $rc = 1 ] && ok || bad "listen_emfile_backoff: exit status $rc, want 1"
@@ -150,6 +158,7 @@ listen_endless_line() {
 	rm -f "$sock" "$tmp/connected"
 	"$T2" validate --listen "af_unix:$sock" --count 2 >"$tmp/endless.out" 2>"$tmp/endless.err" &
 	pid=$!
+	watchdog $pid
 	wait_sock
 	perl -MIO::Socket::UNIX -e '
 		$SIG{PIPE} = "IGN";
@@ -167,6 +176,7 @@ listen_endless_line() {
 	wait $endless
 	wait $pid
 	rc=$?
+	called_off
 	sent=$(cat "$tmp/endless.sent")
 	[ "${sent:-300}" -lt 300 ] && ok || bad "listen_endless_line: the client sent ${sent:-?} MiB, not dropped"
 	[ $rc = 1 ] && ok || bad "listen_endless_line: exit status $rc, want 1"
@@ -220,10 +230,72 @@ convert_many_processes_memory() {
 		bad "convert_many_processes_memory: not every process closed"
 }
 
+# --- item 9: a last record cut by a full disk or a kill -----------------------------
+# Every reader takes a last line without newline, cut mid-JSON or whole,
+# with one warning and the exit status of the log without it; a cut line
+# is skipped (the output is that of the lines before it), a whole one read.
+cut_last_line() {
+	exit_line="{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":0}"
+	printf '%s\n' "$version" "{\"event\":\"start\",$common,\"t_abs\":0.01,\"argv\":[\"x\"]}" \
+		>"$tmp/clean.json"
+	cp "$tmp/clean.json" "$tmp/cut.json"
+	printf '%s' "$exit_line" | head -c 100 >>"$tmp/cut.json"
+	cp "$tmp/clean.json" "$tmp/whole.json"
+	printf '%s' "$exit_line" >>"$tmp/whole.json"
+	{ cat "$tmp/clean.json"; echo "$exit_line"; } >"$tmp/whole_clean.json"
+	for kind in cut whole; do
+		# what to compare with: the lines before (cut) or all of them (whole)
+		[ $kind = cut ] && ref=$tmp/clean.json || ref=$tmp/whole_clean.json
+		for cmd in chrome perf normal otlp summary; do
+			case $cmd in
+			summary) set -- summary ;;
+			*) set -- convert --to $cmd ;;
+			esac
+			"$T2" "$@" "$tmp/$kind.json" >"$tmp/$kind.$cmd.out" 2>"$tmp/$kind.$cmd.err"
+			rc=$?
+			"$T2" "$@" "$ref" >"$tmp/$kind.$cmd.ref" 2>/dev/null
+			[ $rc = 0 ] && ok || bad "cut_last_line: $kind: $cmd exited $rc"
+			[ "$(wc -l <"$tmp/$kind.$cmd.err")" = 1 ] &&
+				grep -q "^$tmp/$kind.json:3: warning: last line, no newline (cut off?)" \
+					"$tmp/$kind.$cmd.err" && ok ||
+				{ bad "cut_last_line: $kind: $cmd did not warn once"; cat "$tmp/$kind.$cmd.err" >&2; }
+			# summary names its input: compare from the same name
+			if [ $cmd = summary ]; then
+				sed -i "s|$ref|$tmp/$kind.json|" "$tmp/$kind.$cmd.ref"
+			fi
+			same "cut_last_line: $kind: $cmd output" "$tmp/$kind.$cmd.ref" "$tmp/$kind.$cmd.out"
+		done
+		"$T2" validate --strict --quiet "$tmp/$kind.json" >"$tmp/$kind.validate" 2>&1
+		rc=$?
+		[ $rc = 0 ] && ok || bad "cut_last_line: $kind: validate --strict exited $rc"
+		[ "$(wc -l <"$tmp/$kind.validate")" = 1 ] &&
+			grep -q "^$tmp/$kind.json:3: warning: .*last line without newline (cut off?)" \
+				"$tmp/$kind.validate" && ok ||
+			{ bad "cut_last_line: $kind: validate did not warn once"; cat "$tmp/$kind.validate" >&2; }
+	done
+	# a collector's client killed in the middle of a record
+	rm -f "$sock"
+	"$T2" validate --strict --quiet --listen "af_unix:$sock" --count 1 >"$tmp/cut.listen" 2>&1 &
+	pid=$!
+	watchdog $pid
+	wait_sock
+	perl -MIO::Socket::UNIX -e '
+		my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!";
+		open(my $f, "<", $ARGV[1]) or die; local $/; my $d = <$f>; print $s $d; close $s;' "$sock" "$tmp/cut.json"
+	wait $pid
+	rc=$?
+	called_off
+	[ $rc = 0 ] && ok || bad "cut_last_line: validate --listen --strict exited $rc"
+	[ "$(wc -l <"$tmp/cut.listen")" = 1 ] &&
+		grep -q "^af_unix:$sock#1:3: warning: .*last line without newline (cut off?)" "$tmp/cut.listen" &&
+		ok || { bad "cut_last_line: validate --listen did not warn once"; cat "$tmp/cut.listen" >&2; }
+}
+
 negative_child_id
 listen_more_than_16_clients
 listen_emfile_backoff
 listen_endless_line
 file_line_over_64_mib
 convert_many_processes_memory
+cut_last_line
 finish

@@ -119,12 +119,16 @@ void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const 
 {
 	(void)ctx;
 	(void)ignored;
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
-		no_newline ? " (last line, no newline)" : "");
+	/* a last line cut off (a full disk, a kill) is to be expected */
+	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno,
+		no_newline ? "warning: last line, no newline (cut off?): " : "", reason);
 }
 
 int t2_record_usable(const struct t2_record *rec, int quiet)
 {
+	if (rec->no_newline && !quiet)
+		fprintf(stderr, "%s:%lu: warning: last line, no newline (cut off?); read\n",
+			rec->src, rec->lineno);
 	if (!rec->known)
 		return 0; /* another version's event: nothing to do with it */
 	if (rec->proc && rec->thread)

@@ -119,12 +119,15 @@ void t2_source_end(struct t2_reader *r, struct t2_source *s);
 void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 		    const char *line, size_t len, int no_newline);
 
-/* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr. */
+/* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr (a
+ * last line without newline, cut off: as a warning). */
 void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
 			int ignored, int no_newline);
 /* Whether a record is one a converter can take: a known event of a
  * process and thread (else, unless quiet, the missing string is reported
- * on stderr). */
+ * on stderr).  Unless quiet, a record read from a last line without
+ * newline is noted on stderr as a warning: the line may have been cut
+ * just before its newline. */
 int t2_record_usable(const struct t2_record *rec, int quiet);
 
 /* The kind of an event name, 0 for an unknown name. */
