@@ -158,6 +158,14 @@ static void on_bad(void *ctx, const char *src, unsigned long lineno, const char 
 		s->bad_lines[s->nbad++] = lineno;
 }
 
+/* A reader of one source, "log", whose records and bad lines go to s. */
+static void start_reading(struct t2_reader *r, struct t2_source *src, struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	t2_reader_init(r, on_record, on_bad, s);
+	t2_source_init(src, "log");
+}
+
 #define S "\"sid\":\"A\",\"thread\":\"main\",\"time\":\"1970-01-01T00:00:01.000000Z\""
 #define S2 "\"sid\":\"A/B\",\"thread\":\"th03:w\",\"time\":\"1970-01-01T00:00:02.000000Z\""
 
@@ -180,9 +188,7 @@ static void records(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	t2_reader_init(&r, on_record, on_bad, &s);
-	t2_source_init(&src, "log");
+	start_reading(&r, &src, &s);
 	/* fed in pieces of 7 bytes: lines span pieces */
 	for (i = 0; i < sizeof(log) - 1; i += 7)
 		t2_source_feed(&r, &src, log + i, sizeof(log) - 1 - i < 7 ? sizeof(log) - 1 - i : 7);
@@ -218,12 +224,10 @@ static void line_over_the_limit(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
 	memset(long_line, 'x', sizeof(long_line));
-	t2_reader_init(&r, on_record, on_bad, &s);
+	start_reading(&r, &src, &s);
 	assert_int_equal(r.max_line, 64u << 20); /* docs/tools.md: 64 MiB */
 	r.max_line = sizeof(ok_line) - 1;        /* the ok line just fits */
-	t2_source_init(&src, "log");
 	assert_int_equal(t2_source_feed(&r, &src, ok_line, sizeof(ok_line) - 1), 0);
 	/* line 2: over the limit in pieces; reported by the piece that
 	 * crosses it, and only once */
