@@ -557,11 +557,15 @@ static void emit_command_entry(const char *key, const char *value,
 	tr2_sys.free(k);
 }
 
-/* GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> for n < GIT_CONFIG_COUNT. */
+/*
+ * GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> for n < GIT_CONFIG_COUNT,
+ * up to the first pair that is missing (where Git stops with a fatal
+ * error), so a huge count costs no more than the pairs that are set.
+ */
 static void for_each_count_entry(tr2_config_fn *fn, void *ctx)
 {
 	const char *count = tr2_sys.getenv("GIT_CONFIG_COUNT");
-	int n = count ? atoi(count) : 0, i;
+	int n = count ? tr2_parse_atoi(count) : 0, i;
 
 	for (i = 0; i < n; i++) {
 		char name[64];
@@ -571,7 +575,9 @@ static void for_each_count_entry(tr2_config_fn *fn, void *ctx)
 		key = tr2_sys.getenv(name);
 		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%d", i);
 		value = tr2_sys.getenv(name);
-		if (key && *key && value)
+		if (!key || !value)
+			return;
+		if (*key)
 			emit_command_entry(key, value, fn, ctx);
 	}
 }

@@ -245,10 +245,10 @@ static enum dir_state check_max_files(struct tr2_dst *dst, const char *dir, int 
 
 static void read_max_files(void)
 {
-	const char *v = tr2_sysenv_get(TR2_SYSENV_MAX_FILES);
+	int n = tr2_sysenv_int(TR2_SYSENV_MAX_FILES, 0);
 
-	if (v && atoi(v) >= 0)
-		max_files = atoi(v);
+	if (n >= 0)
+		max_files = n;
 }
 
 /* The size of a buffer for a name of directory mode. */

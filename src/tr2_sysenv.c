@@ -329,11 +329,18 @@ int tr2_sysenv_bool(int id, int dflt)
 	return b < 0 ? dflt : b;
 }
 
+int tr2_parse_atoi(const char *v)
+{
+	long long n = strtoll(v, NULL, 10); /* saturates where atoi() overflows */
+
+	return n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : (int)n;
+}
+
 int tr2_sysenv_int(int id, int dflt)
 {
 	const char *v = tr2_sysenv_get(id);
 
-	return v ? atoi(v) : dflt;
+	return v ? tr2_parse_atoi(v) : dflt;
 }
 
 int tr2_sysenv_dst_timeout_ms(void)

@@ -107,7 +107,10 @@ int tr2_parse_maybe_bool(const char *v);
 int tr2_sysenv_bool(int id, int dflt);
 /* A size in bytes with an optional k/m/g suffix; 0 on success. */
 int tr2_parse_size(const char *v, size_t *out);
-/* atoi() of the setting, or dflt when unset. */
+/* What atoi() reads (blanks, a sign, digits; the rest ignored), but
+ * clamped to INT_MIN..INT_MAX where atoi() would overflow. */
+int tr2_parse_atoi(const char *v);
+/* tr2_parse_atoi() of the setting, or dflt when unset. */
 int tr2_sysenv_int(int id, int dflt);
 
 /* GIT_TRACE2_DST_TIMEOUT / trace2.destinationTimeout when unset or not a

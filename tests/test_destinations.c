@@ -988,6 +988,25 @@ static void max_files_counts_dot_entries(void **state)
 	free(dir);
 }
 
+/* A limit past the int range is the largest limit, not what atoi()'s
+ * overflow makes of it (4294967297 became 1: every directory was full). */
+static void max_files_beyond_int_is_no_small_limit(void **state)
+{
+	char *dir = t2_tmpdir(), *name;
+	struct t2_proc p;
+
+	(void)state;
+	run_in_dir(dir, 1, "4294967297", 1, &p);
+	assert_exit_code(p.status, 0);
+	assert_string_equal(p.err, "");
+	t2_proc_free(&p);
+	name = t2_listdir(dir);
+	assert_true(t2_matches(name, SID_RE));
+	free(name);
+	t2_rmtree(dir);
+	free(dir);
+}
+
 /* A present sentinel switches a directory target off (debug message);
  * limit 0 ("0", "abc", a negative value) disables the check. */
 static void max_files_sentinel_present(void **state)
@@ -1472,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(directory_through_symlink),
 		cmocka_unit_test(max_files_t0212),
 		cmocka_unit_test(max_files_counts_dot_entries),
+		cmocka_unit_test(max_files_beyond_int_is_no_small_limit),
 		cmocka_unit_test(max_files_sentinel_present),
 		cmocka_unit_test(max_files_normal_and_event),
 		cmocka_unit_test(write_failure_first_in_other_target),

@@ -1287,6 +1287,33 @@ static void config_params_and_env_vars(void **state)
 	free(glob);
 }
 
+/*
+ * GIT_CONFIG_COUNT as large as an int holds (and past it) with one pair
+ * set: the listing stops at the first missing pair, so the host is not
+ * held by two billion look-ups (killed after 20 s before it did).
+ */
+static void config_count_huge_stops_at_missing_pair(void **state)
+{
+	static const char *const counts[] = { "GIT_CONFIG_COUNT=2147483647",
+					      "GIT_CONFIG_COUNT=99999999999999999999" };
+	static const struct param params[] = {
+		{ "command", "cfg.prop.count", "fromcount" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		const char *env[] = {
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_DIR",
+			"GIT_TRACE2_CONFIG_PARAMS=cfg.prop.*", counts[i],
+			"GIT_CONFIG_KEY_0=cfg.prop.count", "GIT_CONFIG_VALUE_0=fromcount",
+			"GIT_CONFIG_KEY_2=cfg.prop.after", "GIT_CONFIG_VALUE_2=after the gap",
+			NULL
+		};
+
+		expect_params(env, NULL, params, 1);
+	}
+}
+
 static const char *const HOME_FILES[][2] = {
 	{ "xdg/git/config", "[cfg]\n\tfoo = xdg\n" },
 	{ "home/.config/git/config", "[cfg]\n\tfoo = homexdg\n" },
@@ -1363,6 +1390,7 @@ int main(void)
 		cmocka_unit_test(redact_invalid_value_is_fatal),
 		cmocka_unit_test(failed_initialize_records),
 		cmocka_unit_test(config_params_and_env_vars),
+		cmocka_unit_test(config_count_huge_stops_at_missing_pair),
 		cmocka_unit_test(config_global_files_from_home),
 		cmocka_unit_test(config_and_env_values_are_redacted),
 	};
