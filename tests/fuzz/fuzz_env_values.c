@@ -3,7 +3,7 @@
  *
  * The input, up to its first NUL, is a value.  It goes through Git's
  * maybe-bool (tr2_parse_maybe_bool), the size parser of GIT_TRACE2_BUFFER
- * (tr2_parse_size), the atoi()-style and boolean settings read from the
+ * (tr2_parse_size), the atoi()-style (saturating) and boolean settings read from the
  * environment and from the config files (tr2_sysenv_*), the config key
  * lookup and the target classifier; each result is checked against what
  * the spec says it must be.  The library reads the environment through
@@ -111,6 +111,24 @@ static void check_size(const char *v)
 	FZ_CHECK(got == (size_t)n * factor);
 }
 
+/* atoi()'s reading, digit by digit, stopped at the int range's ends
+ * instead of overflowing (the model of the integer settings). */
+static int saturating_atoi(const char *v)
+{
+	long long n = 0;
+	int neg = 0;
+
+	while (isspace((unsigned char)*v))
+		v++;
+	if (*v == '+' || *v == '-')
+		neg = *v++ == '-';
+	for (; isdigit((unsigned char)*v) && n <= (long long)INT_MAX + 1; v++)
+		n = n * 10 + (*v - '0');
+	if (neg)
+		return n > (long long)INT_MAX + 1 ? INT_MIN : (int)-n;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 /* Environment first (when non-empty), then config, then the default. */
 static void check_settings(const char *v)
 {
@@ -119,7 +137,7 @@ static void check_settings(const char *v)
 
 	env_value = v;
 	tr2_sysenv_release();
-	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_MAX_FILES, -77) == (*v ? atoi(v) : -77));
+	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_MAX_FILES, -77) == (*v ? saturating_atoi(v) : -77));
 	FZ_CHECK(tr2_sysenv_bool(TR2_SYSENV_DST_DEBUG, 5) == (*v && b >= 0 ? b : 5));
 	env_value = NULL;
 	tr2_sysenv_release();
@@ -127,7 +145,7 @@ static void check_settings(const char *v)
 	tr2_sysenv_set_config(TR2_SYSENV_BUFFER, v);
 	got = tr2_sysenv_get(TR2_SYSENV_BUFFER);
 	FZ_CHECK(got && !strcmp(got, v));
-	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_BUFFER, -77) == atoi(v));
+	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_BUFFER, -77) == saturating_atoi(v));
 	tr2_sysenv_clear_config();
 	FZ_CHECK(tr2_sysenv_get(TR2_SYSENV_BUFFER) == NULL);
 	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_BUFFER, -77) == -77);
