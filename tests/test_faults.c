@@ -24,6 +24,13 @@
  *          and the exclusive opens run), PERF to fd 9 (a pipe the test
  *          reads) and EVENT to an AF_UNIX stream socket the test accepts.
  *
+ * The clock is CLOCK_MONOTONIC (GIT_TRACE2_CLOCK=monotonic): with auto,
+ * the first reading 10 ms after trace2_initialize() checks the TSC (opens
+ * and reads the clocksource and /proc/cpuinfo), so a run that a loaded
+ * machine slows past 10 ms would make more calls than a fast one, at a
+ * point that depends on when it was slowed.  The check's calls are not
+ * swept here.
+ *
  * A fault-free run counts the calls of each function (n), notes which
  * target owns each (by path, descriptor or variable name) and gives the
  * reference output; then for every function, every kind of failure that
@@ -766,6 +773,7 @@ static void layout_env(const struct plan *p, struct t2_env *e)
 	t2_env_add(e, "T2F_HOST_VAR=host value");
 	t2_env_add(e, "GIT_TRACE2_ENV_VARS=T2F_HOST_VAR,T2F_UNSET_VAR");
 	t2_env_add(e, "GIT_TRACE2_CONFIG_PARAMS=t2f.*");
+	t2_env_add(e, "GIT_TRACE2_CLOCK=monotonic");
 	if (p->debug)
 		t2_env_add(e, "GIT_TRACE2_DST_DEBUG=1");
 	t2_env_add(e, "GIT_TRACE2=%s", p->path[T_NORMAL]);
