@@ -86,6 +86,13 @@ GIT_TRACE2_EVENT="$tmp/ch.event" GIT_TRACE2_EVENT_NESTING=100 \
 	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k 7 >/dev/null
 timeline ch "$tmp/ch.event"
 [ "$flows" = 2 ] && ok || bad "ch: $flows flows, expected 2"
+# Pids wrap around: a child's may be lower than its parent's.  The same
+# log with the first process's pid above every other.
+top=$(grep -m1 -o '"sid":"[^"/]*-P[0-9a-f]*"' "$tmp/ch.event" | sed 's/.*-P\([0-9a-f]*\)"$/\1/')
+sed "s/-P$top\([\"/]\)/-P7fffffff\1/g" "$tmp/ch.event" >"$tmp/wrap.event"
+timeline wrap "$tmp/wrap.event"
+[ "$flows" = 2 ] && ok || bad "wrap: $flows flows, expected 2"
+grep -q '^flow 2147483647 ' "$tmp/wrap.exp" && ok || bad "wrap: the first process's pid was not raised"
 mkdir "$tmp/chdir"
 GIT_TRACE2_EVENT="$tmp/chdir" GIT_TRACE2_EVENT_NESTING=100 \
 	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k 7 >/dev/null

@@ -24,6 +24,22 @@
  *          and the exclusive opens run), PERF to fd 9 (a pipe the test
  *          reads) and EVENT to an AF_UNIX stream socket the test accepts.
  *
+ * The ancestry is the one input the test does not own: the processes
+ * above it may end while it runs (a subshell that exits moves the test
+ * under init), and then the walk up /proc makes fewer calls and the
+ * cmd_ancestry records change from one run to the next.  So the opens of
+ * /proc/<pid>/stat go to files under HOME that give a fixed chain (the
+ * test, then pids no system hands out, up to init), read with the same
+ * calls as the real ones, which fail as any other.  (The real walk is
+ * tested in test_process.)
+ *
+ * The clock is CLOCK_MONOTONIC (GIT_TRACE2_CLOCK=monotonic): with auto,
+ * the first reading 10 ms after trace2_initialize() checks the TSC (opens
+ * and reads the clocksource and /proc/cpuinfo), so a run that a loaded
+ * machine slows past 10 ms would make more calls than a fast one, at a
+ * point that depends on when it was slowed.  The check's calls are not
+ * swept here.
+ *
  * A fault-free run counts the calls of each function (n), notes which
  * target owns each (by path, descriptor or variable name) and gives the
  * reference output; then for every function, every kind of failure that
@@ -324,14 +340,31 @@ static size_t short_len(enum kind k, size_t n)
 	return k == K_ONE ? 1 : n / 2;
 }
 
+/* /proc/<pid>/stat: its file in the fixed ancestry under HOME (a short
+ * temporary directory; see the top); any other path as it is. */
+static const char *fixed_ancestry(const char *path, char *buf, size_t size)
+{
+	const char *pid = path + strlen("/proc/");
+	size_t digits;
+
+	if (strncmp(path, "/proc/", strlen("/proc/")))
+		return path;
+	digits = strspn(pid, "0123456789");
+	if (!digits || strcmp(pid + digits, "/stat"))
+		return path;
+	snprintf(buf, size, "%s%s", cplan->home, path);
+	return buf;
+}
+
 static int w_open(const char *path, int flags, mode_t mode)
 {
+	char buf[512];
 	int tag = path_tag(path), fd;
 	enum kind k = hit(C_OPEN, tag);
 
 	if (k != K_NONE)
 		return fail_as(k);
-	fd = real.open(path, flags, mode);
+	fd = real.open(fixed_ancestry(path, buf, sizeof(buf)), flags, mode);
 	set_fd_tag(fd, tag);
 	return fd;
 }
@@ -766,6 +799,7 @@ static void layout_env(const struct plan *p, struct t2_env *e)
 	t2_env_add(e, "T2F_HOST_VAR=host value");
 	t2_env_add(e, "GIT_TRACE2_ENV_VARS=T2F_HOST_VAR,T2F_UNSET_VAR");
 	t2_env_add(e, "GIT_TRACE2_CONFIG_PARAMS=t2f.*");
+	t2_env_add(e, "GIT_TRACE2_CLOCK=monotonic");
 	if (p->debug)
 		t2_env_add(e, "GIT_TRACE2_DST_DEBUG=1");
 	t2_env_add(e, "GIT_TRACE2=%s", p->path[T_NORMAL]);
@@ -1618,6 +1652,32 @@ static void debug_perf_write_failures(void **state)
 	assert_int_equal(total.failed, 0);
 }
 
+/* Under dir, proc/<pid>/stat of the test's fixed ancestors (the
+ * scenario's parent is the test): the test, a make that no system could
+ * have (a pid above Linux's PID_MAX_LIMIT), init. */
+static int write_fixed_ancestry(const char *dir)
+{
+	const struct { long pid; const char *name; long ppid; } chain[] = {
+		{ (long)getpid(), "test_faults", 4194400 },
+		{ 4194400, "make", 1 },
+		{ 1, "init", 0 },
+	};
+	char path[512], text[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
+		snprintf(path, sizeof(path), "%s/proc/%ld", dir, chain[i].pid);
+		if (t2_mkdirs(path))
+			return -1;
+		snprintf(path, sizeof(path), "%s/proc/%ld/stat", dir, chain[i].pid);
+		snprintf(text, sizeof(text), "%ld (%s) S %ld 1 1 0 -1\n", chain[i].pid,
+			 chain[i].name, chain[i].ppid);
+		if (t2_write_file(path, text))
+			return -1;
+	}
+	return 0;
+}
+
 static int group_setup(void **state)
 {
 	char *gitconfig;
@@ -1631,7 +1691,7 @@ static int group_setup(void **state)
 	gitconfig = t2_path(home_dir, ".gitconfig");
 	t2_write_file(gitconfig, "[t2f]\n\tsetting = on\n\tother = 2\n");
 	free(gitconfig);
-	return 0;
+	return write_fixed_ancestry(home_dir);
 }
 
 static int group_teardown(void **state)

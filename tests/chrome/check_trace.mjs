@@ -5,7 +5,7 @@
 //   process <pid> <name>
 //   slice <pid> <tid> <depth> <ts> <dur> <name>     (in time order per thread)
 //   thread <pid> <tid> <name>
-//   flow <pid> <tid> <ts> -> <pid> <tid> <ts>        (the slices it links)
+//   flow <pid> <tid> <ts> -> <pid> <tid> <ts>        (the slices it links, in time order)
 //   mismatch <the engine's message>                  (unbalanced B/E)
 //   engine-error <any other message the engine printed>
 //   file-order <f> <m>   (given the events in file order, the engine finds
@@ -96,8 +96,13 @@ for (const t of Trace.Handlers.Threads.threadsInTrace(data)) {
     out.push(`slice ${t.pid} ${t.tid} ${node ? node.depth : '?'} ${e.ts} ${e.dur} ${e.name}`);
   }
 }
+// The engine lists a flow's slices in the order it met them in the array,
+// here by pid (a child's pid may be below its parent's: pids wrap), not
+// from the flow's start to its end.  It links an "s" only to a later "f"
+// (an "f" before its "s" starts nothing, and two ends at one ts are one
+// slice, no flow), so in time order the start comes first.
 for (const f of data.Flows.flows) {
-  const ends = f.map(e => `${e.pid} ${e.tid} ${e.ts}`);
+  const ends = [...f].sort((a, b) => a.ts - b.ts).map(e => `${e.pid} ${e.tid} ${e.ts}`);
   out.push(`flow ${ends.join(' -> ')}`);
 }
 for (const m of messages)
