@@ -334,6 +334,7 @@ int cmd_convert(int argc, char **argv)
 	if (chrome) {
 		c.config.created = 0; /* the framing is the converter's */
 		chrome_framing = 1;
+		chrome_events = 0; /* a process may convert more than once (the fuzzers) */
 		out_put("{\"traceEvents\":[\n", 17);
 	} else if (c.target->open(&c.st, &c.config)) {
 		return 2;
