@@ -2,8 +2,9 @@
  * Fuzzer: "trace2 summary DIR" and "trace2 summary --json --top 2 DIR"
  * (tools/summary.c), run through cmd_summary() on the input as files
  * (fz_cmd.h).  Nothing may crash, leak or read out of bounds, the exit
- * code is 0 or 1, the text starts with its "processes:" line and the JSON
- * form is one strict JSON object.
+ * code is 0 or 1, the text starts with its "processes:" line and has no
+ * control characters or bytes that are not UTF-8 (whatever the log's
+ * strings hold), and the JSON form is one strict JSON object.
  */
 #include "fuzz.h"
 #include "fz_cmd.h"
@@ -23,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FZ_CHECK(ret == 0 || ret == 1);
 	FZ_CHECK(!strncmp(out.p, "processes: ", 11));
+	FZ_CHECK(fz_cmd_plain_text(&out));
 	ret = fz_cmd_run(cmd_summary, json, data, size, &out);
 	FZ_CHECK(ret == 0 || ret == 1);
 	t = tjson_parse(out.p, out.len, NULL);

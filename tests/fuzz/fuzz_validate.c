@@ -3,8 +3,9 @@
  * through cmd_validate() on the input as files (fz_cmd.h).  Nothing may
  * crash, leak or read out of bounds; every output line is a finding
  * "DIR/FILE:LINE: error: ..." or "...: warning: ..." (one line each, what
- * the input holds cannot break it), and the exit code is 1 exactly when
- * there is one (--strict counts warnings too).
+ * the input holds cannot break it nor write control characters or bytes
+ * that are not UTF-8), and the exit code is 1 exactly when there is one
+ * (--strict counts warnings too).
  */
 #include "fuzz.h"
 #include "fz_cmd.h"
@@ -42,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ret = fz_cmd_run(cmd_validate, opts, data, size, &out);
 
 	FZ_CHECK(!out.len || out.p[out.len - 1] == '\n');
+	FZ_CHECK(fz_cmd_plain_text(&out));
 	fz_cmd_each_line(&out, check_finding, &f);
 	FZ_CHECK(ret == (f.n ? 1 : 0));
 	return 0;

@@ -1,6 +1,7 @@
 /* Running a trace2 subcommand on a fuzzer's input (fz_cmd.h). */
 #include "fz_cmd.h"
 #include "fuzz.h"
+#include "tutf8.h"
 
 #include "convert.h"
 
@@ -153,6 +154,16 @@ int fz_cmd_run(fz_cmd_fn cmd, const char *const *opts, const uint8_t *data, size
 	FZ_CHECK(dup2(keep_out, 1) == 1 && dup2(keep_err, 2) == 2);
 	read_output(out);
 	return ret;
+}
+
+int fz_cmd_plain_text(const struct fz_cmd_out *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->len; i++)
+		if ((unsigned char)out->p[i] < 0x20 && out->p[i] != '\n')
+			return 0;
+	return tutf8_valid((const unsigned char *)out->p, out->len);
 }
 
 const char *fz_cmd_dir(void)

@@ -37,6 +37,10 @@ struct fz_cmd_out {
 int fz_cmd_run(fz_cmd_fn cmd, const char *const *opts, const uint8_t *data, size_t size,
 	       struct fz_cmd_out *out);
 
+/* Whether the output is text a terminal shows as it is: valid UTF-8
+ * without control characters but LF. */
+int fz_cmd_plain_text(const struct fz_cmd_out *out);
+
 /* The directory given to the command. */
 const char *fz_cmd_dir(void);
 
