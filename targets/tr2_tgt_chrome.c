@@ -215,14 +215,31 @@ static struct tr2_chrome_thread *thread_of(state *st, event_t *ev)
 	return t;
 }
 
-/* The E of the slice at level (1-based, within the slots). */
-static void end_slice(const state *st, const struct tr2_chrome_thread *t, size_t level,
+/*
+ * The slot of the slice at level (1 to TR2_CHROME_DEPTH), NULL when its
+ * chunk is not there.  Only a region entering the first level of a chunk
+ * allocates it (alloc), so every level of a chunk has a slot if its first
+ * level got one, and a leave finds a slot exactly where its enter did.
+ */
+static struct tr2_chrome_slice *slot_at(struct tr2_chrome_thread *t, size_t level, int alloc)
+{
+	size_t k = (level - 1) / TR2_CHROME_CHUNK, i = (level - 1) % TR2_CHROME_CHUNK;
+
+	if (!t->chunks[k] && alloc && !i)
+		t->chunks[k] = tr2_sys.calloc(TR2_CHROME_CHUNK, sizeof(*t->chunks[k]));
+	return t->chunks[k] ? &t->chunks[k][i] : NULL;
+}
+
+/* The E of the slice at level (1-based, within the slots), if it has one. */
+static void end_slice(const state *st, struct tr2_chrome_thread *t, size_t level,
 		      uint64_t ts, const char *msg)
 {
-	const struct tr2_chrome_slice *s = &t->open[level - 1];
+	const struct tr2_chrome_slice *s = slot_at(t, level, 0);
 	struct tr2_buf b;
 	size_t at;
 
+	if (!s)
+		return;
 	head(st, &b, s->name, s->cat, 'E', ts, t->tid);
 	if (msg && !st->base.brief) {
 		at = args_begin(&b);
@@ -270,10 +287,14 @@ static void region_enter(state *st, event_t *ev)
 		__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
 		return;
 	}
-	s = &t->open[level - 1];
-	keep(s->name, sizeof(s->name), slice_name(r));
-	keep(s->cat, sizeof(s->cat), r->category);
+	s = slot_at(t, level, 1);
+	if (s) {
+		keep(s->name, sizeof(s->name), slice_name(r));
+		keep(s->cat, sizeof(s->cat), r->category);
+	}
 	__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
+	if (!s)
+		return; /* memory ran out: no slice */
 	head(st, &b, s->name, s->cat, 'B', ev->time_us, t->tid);
 	if (!st->base.brief) {
 		at = args_begin(&b);
@@ -553,17 +574,39 @@ static void join_argv(char *out, size_t cap, const struct trace2_ev_child *ch)
 		append(out, 0, cap, "child");
 }
 
+/* A free slot for a child, the table grown (up to TR2_CHROME_CHILDREN)
+ * when full; NULL if none.  Called with the lock held. */
+static struct tr2_chrome_child *free_child(state *st)
+{
+	struct tr2_chrome_child *c;
+	size_t i, n;
+
+	for (i = 0; i < st->n_children; i++)
+		if (!st->children[i].used)
+			return &st->children[i];
+	if (st->n_children == TR2_CHROME_CHILDREN)
+		return NULL;
+	n = st->n_children ? 2 * st->n_children : 2;
+	c = tr2_sys.calloc(n, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (st->n_children)
+		memcpy(c, st->children, st->n_children * sizeof(*c));
+	tr2_sys.free(st->children);
+	st->children = c;
+	st->n_children = n;
+	return &c[i];
+}
+
 static void child_start(state *st, event_t *ev)
 {
 	const struct trace2_ev_child *ch = &ev->child;
-	struct tr2_chrome_child *c = NULL;
+	struct tr2_chrome_child *c;
 	char track[48], json[TR2_JSON_ESCAPED_MAX(48)];
-	int i, n;
+	int n;
 
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < TR2_CHROME_CHILDREN && !c; i++)
-		if (!st->children[(ch->id + i) % TR2_CHROME_CHILDREN].used)
-			c = &st->children[(ch->id + i) % TR2_CHROME_CHILDREN];
+	c = free_child(st);
 	if (c) {
 		c->used = 1;
 		c->id = ch->id;
@@ -583,13 +626,15 @@ static void child_end(state *st, event_t *ev)
 {
 	const struct trace2_ev_child *ch = &ev->child;
 	char argv[TR2_CHROME_ARGV_MAX] = "child", cls[TR2_CHROME_CAT_MAX] = "?";
-	uint64_t begin = ev->time_us - ev->t_rel_us;
-	int i, tid = child_tid(ch->id);
+	/* a replayed log's t_rel may exceed its time */
+	uint64_t begin = ev->t_rel_us < ev->time_us ? ev->time_us - ev->t_rel_us : 0;
+	int tid = child_tid(ch->id);
+	size_t i;
 	struct tr2_buf b;
 	size_t at;
 
 	pthread_mutex_lock(&st->lock);
-	for (i = 0; i < TR2_CHROME_CHILDREN; i++) {
+	for (i = 0; i < st->n_children; i++) {
 		struct tr2_chrome_child *c = &st->children[i];
 
 		if (c->used && c->id == ch->id) {
@@ -788,7 +833,8 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	}
 	pthread_mutex_init(&st->lock, NULL);
 	st->argv0[0] = st->cmd[0] = st->mode[0] = '\0';
-	memset(st->children, 0, sizeof(st->children));
+	if (st->children)
+		memset(st->children, 0, st->n_children * sizeof(*st->children));
 	if (config->output)
 		trace2_output_set_head(config->output, "[\n", 2); /* for reopen */
 	if (config->created && config->output)
@@ -891,14 +937,20 @@ static void event(void *ctx, const struct trace2_event *ev)
 void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts)
 {
 	struct tr2_chrome_thread *t;
+	size_t k;
 
 	close_all(st, ts, 1, 0);
 	while ((t = st->threads)) {
 		st->threads = t->next;
 		if (mine == t)
 			mine = NULL;
+		for (k = 0; k < TR2_CHROME_DEPTH / TR2_CHROME_CHUNK; k++)
+			tr2_sys.free(t->chunks[k]);
 		tr2_sys.free(t);
 	}
+	tr2_sys.free(st->children);
+	st->children = NULL;
+	st->n_children = 0;
 	pthread_mutex_destroy(&st->lock);
 }
 

@@ -13,10 +13,13 @@
 /* Regions open at once on one thread that get slices; deeper ones are
  * left out, their enter and their leave (docs/targets.md). */
 #define TR2_CHROME_DEPTH 32
+/* Their slots are allocated this many at a time, as a thread goes deeper. */
+#define TR2_CHROME_CHUNK 4
 /* Bytes kept of a slice's name and category (cut on a UTF-8 boundary). */
 #define TR2_CHROME_NAME_MAX 80
 #define TR2_CHROME_CAT_MAX 32
-/* Children started and not yet exited whose command line is kept. */
+/* Children started and not yet exited whose command line is kept (the
+ * table grows to it as children run at once). */
 #define TR2_CHROME_CHILDREN 64
 #define TR2_CHROME_ARGV_MAX 160
 /* The process name's parts (argv[0]'s base name, command, mode). */
@@ -30,7 +33,10 @@ struct tr2_chrome_slice {
 };
 
 /* One traced thread's open slices; threads take one at their first
- * event and give it back at thread_exit. */
+ * event and give it back at thread_exit.  The slots of levels 1 to
+ * TR2_CHROME_DEPTH come in chunks allocated when a region first reaches
+ * them and kept until the state ends (a signal handler on another thread
+ * may be reading them). */
 struct tr2_chrome_thread {
 	struct tr2_chrome_thread *next; /* the list never shrinks */
 	const void *owner;              /* the ctx that handed it out */
@@ -39,7 +45,7 @@ struct tr2_chrome_thread {
 	int tid;
 	size_t depth;                   /* atomic: regions open (may exceed
 					 * TR2_CHROME_DEPTH) */
-	struct tr2_chrome_slice open[TR2_CHROME_DEPTH];
+	struct tr2_chrome_slice *chunks[TR2_CHROME_DEPTH / TR2_CHROME_CHUNK];
 };
 
 struct tr2_chrome_child {
@@ -65,14 +71,16 @@ struct tr2_tgt_chrome {
 	char argv0[TR2_CHROME_PART_MAX];
 	char cmd[TR2_CHROME_PART_MAX];
 	char mode[TR2_CHROME_PART_MAX];
-	struct tr2_chrome_child children[TR2_CHROME_CHILDREN];
+	struct tr2_chrome_child *children; /* n_children slots, under lock */
+	size_t n_children;
 };
 
 extern const struct trace2_target tr2_tgt_chrome;
 
 /* The end of a trace that had no atexit (a converted log cut short):
  * close every open slice and the process at ts, without an exit code,
- * and free the state's thread slots.  Single-threaded use only. */
+ * and free the state's thread slots and children.  Single-threaded use
+ * only. */
 void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts);
 
 #endif

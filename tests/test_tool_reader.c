@@ -158,6 +158,14 @@ static void on_bad(void *ctx, const char *src, unsigned long lineno, const char 
 		s->bad_lines[s->nbad++] = lineno;
 }
 
+/* A reader of one source, "log", whose records and bad lines go to s. */
+static void start_reading(struct t2_reader *r, struct t2_source *src, struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	t2_reader_init(r, on_record, on_bad, s);
+	t2_source_init(src, "log");
+}
+
 #define S "\"sid\":\"A\",\"thread\":\"main\",\"time\":\"1970-01-01T00:00:01.000000Z\""
 #define S2 "\"sid\":\"A/B\",\"thread\":\"th03:w\",\"time\":\"1970-01-01T00:00:02.000000Z\""
 
@@ -180,9 +188,7 @@ static void records(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	t2_reader_init(&r, on_record, on_bad, &s);
-	t2_source_init(&src, "log");
+	start_reading(&r, &src, &s);
 	/* fed in pieces of 7 bytes: lines span pieces */
 	for (i = 0; i < sizeof(log) - 1; i += 7)
 		t2_source_feed(&r, &src, log + i, sizeof(log) - 1 - i < 7 ? sizeof(log) - 1 - i : 7);
@@ -206,6 +212,48 @@ static void records(void **state)
 	t2_reader_free(&r);
 }
 
+/* A line over the reader's limit is reported once, at its own line
+ * number, and skipped to its end; the lines around it are read. */
+static void line_over_the_limit(void **state)
+{
+	static const char ok_line[] = "{\"event\":\"x\"," S "}\n";
+	char long_line[300];
+	struct t2_reader r;
+	struct t2_source src;
+	struct seen s;
+	size_t i;
+
+	(void)state;
+	memset(long_line, 'x', sizeof(long_line));
+	start_reading(&r, &src, &s);
+	assert_int_equal(r.max_line, 64u << 20); /* docs/tools.md: 64 MiB */
+	r.max_line = sizeof(ok_line) - 1;        /* the ok line just fits */
+	assert_int_equal(t2_source_feed(&r, &src, ok_line, sizeof(ok_line) - 1), 0);
+	/* line 2: over the limit in pieces; reported by the piece that
+	 * crosses it, and only once */
+	assert_int_equal(t2_source_feed(&r, &src, long_line, 30), 0);
+	assert_int_equal(t2_source_feed(&r, &src, long_line, 30), 0);
+	assert_int_equal(t2_source_feed(&r, &src, long_line, 30), -1);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(t2_source_feed(&r, &src, long_line, sizeof(long_line)), 0);
+	assert_int_equal(s.nbad, 1);
+	assert_int_equal(s.bad_lines[0], 2);
+	/* its end, then line 3; line 4 over the limit within one piece, and
+	 * line 5 in the same piece */
+	assert_int_equal(t2_source_feed(&r, &src, "xx\n", 3), 0);
+	assert_int_equal(t2_source_feed(&r, &src, ok_line, sizeof(ok_line) - 1), 0);
+	memcpy(long_line + 200, "\n", 1);
+	memcpy(long_line + 201, ok_line, sizeof(ok_line) - 1);
+	assert_int_equal(t2_source_feed(&r, &src, long_line, 201 + sizeof(ok_line) - 1), -1);
+	t2_source_end(&r, &src);
+	assert_int_equal(s.nbad, 2);
+	assert_int_equal(s.bad_lines[1], 4);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(r.records, 3);
+	assert_int_equal(src.lineno, 5);
+	t2_reader_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +262,7 @@ int main(void)
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(times),
 		cmocka_unit_test(records),
+		cmocka_unit_test(line_over_the_limit),
 	};
 	int ret;
 

@@ -133,16 +133,21 @@ static void record(void *ctx, struct t2_record *rec)
  */
 #define CHROME_SHELL_KIDS 8
 
+/* The last children started by a shell and the last shell children of a
+ * process, allocated with the first of either. */
+struct shell_track {
+	struct chrome_proc *kids[CHROME_SHELL_KIDS];
+	int ids[CHROME_SHELL_KIDS];
+	unsigned n_kids, n_ids;
+};
+
 struct chrome_proc {
 	struct tr2_tgt_chrome *st;       /* NULL: the trace has ended */
 	struct chrome_proc *parent;      /* NULL: not in this input */
+	struct shell_track *shell;       /* NULL: no shell child yet */
 	uint32_t pid;
 	uint64_t start_us;
 	unsigned under_shell : 1, linked : 1;
-	/* the last children started by a shell and the last shell children */
-	struct chrome_proc *shell_kids[CHROME_SHELL_KIDS];
-	int shell_ids[CHROME_SHELL_KIDS];
-	unsigned n_kids, n_ids;
 };
 
 static struct chrome_proc *parent_of(struct convert *c, const struct t2_process *p)
@@ -177,6 +182,15 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 	return cp;
 }
 
+static struct shell_track *shell_track(struct chrome_proc *cp)
+{
+	if (!cp->shell && !(cp->shell = calloc(1, sizeof(*cp->shell)))) {
+		fprintf(stderr, "trace2: out of memory\n");
+		exit(2);
+	}
+	return cp->shell;
+}
+
 static int is_shell(const char *name)
 {
 	static const char *const shells[] = { "sh", "dash", "bash", "zsh", "ksh", "mksh", "ash" };
@@ -191,19 +205,21 @@ static int is_shell(const char *name)
 static void note_under_shell(struct chrome_proc *cp, const struct trace2_event *ev)
 {
 	struct chrome_proc *pp = cp->parent;
+	struct shell_track *sh;
 
 	if (!pp || cp->under_shell || !ev->cmd_ancestry.names || !is_shell(ev->cmd_ancestry.names[0]))
 		return;
 	cp->under_shell = 1;
-	pp->shell_kids[pp->n_kids++ % CHROME_SHELL_KIDS] = cp;
+	sh = shell_track(pp);
+	sh->kids[sh->n_kids++ % CHROME_SHELL_KIDS] = cp;
 }
 
-static int started_by_shell(const struct chrome_proc *cp, int child_id)
+static int started_by_shell(const struct shell_track *sh, int child_id)
 {
 	unsigned i;
 
-	for (i = 0; i < cp->n_ids && i < CHROME_SHELL_KIDS; i++)
-		if (cp->shell_ids[i] == child_id)
+	for (i = 0; i < sh->n_ids && i < CHROME_SHELL_KIDS; i++)
+		if (sh->ids[i] == child_id)
 			return 1;
 	return 0;
 }
@@ -211,14 +227,15 @@ static int started_by_shell(const struct chrome_proc *cp, int child_id)
 /* child_exit of a shell child: the pid of the one process it ran. */
 static void link_shell_child(struct chrome_proc *cp, struct trace2_event *ev)
 {
+	const struct shell_track *sh = cp->shell;
 	struct chrome_proc *found = NULL;
 	uint64_t begin = ev->time_us - ev->t_rel_us;
 	unsigned i;
 
-	if (!started_by_shell(cp, ev->child.id))
+	if (!sh || !started_by_shell(sh, ev->child.id))
 		return;
-	for (i = 0; i < cp->n_kids && i < CHROME_SHELL_KIDS; i++) {
-		struct chrome_proc *k = cp->shell_kids[i];
+	for (i = 0; i < sh->n_kids && i < CHROME_SHELL_KIDS; i++) {
+		struct chrome_proc *k = sh->kids[i];
 
 		if (k->linked || k->pid == (uint32_t)ev->child.pid || k->start_us < begin ||
 		    k->start_us > ev->time_us)
@@ -254,8 +271,11 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		return;
 	if (ev->kind == TRACE2_EVENT_CMD_ANCESTRY)
 		note_under_shell(cp, ev);
-	else if (ev->kind == TRACE2_EVENT_CHILD_START && ev->child.use_shell)
-		cp->shell_ids[cp->n_ids++ % CHROME_SHELL_KIDS] = ev->child.id;
+	else if (ev->kind == TRACE2_EVENT_CHILD_START && ev->child.use_shell) {
+		struct shell_track *sh = shell_track(cp);
+
+		sh->ids[sh->n_ids++ % CHROME_SHELL_KIDS] = ev->child.id;
+	}
 	else if (ev->kind == TRACE2_EVENT_CHILD_EXIT)
 		link_shell_child(cp, ev);
 	tr2_tgt_chrome.event(cp->st, ev);
@@ -265,14 +285,19 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		c->reader->stop = 1;
 }
 
-/* A process whose log ends without atexit: closed at its last time. */
+/* At the end of the input: a process whose log ends without atexit is
+ * closed at its last time; the reader frees the rest. */
 static void chrome_close(void *ctx, struct t2_process *p)
 {
 	struct chrome_proc *cp = p->user;
 
 	(void)ctx;
-	if (cp && cp->st)
+	if (!cp)
+		return;
+	if (cp->st)
 		chrome_end(cp, p->last_us);
+	free(cp->shell);
+	cp->shell = NULL;
 }
 
 int cmd_convert(int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->on_record = on_record;
 	r->on_bad_line = on_bad_line;
 	r->ctx = ctx;
+	r->max_line = T2_LINE_MAX;
 	r->table_size = 64;
 	r->table = calloc(r->table_size, sizeof(*r->table));
 	if (!r->table)
@@ -117,12 +119,16 @@ void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const 
 {
 	(void)ctx;
 	(void)ignored;
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno, reason,
-		no_newline ? " (last line, no newline)" : "");
+	/* a last line cut off (a full disk, a kill) is to be expected */
+	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno,
+		no_newline ? "warning: last line, no newline (cut off?): " : "", reason);
 }
 
 int t2_record_usable(const struct t2_record *rec, int quiet)
 {
+	if (rec->no_newline && !quiet)
+		fprintf(stderr, "%s:%lu: warning: last line, no newline (cut off?); read\n",
+			rec->src, rec->lineno);
 	if (!rec->known)
 		return 0; /* another version's event: nothing to do with it */
 	if (rec->proc && rec->thread)
@@ -465,6 +471,62 @@ static void fill_payload(struct t2_reader *r, struct t2_record *rec)
 	}
 }
 
+/* ---------------------------------------------------------------- */
+/* Numbers in range.                                                  */
+
+struct int_range {
+	const char *key;
+	int64_t min, max;
+};
+
+/* Every integer key a record's use takes, whatever its kind: ids and
+ * nesting index and size, the others must fit the int they become. */
+static const struct int_range int_ranges[] = {
+	{ "child_id", 0, T2_ID_MAX },
+	{ "exec_id", 0, T2_ID_MAX },
+	{ "nesting", 0, T2_NESTING_MAX },
+	{ "signo", 0, T2_SIGNO_MAX },
+	{ "line", 0, INT_MAX },
+	{ "repo", 0, INT_MAX },
+	{ "code", INT_MIN, INT_MAX },
+	{ "pid", INT_MIN, INT_MAX },
+	{ "intervals", 0, INT64_MAX },
+	{ "count", 0, INT64_MAX },
+};
+
+/* Numbers of seconds: nanoseconds of them must fit 64 bits. */
+static const char *const seconds_keys[] = { "t_abs", "t_rel", "t_total", "t_min", "t_max" };
+
+/* NULL, or why a number of the line is out of its range (into buf). */
+static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
+{
+	const struct jval *v;
+	int64_t x;
+	uint64_t us;
+	size_t i;
+
+	for (i = 0; i < sizeof(int_ranges) / sizeof(*int_ranges); i++) {
+		const struct int_range *ir = &int_ranges[i];
+
+		v = jobj_get(o, ir->key);
+		if (v && !jval_int(v, &x) && (x < ir->min || x > ir->max)) {
+			snprintf(buf, size, "\"%s\" %lld is out of range (%lld to %lld)", ir->key,
+				 (long long)x, (long long)ir->min, (long long)ir->max);
+			return buf;
+		}
+	}
+	for (i = 0; i < sizeof(seconds_keys) / sizeof(*seconds_keys); i++) {
+		v = jobj_get(o, seconds_keys[i]);
+		if (v && !jval_micros(v, &us) && us / 1000000 > T2_SECONDS_MAX) {
+			snprintf(buf, size, "\"%s\" %.*s is out of range (0 to %u seconds)",
+				 seconds_keys[i], (int)(v->raw_len > 24 ? 24 : v->raw_len), v->raw,
+				 T2_SECONDS_MAX);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 /* The record's nesting, and the thread's level after it. */
 static void track_nesting(struct t2_record *rec)
 {
@@ -564,6 +626,7 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 {
 	struct t2_record rec;
 	char err[128];
+	const char *range;
 	size_t at = 0, i;
 
 	if (r->stop)
@@ -595,6 +658,12 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 				 at + 1);
 		if (r->on_bad_line)
 			r->on_bad_line(r->ctx, src, lineno, reason, 0, no_newline);
+		return;
+	}
+	if ((range = out_of_range(&r->obj, err, sizeof(err)))) {
+		r->bad++;
+		if (r->on_bad_line)
+			r->on_bad_line(r->ctx, src, lineno, range, 0, no_newline);
 		return;
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -635,31 +704,58 @@ static void append(struct t2_source *s, const char *data, size_t n)
 	s->len += n;
 }
 
-void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
+/* The line read so far is over the limit: reported, its bytes let go,
+ * the rest of it skipped. */
+static void over_limit(struct t2_reader *r, struct t2_source *s)
 {
+	char reason[96];
+
+	s->lineno++;
+	r->bad++;
+	snprintf(reason, sizeof(reason), "a line longer than %zu bytes (the line limit)",
+		 r->max_line);
+	if (r->on_bad_line)
+		r->on_bad_line(r->ctx, s->name, s->lineno, reason, 0, 0);
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	s->skipping = 1;
+}
+
+int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
+{
+	int ret = 0;
+
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
-		size_t k;
+		size_t k = nl ? (size_t)(nl - data) : n;
 
-		if (!nl) {
-			append(s, data, n);
-			return;
+		if (!s->skipping && s->len + k > r->max_line) {
+			over_limit(r, s);
+			ret = -1;
 		}
-		k = (size_t)(nl - data);
-		s->lineno++;
-		if (s->len) {
+		if (!nl) {
+			if (!s->skipping)
+				append(s, data, n);
+			return ret;
+		}
+		if (s->skipping)
+			s->skipping = 0; /* its end */
+		else if (s->len) {
 			append(s, data, k);
-			t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 0);
+			t2_reader_line(r, s->name, ++s->lineno, s->buf, s->len, 0);
 			s->len = 0;
 		} else
-			t2_reader_line(r, s->name, s->lineno, data, k, 0);
+			t2_reader_line(r, s->name, ++s->lineno, data, k, 0);
 		data += k + 1;
 		n -= k + 1;
 	}
+	return ret;
 }
 
 void t2_source_end(struct t2_reader *r, struct t2_source *s)
 {
+	s->skipping = 0;
 	if (s->len) {
 		s->lineno++;
 		t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 1);

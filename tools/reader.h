@@ -14,6 +14,20 @@
 #include "json.h"
 #include "tr2_event.h"
 
+/*
+ * The ranges of the numbers a record's use depends on (docs/tools.md,
+ * "Input"): a record with an integer or a number of seconds outside them
+ * is reported as a bad line and skipped.
+ */
+#define T2_ID_MAX 999999999       /* child_id, exec_id: 0 to this */
+#define T2_NESTING_MAX 100000     /* nesting: 0 to this */
+#define T2_SIGNO_MAX 255          /* signo: 0 to this */
+#define T2_SECONDS_MAX 4294967295u /* t_abs, t_rel, t_total...: 0 to this */
+
+/* The longest line read (without its LF): a longer one is reported and
+ * skipped (docs/tools.md, "Input"). */
+#define T2_LINE_MAX (64u << 20)
+
 struct t2_thread {
 	struct trace2_thread pub;
 	struct t2_thread *next;
@@ -65,6 +79,7 @@ struct t2_source {
 	unsigned long lineno;
 	char *buf;              /* the partial line so far */
 	size_t len, cap;
+	int skipping;           /* in a line over the limit, already reported */
 };
 
 struct t2_reader {
@@ -80,6 +95,7 @@ struct t2_reader {
 	unsigned long lines, records, bad;
 	int io_errors;
 	int stop;               /* set by a callback: read no further */
+	size_t max_line;        /* T2_LINE_MAX (tests set less) */
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
@@ -92,21 +108,26 @@ void t2_reader_free(struct t2_reader *r);
 int t2_reader_read_path(struct t2_reader *r, const char *path);
 
 /* Feed bytes of a stream (a socket connection); t2_source_end() at its
- * end handles a last line without LF. */
+ * end handles a last line without LF.  t2_source_feed() returns -1 when
+ * a line went over r->max_line (reported as a bad line, and the rest of
+ * it skipped), else 0. */
 void t2_source_init(struct t2_source *s, const char *name);
-void t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
+int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
 void t2_source_end(struct t2_reader *r, struct t2_source *s);
 
 /* One line (without its LF). */
 void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 		    const char *line, size_t len, int no_newline);
 
-/* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr. */
+/* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr (a
+ * last line without newline, cut off: as a warning). */
 void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
 			int ignored, int no_newline);
 /* Whether a record is one a converter can take: a known event of a
  * process and thread (else, unless quiet, the missing string is reported
- * on stderr). */
+ * on stderr).  Unless quiet, a record read from a last line without
+ * newline is noted on stderr as a warning: the line may have been cut
+ * just before its newline. */
 int t2_record_usable(const struct t2_record *rec, int quiet);
 
 /* The kind of an event name, 0 for an unknown name. */
