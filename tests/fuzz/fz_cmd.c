@@ -19,10 +19,13 @@ void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 /*
  * The most a command may write (its output file included): a larger
  * file is a finding, SIGXFSZ, which libFuzzer reports as "file size
- * exceeded".  Over 2,000 times the longest input: output that grows
- * with something the input only names (a nesting, a count).
+ * exceeded": output that grows with something the input only names (a
+ * count, a size).  The perf format's indentation, two dots a level of
+ * nesting (at most T2_NESTING_MAX, 100,000), makes a 32 KiB log of
+ * records 50 bytes long 120 MiB; 8,000 times the longest input is
+ * more than that.
  */
-#define FZ_CMD_MAX_OUTPUT (64 << 20)
+#define FZ_CMD_MAX_OUTPUT (256 << 20)
 
 static const char *dir;
 static char *out_path;
