@@ -314,7 +314,10 @@ typedef void trace2_config_entry_fn(const char *key, const char *value,
 typedef void trace2_config_hook_fn(trace2_config_entry_fn *entry, void *ctx);
 void trace2_set_config_hook(trace2_config_hook_fn *hook);
 /* Parse one gitconfig file (with its includes) and report every entry;
- * 0 on success, -1 if it is missing, unreadable or malformed. */
+ * 0 on success, -1 if it is missing, unreadable or malformed, or a FIFO
+ * or socket that did not end within GIT_TRACE2_DST_TIMEOUT (the entries
+ * before the stall were reported; after the first such file, with its
+ * warning, later ones are skipped at once). */
 int trace2_config_read_file(const char *path, enum trace2_config_scope scope,
 			    trace2_config_entry_fn *entry, void *ctx);
 

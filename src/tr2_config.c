@@ -4,13 +4,16 @@
  * includes (includeIf) are treated as false: no repository is known here.
  */
 #include "tr2_config.h"
+#include "tr2_clock.h"
 #include "tr2_sys.h"
 #include "tr2_diag.h"
 #include "tr2_buf.h"
 #include "tr2_sysenv.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,9 @@ void trace2_set_config_hook(trace2_config_hook_fn *hook)
 
 struct parser {
 	int fd;
+	int pipe_like; /* a FIFO or socket: waited for, until deadline_ns */
+	int stalled;   /* its deadline passed before its end */
+	uint64_t deadline_ns;
 	size_t pos, end;  /* the unread bytes are chunk[pos..end) */
 	const char *path;
 	enum trace2_config_scope scope;
@@ -45,12 +51,50 @@ struct parser {
 	unsigned char chunk[READ_CHUNK];
 };
 
+static int ms_until(uint64_t deadline_ns)
+{
+	uint64_t now = tr2_now_ns();
+
+	return now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000);
+}
+
+/* Wait until a pipe-like file has bytes or its writer left: 0, or -1
+ * once its deadline passed (a writer that never comes or never ends must
+ * not hold the host). */
+static int wait_readable(struct parser *p)
+{
+	struct pollfd pfd = { p->fd, POLLIN, 0 };
+	int n;
+
+	do
+		n = tr2_plat_poll(&pfd, 1, ms_until(p->deadline_ns));
+	while (n == 0 ? ms_until(p->deadline_ns) > 0 : n < 0 && errno == EINTR);
+	if (n > 0)
+		return 0;
+	p->stalled = 1;
+	return -1;
+}
+
+/* The next chunk of the file: its length, 0 at its end, -1 on an error. */
+static ssize_t read_chunk(struct parser *p)
+{
+	for (;;) {
+		ssize_t got;
+
+		if (p->stalled || (p->pipe_like && wait_readable(p)))
+			return -1;
+		got = tr2_read(p->fd, p->chunk, sizeof(p->chunk));
+		if (got >= 0 || !p->pipe_like || errno != EAGAIN)
+			return got;
+	}
+}
+
 /* The next byte of the file; EOF at its end or on a read error.  Plain
  * read()s rather than stdio: two system calls fewer per file. */
 static int next_byte(struct parser *p)
 {
 	if (p->pos == p->end) {
-		ssize_t got = tr2_read(p->fd, p->chunk, sizeof(p->chunk));
+		ssize_t got = read_chunk(p);
 
 		if (got <= 0)
 			return EOF;
@@ -85,7 +129,8 @@ static void skip_to_eol(struct parser *p, int c)
 
 static int fail(struct parser *p)
 {
-	if (p->report)
+	/* a stalled file was cut, not malformed: it is skipped whole */
+	if (p->report && !p->stalled)
 		tr2_fatal("bad config line %d in file %s", p->line, p->path);
 	p->failed = 1;
 	return -1;
@@ -215,6 +260,8 @@ static int deliver(struct parser *p, int has_value)
 	const char *key = tr2_buf_cstr(&p->key);
 	const char *value = has_value ? tr2_buf_cstr(&p->value) : NULL;
 
+	if (p->stalled) /* the entry may be cut */
+		return -1;
 	if (!value && p->report && is_setting(key)) {
 		tr2_error("missing value for '%s'", key);
 		p->line = p->entry_line;
@@ -281,7 +328,36 @@ static int parse(struct parser *p)
 	return 0;
 }
 
-/* 0 read, -1 missing or unreadable (skipped silently), -2 malformed. */
+/* Set once a pipe-like config file stalled: later ones of this process
+ * are skipped without a wait, so a stalled writer costs one limit. */
+static int pipe_stalled;
+
+/*
+ * A FIFO or socket (or a file fstat() cannot tell) is read against a
+ * deadline, the destination limit from now: its writer may never come.
+ * 0 to read p's file, -1 to skip it.
+ */
+static int set_deadline(struct parser *p)
+{
+	struct stat st;
+
+	if (!tr2_sys.fstat(p->fd, &st) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		return 0;
+	if (__atomic_load_n(&pipe_stalled, __ATOMIC_RELAXED))
+		return -1;
+	p->pipe_like = 1;
+	p->deadline_ns = tr2_now_ns() + (uint64_t)tr2_sysenv_dst_timeout_ms() * 1000000;
+	return 0;
+}
+
+static void warn_stalled(const struct parser *p)
+{
+	__atomic_store_n(&pipe_stalled, 1, __ATOMIC_RELAXED);
+	tr2_warning("config file '%s' is a pipe that did not reach its end within %d ms: skipped",
+		    p->path, tr2_sysenv_dst_timeout_ms());
+}
+
+/* 0 read, -1 missing, unreadable or stalled (skipped), -2 malformed. */
 static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx)
 {
@@ -289,10 +365,15 @@ static int read_file(const char *path, enum trace2_config_scope scope, int repor
 	int rc, fd;
 
 	memset(&p, 0, sizeof(p));
-	fd = tr2_open(path, O_RDONLY | O_CLOEXEC, 0);
+	/* O_NONBLOCK: opening a FIFO must not wait for its writer */
+	fd = tr2_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	p.fd = fd;
+	if (set_deadline(&p)) {
+		tr2_sys.close(fd);
+		return -1;
+	}
 	p.path = path;
 	p.scope = scope;
 	p.line = 1;
@@ -304,6 +385,10 @@ static int read_file(const char *path, enum trace2_config_scope scope, int repor
 	tr2_buf_init(&p.key);
 	tr2_buf_init(&p.value);
 	rc = parse(&p) ? -2 : 0;
+	if (p.stalled) {
+		warn_stalled(&p);
+		rc = -1;
+	}
 	tr2_sys.close(fd);
 	tr2_buf_release(&p.section);
 	tr2_buf_release(&p.key);

@@ -663,7 +663,7 @@ static void drain_now(long wait_ms, int from_signal)
 
 void tr2_defer_drain(void)
 {
-	drain_now(TR2_DST_WRITE_TIMEOUT_MS, 0);
+	drain_now(tr2_dst_wait_limit_ms(), 0);
 }
 
 void tr2_defer_drain_from_signal(void)
@@ -828,7 +828,7 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	struct tr2_ev copy = *ev;
 
-	if (!lock_consumer(TR2_DST_WRITE_TIMEOUT_MS))
+	if (!lock_consumer(tr2_dst_wait_limit_ms()))
 		return -1;
 	drain_locked(tls, 0, &copy);
 	unlock_consumer();
@@ -991,7 +991,7 @@ void tr2_defer_stop(void)
 	wake_writer();
 	pthread_join(writer, NULL);
 	writer_running = 0;
-	if ((self = drainer_context()) && lock_consumer(TR2_DST_WRITE_TIMEOUT_MS)) {
+	if ((self = drainer_context()) && lock_consumer(tr2_dst_wait_limit_ms())) {
 		ops->flush(0);
 		drain_all(self, 0, SIZE_MAX);
 		report_all_drops(self);

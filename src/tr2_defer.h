@@ -40,7 +40,7 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev);
 
 /* Every queued record out through the targets, then flush: what must be
  * on disk before a child starts, an exec or an exit.  Waits at most
- * TR2_DST_WRITE_TIMEOUT_MS for the writer to let go. */
+ * the destinations' wait limit for the writer to let go. */
 void tr2_defer_drain(void);
 
 /* The same from the handler of a fatal signal: no lock, no allocation,

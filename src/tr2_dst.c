@@ -27,6 +27,12 @@
 #define MAX_AUTO_ATTEMPTS 10
 
 static int max_files;
+static int wait_limit_ms = TR2_DST_TIMEOUT_DEFAULT_MS;
+
+int tr2_dst_wait_limit_ms(void)
+{
+	return wait_limit_ms;
+}
 
 static const char *name_of(const struct tr2_dst *dst)
 {
@@ -53,6 +59,13 @@ int tr2_dst_debug(void)
 	return debug;
 }
 
+static void set_identity(struct tr2_dst *dst, const struct stat *st)
+{
+	dst->dev = st->st_dev;
+	dst->ino = st->st_ino;
+	dst->has_identity = 1;
+}
+
 static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 {
 	struct stat st;
@@ -68,7 +81,10 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->own_file = 0;
 	dst->max_size = 0;
 	dst->fifo = 0;
+	dst->fd_closed = 0;
+	dst->has_identity = 0;
 	if (!tr2_sys.fstat(fd, &st)) {
+		set_identity(dst, &st);
 		dst->fifo = S_ISFIFO(st.st_mode);
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
@@ -80,6 +96,10 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 			if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
 				dst->datagram = type == SOCK_DGRAM;
 		}
+	} else if (errno == EBADF) {
+		/* a number the host may open a file of its own under later:
+		 * never written to */
+		dst->fd_closed = 1;
 	}
 	return 1;
 }
@@ -231,18 +251,40 @@ static void read_max_files(void)
 		max_files = atoi(v);
 }
 
-/* <base>, then <base>.1 ... <base>.9, each created exclusively; the
- * name taken in path. */
-static int create_numbered(const char *base, char path[PATH_MAX + 16])
+/* The size of a buffer for a name of directory mode. */
+#define NUMBERED_MAX (PATH_MAX + 16)
+
+/* <base> (attempt 0) or <base>.<attempt> into name; -1 if too long.
+ * Async-signal-safe (tr2_dst_reopen()). */
+static int numbered_name(char name[NUMBERED_MAX], const char *base, int attempt)
 {
+	size_t n = strlen(base);
+
+	if (n + 3 > NUMBERED_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(name, base, n);
+	if (attempt) {
+		name[n++] = '.';
+		name[n++] = (char)('0' + attempt);
+	}
+	name[n] = '\0';
+	return 0;
+}
+
+/* <base>, then <base>.1 ... <base>.9, each created exclusively; the
+ * number of the name taken in *taken.  Async-signal-safe. */
+static int create_numbered(const char *base, int *taken)
+{
+	char name[NUMBERED_MAX];
 	int attempt, fd = -1;
 
 	for (attempt = 0; fd < 0 && attempt < MAX_AUTO_ATTEMPTS; attempt++) {
-		if (attempt)
-			snprintf(path, PATH_MAX + 16, "%s.%d", base, attempt);
-		else
-			snprintf(path, PATH_MAX + 16, "%s", base);
-		fd = create_exclusive(path);
+		if (numbered_name(name, base, attempt))
+			return -1;
+		fd = create_exclusive(name);
+		*taken = attempt;
 	}
 	return fd;
 }
@@ -251,52 +293,96 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 {
 	const char *sid = tr2_sid_get(), *last = strrchr(sid, '/');
 	char *base = join_path(dir, last ? last + 1 : sid);
-	char path[PATH_MAX + 16];
 	enum dir_state state;
-	int fd = -1;
+	int fd = -1, taken = 0;
 
 	if (!base)
 		return 0;
 	read_max_files();
 	state = check_max_files(dst, dir, &fd);
 	if (state == DIR_OPEN)
-		fd = create_numbered(base, path);
+		fd = create_numbered(base, &taken);
 	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
 		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 			    base, name_of(dst), strerror(errno));
+	if (fd >= 0) {
+		dst->too_many_files = state == DIR_FULL;
+		dst->created = 1;
+		set_fd(dst, fd, 1);
+		dst->own_file = 1;
+		/* a reopen tries the names again, from the base on */
+		keep_file(dst, state == DIR_OPEN ? base : NULL);
+		dst->taken = taken;
+	}
 	tr2_sys.free(base);
-	if (fd < 0)
-		return 0;
-	dst->too_many_files = state == DIR_FULL;
-	dst->created = 1;
-	set_fd(dst, fd, 1);
-	dst->own_file = 1;
-	keep_file(dst, state == DIR_OPEN ? path : NULL);
-	return 1;
+	return fd >= 0;
 }
 
-/* A collector that stops reading must not stall the host for long: the
- * kernel's own wait, bounded (polling would wake every sender at once). */
-static void set_send_timeout(int fd)
+static int64_t monotonic_ms(void)
 {
-	struct timeval tv = { TR2_DST_WRITE_TIMEOUT_MS / 1000,
-			      TR2_DST_WRITE_TIMEOUT_MS % 1000 * 1000 };
+	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A collector that stops reading must not stall the host for long: the
+ * kernel's own wait, bounded (polling would wake every sender at once).
+ * Linux bounds a connect() to a listener whose backlog is full by the
+ * same timeout (a non-blocking connect() is refused at once there).  No
+ * wait at all cannot be asked for (a zero timeout is none): 1 us.
+ */
+static void set_send_timeout(int fd, int64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000 * 1000) };
+
+	if (ms <= 0)
+		tv.tv_usec = 1;
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* An interrupted connect() goes on in the background: wait for it. */
-static int finish_connect(int fd)
+/* A connect() that goes on in the background: wait for it. */
+static int finish_connect(int fd, int64_t deadline)
 {
 	struct pollfd pfd = { fd, POLLOUT, 0 };
+	int64_t left = deadline - monotonic_ms();
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
-	if (tr2_plat_poll(&pfd, 1, TR2_DST_WRITE_TIMEOUT_MS) <= 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len))
+	if (left <= 0 || tr2_plat_poll(&pfd, 1, (int)left) <= 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len)) {
+		errno = EAGAIN;
 		return -1;
+	}
 	errno = so_error;
 	return so_error ? -1 : 0;
+}
+
+/* connect() within the wait limit; an interrupted one is tried again
+ * with what is left of it (it may have been made meanwhile). */
+static int connect_within(int fd, const struct sockaddr_un *sa)
+{
+	int64_t deadline = monotonic_ms() + wait_limit_ms;
+
+	set_send_timeout(fd, wait_limit_ms);
+	for (;;) {
+		int64_t left;
+
+		if (!tr2_sys.connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+		    errno == EISCONN)
+			return 0;
+		if (errno == EINPROGRESS || errno == EALREADY)
+			return finish_connect(fd, deadline);
+		if (errno != EINTR)
+			return -1;
+		left = deadline - monotonic_ms();
+		if (left <= 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		set_send_timeout(fd, left);
+	}
 }
 
 static int connect_socket(const char *path, int type, int *err)
@@ -311,20 +397,77 @@ static int connect_socket(const char *path, int type, int *err)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (tr2_sys.connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    (errno != EINTR || finish_connect(fd))) {
+	if (connect_within(fd, &sa)) {
 		*err = errno;
 		tr2_sys.close(fd);
 		return -1;
 	}
-	set_send_timeout(fd);
+	set_send_timeout(fd, wait_limit_ms);
+	return fd;
+}
+
+/*
+ * Destinations a write or connect waited the full limit on (device and
+ * inode): the targets writing to one are switched off together, and a
+ * target opened later does not connect to it.  Async-signal-safe.
+ */
+static struct stall {
+	dev_t dev;
+	ino_t ino;
+} stalled[TR2_DST_MAX];
+static int nstalled; /* atomic */
+
+static void remember_stall(dev_t dev, ino_t ino)
+{
+	int i = __atomic_fetch_add(&nstalled, 1, __ATOMIC_ACQ_REL);
+
+	if (i >= TR2_DST_MAX) {
+		__atomic_store_n(&nstalled, TR2_DST_MAX, __ATOMIC_RELEASE);
+		return;
+	}
+	stalled[i].dev = dev;
+	stalled[i].ino = ino;
+}
+
+static int has_stalled(dev_t dev, ino_t ino)
+{
+	int i, n = __atomic_load_n(&nstalled, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < TR2_DST_MAX; i++)
+		if (stalled[i].dev == dev && stalled[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+/* A stream, then a datagram connection as value allows; the fd, or -1
+ * with the error in *err.  A collector that stalled once is not tried;
+ * one that makes a connect() wait the full limit is remembered so. */
+static int connect_collector(const char *path, int stream, int dgram,
+			     const struct stat *st, int *err)
+{
+	int fd = -1;
+
+	if (st && has_stalled(st->st_dev, st->st_ino)) {
+		*err = EAGAIN;
+		return -1;
+	}
+	if (stream) {
+		fd = connect_socket(path, SOCK_STREAM, err);
+		if (fd < 0 && *err != EPROTOTYPE)
+			dgram = 0;
+	}
+	if (fd < 0 && dgram)
+		fd = connect_socket(path, SOCK_DGRAM, err);
+	if (fd < 0 && *err == EAGAIN && st)
+		remember_stall(st->st_dev, st->st_ino);
 	return fd;
 }
 
 static int open_af_unix(struct tr2_dst *dst, const char *value)
 {
-	int stream = 1, dgram = 1, fd = -1, err = 0;
+	int stream = 1, dgram = 1, fd, err = 0, known;
 	const char *path;
+	struct stat st;
 
 	if (!strncmp(value, "af_unix:stream:", 15)) {
 		path = value + 15;
@@ -347,20 +490,21 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 				    path, name_of(dst));
 		return 0;
 	}
-	if (stream) {
-		fd = connect_socket(path, SOCK_STREAM, &err);
-		if (fd < 0 && err != EPROTOTYPE)
-			dgram = 0;
-	}
-	if (fd < 0 && dgram)
-		fd = connect_socket(path, SOCK_DGRAM, &err);
+	known = !tr2_sys.stat(path, &st);
+	fd = connect_collector(path, stream, dgram, known ? &st : NULL, &err);
 	if (fd < 0) {
 		if (tr2_dst_debug())
 			tr2_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
 				    path, name_of(dst), strerror(err));
 		return 0;
 	}
-	return shared_stream(dst, fd, 1);
+	shared_stream(dst, fd, 1);
+	/* each connection is a socket of its own: the collector is its file */
+	if (known)
+		set_identity(dst, &st);
+	else
+		dst->has_identity = 0;
+	return 1;
 }
 
 enum tr2_dst_form tr2_dst_classify(const char *v)
@@ -398,19 +542,27 @@ static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 	return 0;
 }
 
-/* Each open destination gets the index of its per-thread buffer. */
+/* Every destination that was ever open, by slot (a stall switches off
+ * those writing to the same place). */
+static struct tr2_dst *by_slot[TR2_DST_MAX];
+
+/* Each open destination gets the index of its per-thread buffer.  A
+ * closed fd gets none: its records fail at once, unbuffered. */
 static void take_buffer_slot(struct tr2_dst *dst)
 {
 	static int next_slot;
 
-	if (dst->slot < 0 && next_slot < TR2_DST_MAX)
+	if (dst->slot < 0 && next_slot < TR2_DST_MAX && !dst->fd_closed) {
 		dst->slot = next_slot++;
+		__atomic_store_n(&by_slot[dst->slot], dst, __ATOMIC_RELEASE);
+	}
 }
 
 int tr2_dst_open(struct tr2_dst *dst, int want_created)
 {
 	if (!dst->initialized) {
 		dst->initialized = 1;
+		wait_limit_ms = tr2_sysenv_dst_timeout_ms();
 		if (!resolve(dst, tr2_sysenv_get(dst->setting), want_created))
 			dst->fd = -1;
 		else
@@ -458,28 +610,61 @@ int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len)
 	return 0;
 }
 
-/* The name's new file onto the descriptor number old; 1 if done. */
+/* The regular file fd (of size bytes) onto the descriptor number old,
+ * fd closed; 1 if done. */
+static int put_in_place(struct tr2_dst *dst, int fd, int old, off_t size)
+{
+	int done = tr2_plat_dup_cloexec(fd, old) >= 0;
+
+	if (done) {
+		/* a new file starts as the first did (a JSON array's "[") */
+		if (!size && dst->head_len &&
+		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
+			size = (off_t)dst->head_len;
+		__atomic_store_n(&dst->size, (uint64_t)size, __ATOMIC_RELAXED);
+		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
+	}
+	tr2_sys.close(fd);
+	return done;
+}
+
+/* A file target: its name opened as at the first open, onto old. */
 static int replace_file(struct tr2_dst *dst, int old)
 {
 	int fd = tr2_open(dst->path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-			  0666), done = 0;
+			  0666);
 	struct stat st;
 
 	if (fd < 0)
 		return 0;
 	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
 	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS) && tr2_plat_dup_cloexec(fd, old) >= 0) {
-		/* a new file starts as the first did (a JSON array's "[") */
-		if (!st.st_size && dst->head_len &&
-		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
-			st.st_size = (off_t)dst->head_len;
-		__atomic_store_n(&dst->size, (uint64_t)st.st_size, __ATOMIC_RELAXED);
-		__atomic_store_n(&dst->capped, 0, __ATOMIC_RELEASE);
-		done = 1;
-	}
+	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS))
+		return put_in_place(dst, fd, old, st.st_size);
 	tr2_sys.close(fd);
-	return done;
+	return 0;
+}
+
+/*
+ * Directory mode: the process's own file stays while its name still
+ * denotes it; else a new file, made as at the first open, goes onto old.
+ * In a shared directory another user may have put anything under the
+ * name since a rotation moved the file away: a symlink, a file of theirs.
+ */
+static int replace_own_file(struct tr2_dst *dst, int old)
+{
+	char name[NUMBERED_MAX];
+	struct stat mine, now;
+	int fd, taken = 0;
+
+	if (!numbered_name(name, dst->path, dst->taken) && !tr2_sys.fstat(old, &mine) &&
+	    !tr2_sys.stat(name, &now) && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+		return 1;
+	fd = create_numbered(dst->path, &taken);
+	if (fd < 0 || !put_in_place(dst, fd, old, 0))
+		return 0;
+	dst->taken = taken;
+	return 1;
 }
 
 /* The descriptor is claimed (REOPENING) while its file is replaced, so
@@ -493,7 +678,7 @@ int tr2_dst_reopen(struct tr2_dst *dst)
 	    !__atomic_compare_exchange_n(&dst->open_fd, &old, REOPENING, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return 0;
-	done = replace_file(dst, old);
+	done = dst->own_file ? replace_own_file(dst, old) : replace_file(dst, old);
 	claimed = REOPENING;
 	if (!__atomic_compare_exchange_n(&dst->open_fd, &claimed, old, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -585,19 +770,70 @@ void tr2_dst_after_fork(struct tr2_dst *dst)
 	pthread_mutex_init(&dst->lock, NULL);
 }
 
-/* Turn the destination off; the first failure reports, announced only
- * when asked for and not from a signal handler (announcing formats text
- * and emits events). */
-static void fail(struct tr2_dst *dst, int err, int report)
+/* Turn the destination off; 1 if this was its first failure. */
+static int take_down(struct tr2_dst *dst)
 {
 	if (__atomic_exchange_n(&dst->failed, 1, __ATOMIC_ACQ_REL))
-		return;
+		return 0;
 	__atomic_store_n(&dst->fd, -1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* The first failure reports, announced only when asked for and not from
+ * a signal handler (announcing formats text and emits events). */
+static void report_failure(struct tr2_dst *dst, int err, int report)
+{
 	if (report && tr2_dst_debug())
 		tr2_diag_dst_failed(dst, 1, "unable to write trace to '%s': %s",
 				    name_of(dst), strerror(err));
 	else
 		tr2_diag_dst_failed(dst, 0, "%s", "");
+}
+
+static void fail(struct tr2_dst *dst, int err, int report)
+{
+	if (take_down(dst))
+		report_failure(dst, err, report);
+}
+
+static int same_place(const struct tr2_dst *a, const struct tr2_dst *b)
+{
+	return a->has_identity && b->has_identity && a->dev == b->dev && a->ino == b->ino;
+}
+
+/*
+ * A write waited the full limit (EAGAIN): every destination writing to
+ * the same place goes off with it, all before any is reported (a report
+ * writes "error" records to the targets still on), so a stalled reader
+ * costs the host one limit, not one per target.
+ */
+static void fail_stalled(struct tr2_dst *dst, int report)
+{
+	struct tr2_dst *down[TR2_DST_MAX + 1];
+	int n = 0, i;
+
+	if (dst->has_identity)
+		remember_stall(dst->dev, dst->ino);
+	if (take_down(dst))
+		down[n++] = dst;
+	for (i = 0; i < TR2_DST_MAX; i++) {
+		struct tr2_dst *other = __atomic_load_n(&by_slot[i], __ATOMIC_ACQUIRE);
+
+		if (other && other != dst && tr2_dst_is_on(other) && same_place(other, dst) &&
+		    take_down(other))
+			down[n++] = other;
+	}
+	for (i = 0; i < n; i++)
+		report_failure(down[i], EAGAIN, report);
+}
+
+/* A write that failed with err: EAGAIN is a wait that reached the limit. */
+static void fail_write(struct tr2_dst *dst, int err, int report)
+{
+	if (err == EAGAIN)
+		fail_stalled(dst, report);
+	else
+		fail(dst, err, report);
 }
 
 /*
@@ -622,14 +858,6 @@ void tr2_dst_signal_context(int on)
 	in_signal_handler = on;
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Wait, with signals deliverable, until the destination takes more bytes
  * or the deadline passes (then EAGAIN): a reader that stopped reading
@@ -642,6 +870,10 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 {
 	struct pollfd pfd = { dst->fd, POLLOUT, 0 };
 
+	if (pfd.fd < 0) { /* switched off meanwhile: a stall elsewhere */
+		errno = EBADF;
+		return -1;
+	}
 	if (!*deadline_ms) {
 		if (tr2_plat_poll(&pfd, 1, 0) > 0)
 			return 0;
@@ -816,6 +1048,12 @@ static int write_rest(struct inflight *f, int64_t wait_ms)
 	return 0;
 }
 
+/* A signal handler's wait: short, and never past the limit. */
+static int signal_wait_ms(void)
+{
+	return wait_limit_ms < TR2_DST_SIGNAL_WAIT_MS ? wait_limit_ms : TR2_DST_SIGNAL_WAIT_MS;
+}
+
 /* The destination this thread holds the lock of (signal handlers). */
 static _Thread_local struct tr2_dst *locked_here;
 
@@ -867,9 +1105,8 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	inflight.len = len;
 	inflight.done = done;
 	inflight.unsure = 0;
-	if (write_rest(&inflight, in_signal_handler ? TR2_DST_SIGNAL_WAIT_MS
-						    : TR2_DST_WRITE_TIMEOUT_MS))
-		fail(dst, errno, !in_signal_handler);
+	if (write_rest(&inflight, in_signal_handler ? signal_wait_ms() : wait_limit_ms))
+		fail_write(dst, errno, !in_signal_handler);
 	inflight = outer;
 	unlock_record(dst, locked);
 }
@@ -879,6 +1116,10 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 {
 	size_t done = 0;
 
+	if (dst->fd_closed) {
+		fail(dst, EBADF, !in_signal_handler);
+		return;
+	}
 	if (dst->kind == TR2_DST_FILE) {
 		if (written < 0 && errno != EINTR) {
 			fail(dst, errno, !in_signal_handler);
@@ -899,7 +1140,7 @@ void tr2_dst_finish_interrupted(void)
 	if (!f->dst || f->unsure || f->dst->kind == TR2_DST_FILE ||
 	    f->done >= f->len || !tr2_dst_is_on(f->dst))
 		return;
-	if (write_rest(f, TR2_DST_SIGNAL_WAIT_MS))
-		fail(f->dst, errno, 0); /* a half record: nothing may follow it */
+	if (write_rest(f, signal_wait_ms()))
+		fail_write(f->dst, errno, 0); /* a half record: nothing may follow it */
 	f->done = f->len;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
@@ -39,8 +40,19 @@ struct tr2_dst {
 	unsigned datagram : 1;       /* a record is one datagram */
 	unsigned fifo : 1;           /* a pipe or FIFO: a piece of at most
 				      * PIPE_BUF bytes goes out whole or not */
+	unsigned fd_closed : 1;      /* a number given not open at open: its
+				      * first write fails (EBADF) without
+				      * touching it, as Git's first write does */
+	unsigned has_identity : 1;   /* dev and ino are known */
+	dev_t dev;              /* what it writes to (an AF_UNIX target: the */
+	ino_t ino;              /* socket's file), to find the targets that
+				 * share a stalled destination */
+	int taken;              /* directory mode: path is the base name and
+				 * this the number of the name taken (0: the
+				 * base itself, 1..9: <base>.<n>) */
 	enum tr2_dst_kind kind;
-	char *path;             /* the file trace2 opened, for tr2_dst_reopen() */
+	char *path;             /* the file trace2 opened (directory mode: its
+				 * base name), for tr2_dst_reopen() */
 	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
 	char head[TR2_DST_HEAD_MAX]; /* what a new file starts with (reopen) */
 	size_t head_len;
@@ -65,11 +77,16 @@ int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len);
 #define TR2_DST_MAX 32
 /* A destination named by a settings row, not yet open. */
 void tr2_dst_init(struct tr2_dst *dst, int setting);
-/* How long a record may wait for room in a pipe or socket (sockets: the
- * send timeout) before the target is given up; and, in a signal handler,
- * for a pipe's interrupted record. */
-#define TR2_DST_WRITE_TIMEOUT_MS 5000
+/* In a signal handler, how long a pipe's interrupted record may wait
+ * for room (at most the wait limit). */
 #define TR2_DST_SIGNAL_WAIT_MS 500
+/*
+ * The wait limit (GIT_TRACE2_DST_TIMEOUT), read when a destination is
+ * opened: how long a record may wait for room in a pipe or socket
+ * (sockets: the send timeout) and a connect() for a collector's backlog
+ * before the destination is given up, with every target writing to it.
+ */
+int tr2_dst_wait_limit_ms(void);
 
 /* What a target value asks for (destinations.md §1), without opening it. */
 enum tr2_dst_form {
@@ -161,10 +178,14 @@ void tr2_dst_after_fork(struct tr2_dst *dst);
 /*
  * Close a file trace2 opened by its name and open that name again, for
  * log rotation: the records after it go to the file the name now
- * denotes (created if missing).  The descriptor number stays (dup3()), so
- * a write racing with it goes whole to the old or the new file.  Not
- * reopened: the maxFiles sentinel, a failed destination, a name that no
- * longer denotes a regular file.  Async-signal-safe.  1 if reopened.
+ * denotes (created if missing), opened as at the first open.  Directory
+ * mode: the process's own file stays while its name still denotes it;
+ * otherwise a new file is created exclusively under the first free of
+ * the names the first open tries (never through a symlink, never a file
+ * someone else made).  The descriptor number stays (dup3()), so a write
+ * racing with it goes whole to the old or the new file.  Not reopened:
+ * the maxFiles sentinel, a failed destination, a name that no longer
+ * denotes a regular file.  Async-signal-safe.  1 if reopened.
  */
 int tr2_dst_reopen(struct tr2_dst *dst);
 /* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */

@@ -758,6 +758,33 @@ static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_even
 					     const struct repository *repo,
 					     const char *key);
 
+/*
+ * Dispatch ev with *str_field = s (a path, a value) and *argv_field =
+ * argv (a NULL field: none), their URL passwords redacted; nothing when
+ * memory for that ran out: redaction fails closed.  The copies live on
+ * this stack for the dispatch.  0 when dispatched.
+ */
+static int dispatch_redacted(struct tr2_tls *tls, struct tr2_ev *ev,
+			     const char *s, const char **str_field,
+			     const char *const *argv, const char *const **argv_field)
+{
+	struct tr2_buf str_room;
+	struct tr2_redacted_argv argv_room;
+	int rc = 0;
+
+	tr2_buf_init(&str_room);
+	tr2_redacted_argv_init(&argv_room);
+	if (str_field)
+		rc = tr2_redact_str(&str_room, s, str_field);
+	if (!rc && argv_field)
+		rc = tr2_redact_argv(&argv_room, argv, argv_field);
+	if (!rc)
+		dispatch(tls, ev);
+	tr2_redacted_argv_release(&argv_room);
+	tr2_buf_release(&str_room);
+	return rc;
+}
+
 /* The trace the process was started in (a TRACEPARENT in its environment,
  * as OpenTelemetry carries it to processes), as a data record, so that a
  * converter can join that trace. */
@@ -777,16 +804,11 @@ static void record_traceparent(const char *file, int line)
 
 void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_START, file, line);
 
-	if (!tls || tr2_redact_argv(argv, &redacted))
-		return;
-	ev.pub.start.argv = redacted ? redacted : argv;
-	dispatch(tls, &ev);
-	tr2_redact_free_argv(redacted, argv);
-	record_traceparent(file, line);
+	if (tls && !dispatch_redacted(tls, &ev, NULL, NULL, argv, &ev.pub.start.argv))
+		record_traceparent(file, line);
 }
 
 int trace2_cmd_exit_fl(const char *file, int line, int code)
@@ -828,10 +850,8 @@ void trace2_cmd_path_fl(const char *file, int line, const char *pathname)
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CMD_PATH, file, line);
 
-	if (tls) {
-		ev.pub.cmd_path.path = pathname;
-		dispatch(tls, &ev);
-	}
+	if (tls)
+		dispatch_redacted(tls, &ev, pathname, &ev.pub.cmd_path.path, NULL, NULL);
 }
 
 void trace2_cmd_ancestry_fl(const char *file, int line, const char **parent_names)
@@ -901,8 +921,7 @@ void trace2_cmd_alias_fl(const char *file, int line, const char *alias,
 
 	if (tls) {
 		ev.pub.alias.alias = alias;
-		ev.pub.alias.argv = argv;
-		dispatch(tls, &ev);
+		dispatch_redacted(tls, &ev, NULL, NULL, argv, &ev.pub.alias.argv);
 	}
 }
 
@@ -927,15 +946,12 @@ void trace2_def_param_fl(const char *file, int line, const char *param,
 {
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_DEF_PARAM, file, line);
-	char *redacted;
 
-	if (!tls || tr2_redact_url(value, &redacted))
+	if (!tls)
 		return;
 	ev.pub.def_param.param = param;
-	ev.pub.def_param.value = redacted ? redacted : value;
 	ev.pub.def_param.scope = scope_name(kvi);
-	dispatch(tls, &ev);
-	tr2_sys.free(redacted);
+	dispatch_redacted(tls, &ev, value, &ev.pub.def_param.value, NULL, NULL);
 }
 
 void trace2_def_repo_fl(const char *file, int line, struct repository *repo)
@@ -1026,7 +1042,6 @@ void trace2_collect_process_info(enum trace2_process_info_reason reason)
 
 void trace2_child_start_fl(const char *file, int line, struct child_process *cmd)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_CHILD_START, file, line);
 
@@ -1034,20 +1049,16 @@ void trace2_child_start_fl(const char *file, int line, struct child_process *cmd
 		return;
 	cmd->trace2_child_id = __atomic_fetch_add(&next_child_id, 1, __ATOMIC_RELAXED);
 	cmd->trace2_child_us_start = ev.pub.time_us;
-	if (tr2_redact_argv(cmd->args.v, &redacted))
-		return;
 	ev.pub.child = (struct trace2_ev_child){
 		.id = cmd->trace2_child_id,
 		.child_class = cmd->trace2_child_class,
 		.hook_name = cmd->trace2_hook_name,
 		.cd = cmd->dir,
-		.argv = redacted ? redacted : cmd->args.v,
 		.git_cmd = cmd->git_cmd,
 		.use_shell = cmd->use_shell,
 	};
-	dispatch(tls, &ev);
-	flush_targets();
-	tr2_redact_free_argv(redacted, cmd->args.v);
+	if (!dispatch_redacted(tls, &ev, NULL, NULL, cmd->args.v, &ev.pub.child.argv))
+		flush_targets();
 }
 
 /* A child_exit or child_ready record, its time since child_start. */
@@ -1091,7 +1102,6 @@ void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd
 
 int trace2_exec_fl(const char *file, int line, const char *exe, const char **argv)
 {
-	const char **redacted;
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_EXEC, file, line);
 	int id;
@@ -1099,14 +1109,9 @@ int trace2_exec_fl(const char *file, int line, const char *exe, const char **arg
 	if (!tls)
 		return -1;
 	id = __atomic_fetch_add(&next_exec_id, 1, __ATOMIC_RELAXED);
-	if (tr2_redact_argv(argv, &redacted))
-		return id;
-	ev.pub.exec = (struct trace2_ev_exec){
-		.id = id, .exe = exe, .argv = redacted ? redacted : argv
-	};
-	dispatch(tls, &ev);
-	flush_targets();
-	tr2_redact_free_argv(redacted, argv);
+	ev.pub.exec = (struct trace2_ev_exec){ .id = id };
+	if (!dispatch_redacted(tls, &ev, exe, &ev.pub.exec.exe, argv, &ev.pub.exec.argv))
+		flush_targets();
 	return id;
 }
 

@@ -1214,6 +1214,76 @@ static void write_failure_two_targets(void **state)
 	free(dir);
 }
 
+/*
+ * A number not open at initialize is checked there, in every mode: the
+ * host then opens a file of its own, which gets that number, and traces
+ * on.  Before, buffered and deferred records went into the host's file.
+ */
+#define REUSED_FD 3
+
+static void sc_host_file_takes_fd(void *arg)
+{
+	int fd;
+
+	close(REUSED_FD);
+	trace2_initialize_clock();
+	trace2_initialize();
+	fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	CHECK(fd == REUSED_FD);
+	CHECK(write(fd, "host\n", 5) == 5);
+	trace2_printf("after the host's open");
+	trace2_region_enter("test", "region", NULL);
+	trace2_region_leave("test", "region", NULL);
+	trace2_flush();
+	exit(trace2_cmd_exit(0));
+}
+
+/* GIT_TRACE2_EVENT=3 with mode (a setting, or NULL): the host's file has
+ * the host's line only, and the debug switch gives Git's warning for a
+ * first write to a closed descriptor, once. */
+static void check_fd_closed_at_initialize(const char *mode)
+{
+	char *dir = t2_tmpdir(), *path = t2_path(dir, "host-file"), *text;
+	struct t2_env e = { 0 };
+	struct t2_proc p;
+
+	t2_env_add(&e, "GIT_TRACE2_EVENT=%d", REUSED_FD);
+	t2_env_add(&e, "GIT_TRACE2_DST_DEBUG=1");
+	if (mode)
+		t2_env_add(&e, "%s", mode);
+	t2_capture(sc_host_file_takes_fd, path, t2_env_list(&e), 20, &p);
+	assert_exit_code(p.status, 0);
+	text = t2_read_file(path, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "host\n");
+	assert_string_equal(p.err,
+			    "warning: unable to write trace to 'GIT_TRACE2_EVENT': Bad file descriptor\n");
+	free(text);
+	t2_proc_free(&p);
+	t2_env_free(&e);
+	free(path);
+	t2_rmtree(dir);
+	free(dir);
+}
+
+static void fd_closed_at_initialize_plain(void **state)
+{
+	(void)state;
+	check_fd_closed_at_initialize(NULL);
+}
+
+static void fd_closed_at_initialize_buffered(void **state)
+{
+	(void)state;
+	check_fd_closed_at_initialize("GIT_TRACE2_BUFFER=64k");
+}
+
+static void fd_closed_at_initialize_deferred(void **state)
+{
+	(void)state;
+	check_fd_closed_at_initialize("GIT_TRACE2_DEFERRED=1");
+}
+
 /* ------------------------------------------------------------------ */
 /* §9 Closing at exit.                                                  */
 /* ------------------------------------------------------------------ */
@@ -1410,6 +1480,9 @@ int main(void)
 		cmocka_unit_test(write_failure_eagain),
 		cmocka_unit_test(write_failure_ebadf),
 		cmocka_unit_test(write_failure_two_targets),
+		cmocka_unit_test(fd_closed_at_initialize_plain),
+		cmocka_unit_test(fd_closed_at_initialize_buffered),
+		cmocka_unit_test(fd_closed_at_initialize_deferred),
 		cmocka_unit_test(descriptors_closed_at_exit),
 		cmocka_unit_test(descriptors_close_on_exec),
 	};

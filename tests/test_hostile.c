@@ -6,10 +6,13 @@
  *  - a directory target reached through a symlink (works, as in Git);
  *  - a FIFO as target file: no reader (opening with O_WRONLY alone would
  *    block until one appears), a reader that never reads, a live reader;
- *    a terminal with a live reader;
+ *    a terminal with a live reader; four targets on a FIFO nobody reads
+ *    (held one wait limit, not four);
  *  - a directory with 100,000 files, with and without maxFiles;
  *  - HOME unwritable, missing, empty, a regular file;
- *  - config files that are directories; 100 MB global config files
+ *  - config files that are directories; a global config file that is a
+ *    FIFO (nobody writes, a writer that ends, stalls, trickles forever);
+ *    100 MB global config files
  *    (random bytes, one huge value, millions of entries);
  *  - 10,000 nested regions on all three targets;
  *  - 1 MiB labels, messages and values (files, buffered, 4 threads into
@@ -178,6 +181,8 @@ static void directory_through_symlink(void **state)
 
 #define FIFO_ALARM_S 5
 #define FIFO_RECORDS 20000
+/* GIT_TRACE2_DST_TIMEOUT for a reader that never reads. */
+#define STALL_LIMIT_MS 1000
 
 struct fifo_plan {
 	int records;
@@ -247,6 +252,7 @@ static void fifo_with_stalled_reader(void **state)
 	assert_true(rfd >= 0);
 	t2_env_add(&env, "GIT_TRACE2=%s", fifo);
 	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", STALL_LIMIT_MS);
 	t0 = t2_now();
 	pid = t2_spawn(sc_fifo_writer, &plan, t2_env_list(&env), out, err);
 	status = t2_wait_timeout(pid, 60 * 1000);
@@ -262,6 +268,72 @@ static void fifo_with_stalled_reader(void **state)
 	free(text_err);
 	free(out);
 	free(err);
+	t2_env_free(&env);
+	free(fifo);
+}
+
+/*
+ * Four targets (normal, perf, event, chrome) on one FIFO whose reader
+ * never reads: once one write has waited the limit, all four are off, so
+ * the host is held about one limit.  Before, each target waited its own
+ * (four limits).
+ */
+#define STALL_RECORDS 5000
+
+static const char *const STALL_TARGETS[] = {
+	"GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT", "GIT_TRACE2_CHROME",
+};
+#define NSTALL_TARGETS (sizeof(STALL_TARGETS) / sizeof(STALL_TARGETS[0]))
+
+static void sc_into_stalled_fifo(void *arg)
+{
+	double t0 = t2_now();
+	int i;
+
+	(void)arg;
+	init_trace();
+	for (i = 0; i < STALL_RECORDS; i++)
+		trace2_printf("stalled record %d", i);
+	dprintf(1, "held %d ms\n", (int)((t2_now() - t0) * 1000));
+	exit(trace2_cmd_exit(0));
+}
+
+static void stalled_destination_costs_one_limit(void **state)
+{
+	char *fifo = t2_path(t2_scratch_dir(), "fifo"), *warning;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	size_t i;
+	int rfd, ms = -1;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	for (i = 0; i < NSTALL_TARGETS; i++)
+		t2_env_add(&env, "%s=%s", STALL_TARGETS[i], fifo);
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", STALL_LIMIT_MS);
+	t2_env_add(&env, "GIT_TRACE2_DST_DEBUG=1");
+	t2_capture(sc_into_stalled_fifo, NULL, t2_env_list(&env), 60, &p);
+	close(rfd);
+	printf("[hostile] four targets on a FIFO nobody reads, limit %d ms: %s; stderr: %s",
+	       STALL_LIMIT_MS, p.out, p.err);
+	fflush(stdout);
+	assert_true(exited_0(p.status));
+	assert_int_equal(sscanf(p.out, "held %d ms", &ms), 1);
+	/* a write did wait for the reader, the limit... */
+	assert_true(ms >= STALL_LIMIT_MS * 9 / 10);
+	/* ...and only once, not once per target */
+	assert_true(ms < STALL_LIMIT_MS * 5 / 2);
+	/* each target went off, saying so once */
+	assert_int_equal(count_substr(p.err, "warning: "), (int)NSTALL_TARGETS);
+	for (i = 0; i < NSTALL_TARGETS; i++) {
+		warning = t2_xfmt("warning: unable to write trace to '%s': %s\n", STALL_TARGETS[i],
+				  strerror(EAGAIN));
+		assert_int_equal(count_substr(p.err, warning), 1);
+		free(warning);
+	}
+	t2_proc_free(&p);
 	t2_env_free(&env);
 	free(fifo);
 }
@@ -615,6 +687,172 @@ static void config_file_is_a_directory(void **state)
 	free(home);
 	free(gitconfig);
 	free(xdg);
+}
+
+/*
+ * The global config file as a FIFO (config.md §3: Git blocks on it
+ * forever).  The library waits for its end at most the destination limit
+ * (GIT_TRACE2_DST_TIMEOUT, 200 ms here), then skips it with one warning.
+ */
+#define FIFO_LIMIT_MS 200
+/* Generous: the wait is 200 ms; a hang is killed after FIFO_KILL_S. */
+#define FIFO_BOUND_S 5.0
+#define FIFO_KILL_S 15
+
+struct fifo_writer {
+	const char *path;
+	const char *text;	/* written once the reader is there */
+	int trickle;		/* then a comment byte each 20 ms, forever */
+	int stall;		/* or: then hold it open, writing nothing */
+};
+
+static void sc_config_fifo_writer(void *arg)
+{
+	const struct fifo_writer *w = arg;
+	int fd = open(w->path, O_WRONLY); /* waits for the reader */
+
+	if (fd < 0 || write(fd, w->text, strlen(w->text)) < 0)
+		_exit(1);
+	while (w->trickle && write(fd, "#", 1) == 1)
+		usleep(20 * 1000);
+	while (w->stall)
+		pause();
+	close(fd);
+}
+
+struct fifo_run {
+	char *err;		/* the driver's stderr */
+	char *sys_normal;	/* what the system file's normal target got */
+	char *fifo_perf;	/* what the FIFO's perf target got */
+	double seconds;
+};
+
+/*
+ * The driver with <dir>/fifo as its global config file (written by w,
+ * or by nobody) and a regular system file naming <dir>/sys.normal as the
+ * normal target; the FIFO's own content names <dir>/fifo.perf.
+ */
+static void run_with_fifo_config(const char *dir, struct fifo_writer *w, int limit_ms,
+				 struct fifo_run *r)
+{
+	char *fifo = t2_path(dir, "fifo"), *sys = t2_path(dir, "system");
+	char *normal = t2_path(dir, "sys.normal"), *perf = t2_path(dir, "fifo.perf");
+	char text[4200], content[4200];
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	int writer = -1;
+
+	unlink(normal);
+	unlink(perf);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(text, sizeof(text), "[trace2]\n\tnormalTarget = %s\n", normal);
+	assert_int_equal(t2_write_file(sys, text), 0);
+	snprintf(content, sizeof(content), "[trace2]\n\tperfTarget = %s\n%s", perf,
+		 w && (w->stall || w->trickle) ? "[trace2]\n\tperfBrief = tr" : "");
+	if (w) {
+		w->path = fifo;
+		w->text = content;
+		writer = t2_spawn(sc_config_fifo_writer, w, NULL, NULL, NULL);
+		assert_true(writer > 0);
+	}
+	t2_env_add(&env, "GIT_CONFIG_GLOBAL=%s", fifo);
+	t2_env_add(&env, "GIT_CONFIG_SYSTEM=%s", sys);
+	t2_env_add(&env, "GIT_CONFIG_NOSYSTEM");
+	t2_env_add(&env, "GIT_TRACE2_DST_TIMEOUT=%d", limit_ms);
+	r->seconds = t2_now();
+	t2_capture(exec_driver, NULL, t2_env_list(&env), FIFO_KILL_S, &p);
+	r->seconds = t2_now() - r->seconds;
+	if (writer > 0) {
+		kill(writer, SIGKILL);
+		t2_wait_timeout(writer, 10 * 1000);
+	}
+	printf("[hostile]   status 0x%x, %.2f s, stderr: %s\n", p.status, r->seconds,
+	       *p.err ? p.err : "(empty)\n");
+	assert_true(exited_0(p.status));
+	r->err = p.err;
+	free(p.out);
+	r->sys_normal = t2_read_file(normal, NULL);
+	r->fifo_perf = t2_read_file(perf, NULL);
+	t2_env_free(&env);
+	free(fifo);
+	free(sys);
+	free(normal);
+	free(perf);
+}
+
+static void fifo_run_free(struct fifo_run *r)
+{
+	free(r->err);
+	free(r->sys_normal);
+	free(r->fifo_perf);
+}
+
+/* With writer w (NULL: none), the FIFO must be skipped whole with one
+ * warning, the other settings kept, the host held about one limit. */
+static void expect_fifo_skipped(const char *what, struct fifo_writer *w)
+{
+	const char *dir = t2_scratch_dir();
+	char *fifo = t2_path(dir, "fifo"), want[4400];
+	struct fifo_run r;
+
+	printf("[hostile] global config file a FIFO %s\n", what);
+	run_with_fifo_config(dir, w, FIFO_LIMIT_MS, &r);
+	snprintf(want, sizeof(want), "warning: config file '%s' is a pipe that did not "
+		 "reach its end within %d ms: skipped\n", fifo, FIFO_LIMIT_MS);
+	assert_string_equal(r.err, want);
+	assert_true(r.seconds < FIFO_BOUND_S);
+	assert_true(r.seconds >= FIFO_LIMIT_MS / 1000.0);
+	assert_non_null(r.sys_normal);
+	assert_non_null(strstr(r.sys_normal, "version "));
+	assert_null(r.fifo_perf);
+	fifo_run_free(&r);
+	free(fifo);
+}
+
+static void config_file_is_a_fifo(void **state)
+{
+	(void)state;
+	expect_fifo_skipped("nobody writes", NULL);
+}
+
+/* A writer that sends its config and closes: read and applied, at once
+ * (the limit is the default 5 s, so a slow writer still makes it). */
+static void config_fifo_writer_sends_config(void **state)
+{
+	const char *dir = t2_scratch_dir();
+	struct fifo_writer w = { 0 };
+	struct fifo_run r;
+
+	(void)state;
+	printf("[hostile] global config file a FIFO whose writer sends it\n");
+	run_with_fifo_config(dir, &w, 5000, &r);
+	assert_string_equal(r.err, "");
+	assert_non_null(r.sys_normal);
+	assert_non_null(strstr(r.sys_normal, "version "));
+	assert_non_null(r.fifo_perf);
+	assert_non_null(strstr(r.fifo_perf, "| version      |"));
+	assert_true(r.seconds < FIFO_BOUND_S);
+	fifo_run_free(&r);
+}
+
+/* A writer that sends a part, then nothing while keeping it open. */
+static void config_fifo_writer_stalls(void **state)
+{
+	struct fifo_writer w = { .stall = 1 };
+
+	(void)state;
+	expect_fifo_skipped("whose writer stalls", &w);
+}
+
+/* A writer that never ends, a byte at a time: bounded by the same
+ * total limit, not a limit per read. */
+static void config_fifo_writer_trickles(void **state)
+{
+	struct fifo_writer w = { .trickle = 1 };
+
+	(void)state;
+	expect_fifo_skipped("whose writer trickles forever", &w);
 }
 
 #define BIG_CONFIG (100u * MIB)
@@ -1444,11 +1682,16 @@ int main(void)
 		cmocka_unit_test_teardown(directory_through_symlink, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_without_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_stalled_reader, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stalled_destination_costs_one_limit, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fifo_with_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(terminal_with_reader, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(max_files_in_huge_directory, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(unwritable_or_odd_home, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(config_file_is_a_directory, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(config_file_is_a_fifo, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(config_fifo_writer_sends_config, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(config_fifo_writer_stalls, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(config_fifo_writer_trickles, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(garbage_global_config_100mb, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(deep_nesting, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(huge_texts_in_files, t2_scratch_cleanup),

@@ -2,7 +2,8 @@
  * Long-running hosts: trace2_reopen() (log rotation: a file renamed
  * away and reopened gets the next records, none lost or written twice;
  * plain and buffered mode, from a SIGHUP handler, directory mode, threads
- * writing meanwhile), trace2_flush() in buffered mode, and
+ * writing meanwhile; in a shared directory, never through what another
+ * user put under the name), trace2_flush() in buffered mode, and
  * GIT_TRACE2_MAX_FILE_SIZE (one sentinel line, then nothing).
  *
  * The scenarios write numbered trace2_printf() records "n=<i>"; the
@@ -15,12 +16,16 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "t2test.h"
@@ -304,6 +309,172 @@ static void test_reopen_directory_mode(void **state)
 	free(old);
 	free(env_ev);
 	free(dir);
+}
+
+/*
+ * Directory mode in a directory another local user can write (mode 0777
+ * without the sticky bit, so fs.protected_symlinks does not step in):
+ * after a rotation moved the process's files away, that user puts
+ * symlinks under their names, to a file the traced user can write and to
+ * a name nobody created.  The reopen must write to neither.  Played as
+ * root with a throwaway user; the directory is under /tmp (0755 parents),
+ * not under the build tree, which may be closed to that user.
+ */
+struct shared_dir {
+	char *top;    /* mkdtemp() under /tmp, mode 0755 */
+	char *dir;    /* <top>/shared, mode 0777 */
+	char *victim; /* <top>/victim: an existing file of the traced user */
+	char *fresh;  /* <top>/fresh: never created */
+	char user[32];
+	uid_t uid;
+	gid_t gid;
+	int have_user;
+};
+
+#define PRECIOUS "precious\n"
+
+/* useradd of a throwaway system user (another test may hold the lock of
+ * /etc/passwd for a moment: tried a few times); 0 on success. */
+static int add_user(struct shared_dir *sd)
+{
+	struct passwd *pw;
+	int tries;
+
+	snprintf(sd->user, sizeof(sd->user), "t2plant%d", (int)getpid());
+	for (tries = 0; tries < 10; tries++) {
+		if (!t2_system_env(NULL, "useradd -M -N -r -s /bin/false %s >/dev/null 2>&1",
+				   sd->user))
+			break;
+		usleep(200000);
+	}
+	pw = getpwnam(sd->user);
+	if (!pw)
+		return -1;
+	sd->uid = pw->pw_uid;
+	sd->gid = pw->pw_gid;
+	sd->have_user = 1;
+	return 0;
+}
+
+static int shared_dir_teardown(void **state)
+{
+	struct shared_dir *sd = *state;
+
+	if (!sd)
+		return 0;
+	if (sd->have_user)
+		t2_system_env(NULL, "userdel %s >/dev/null 2>&1", sd->user);
+	if (sd->top)
+		t2_rmtree(sd->top);
+	free(sd->top);
+	free(sd->dir);
+	free(sd->victim);
+	free(sd->fresh);
+	free(sd);
+	return 0;
+}
+
+static int shared_dir_setup(void **state)
+{
+	struct shared_dir *sd = calloc(1, sizeof(*sd));
+	char tmpl[] = "/tmp/t2shared.XXXXXX";
+
+	*state = sd;
+	if (!mkdtemp(tmpl) || chmod(tmpl, 0755))
+		return -1;
+	sd->top = strdup(tmpl);
+	sd->dir = t2_path(tmpl, "shared");
+	sd->victim = t2_path(tmpl, "victim");
+	sd->fresh = t2_path(tmpl, "fresh");
+	if (mkdir(sd->dir, 0777) || chmod(sd->dir, 0777) ||
+	    t2_write_file(sd->victim, PRECIOUS))
+		return -1;
+	return 0;
+}
+
+/* As the other user: name -> victim, name.1 -> fresh. */
+static void plant_links(const struct shared_dir *sd, const char *name)
+{
+	char *one = t2_xfmt("%s.1", name);
+	struct stat st;
+	pid_t pid = fork();
+	int status;
+
+	CHECK(pid >= 0);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(sd->gid) || setuid(sd->uid) ||
+		    symlink(sd->victim, name) || symlink(sd->fresh, one))
+			_exit(1);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK(!lstat(name, &st) && S_ISLNK(st.st_mode) && st.st_uid == sd->uid);
+	free(one);
+}
+
+/* NORMAL wrote <sid>, EVENT <sid>.1: 1..3, both moved away, the links
+ * planted, reopen, 4..5 into new files of the process's own. */
+static void sc_planted_after_rotation(void *arg)
+{
+	const struct shared_dir *sd = arg;
+	char *sid = strdup(trace2_session_id()), *last = strrchr(sid, '/');
+	char *base = t2_path(sd->dir, last ? last + 1 : sid), *name, *n;
+	int i;
+
+	records(1, 3);
+	for (i = 0; i < 2; i++) {
+		char *from = i ? t2_xfmt("%s.1", base) : strdup(base);
+		char *to = t2_xfmt("%s/rotated.%d", sd->top, i);
+
+		CHECK(rename(from, to) == 0);
+		free(from);
+		free(to);
+	}
+	plant_links(sd, base);
+	trace2_reopen();
+	records(4, 5);
+	for (i = 2; i < 4; i++) {
+		name = t2_xfmt("%s.%d", base, i);
+		n = numbers_of_file(name);
+		if (strcmp(n, "4 5"))
+			fprintf(stderr, "%s: records \"%s\", want \"4 5\"\n", name, n);
+		CHECK(!strcmp(n, "4 5"));
+		free(n);
+		free(name);
+	}
+	free(base);
+	free(sid);
+}
+
+static void reopen_does_not_follow_planted_symlink(void **state)
+{
+	struct shared_dir *sd = *state;
+	char *normal = t2_xfmt("GIT_TRACE2=%s", sd->dir), *event = t2_xfmt("GIT_TRACE2_EVENT=%s", sd->dir);
+	const char *env[] = { normal, event, NULL };
+	char *text;
+	struct stat st;
+	int status;
+
+	if (geteuid()) {
+		print_message("skipped: playing a second local user needs root\n");
+		skip();
+	}
+	if (t2_system_env(NULL, "command -v useradd >/dev/null 2>&1")) {
+		print_message("skipped: no useradd to make a second local user\n");
+		skip();
+	}
+	assert_int_equal(add_user(sd), 0);
+	status = t2_run(sc_planted_after_rotation, sd, env);
+	text = t2_read_file(sd->victim, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, PRECIOUS);
+	if (!lstat(sd->fresh, &st))
+		fail_msg("the reopen created %s through a planted symlink", sd->fresh);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(status, 0);
+	free(text);
+	free(normal);
+	free(event);
 }
 
 /* A stream destination is left alone: stderr keeps every record. */
@@ -619,6 +790,8 @@ int main(void)
 		T(test_reopen_buffered_after_flush),
 		T(test_reopen_directory_mode),
 		T(test_reopen_leaves_streams),
+		cmocka_unit_test_setup_teardown(reopen_does_not_follow_planted_symlink,
+						shared_dir_setup, shared_dir_teardown),
 		T(test_reopen_while_threads_write),
 		T(test_reopen_while_threads_write_buffered),
 		T(test_flush_buffered),

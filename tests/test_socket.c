@@ -13,12 +13,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1024,6 +1026,128 @@ static void empty_record_is_empty_datagram(void **state)
 	t2_sink_close(&s);
 }
 
+/* ------------------------------------------------------------------ */
+/* A collector that does not accept                                    */
+/* ------------------------------------------------------------------ */
+
+/* GIT_TRACE2_DST_TIMEOUT of these tests. */
+#define BACKLOG_LIMIT_MS 500
+#define MAX_PENDING 64
+
+/* A stream listener that never accepts, its backlog filled by clients
+ * of the test. */
+struct full_listener {
+	char *dir, *path;
+	int fd;
+	int clients[MAX_PENDING];
+	int n;
+};
+
+static void open_full_listener(struct full_listener *l)
+{
+	struct sockaddr_un sa;
+
+	l->dir = t2_tmpdir();
+	l->path = t2_path(l->dir, "sock");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	assert_true(strlen(l->path) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, l->path);
+	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(l->fd >= 0);
+	assert_int_equal(bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(l->fd, 0), 0);
+	for (l->n = 0; l->n < MAX_PENDING; l->n++) {
+		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err;
+
+		assert_true(c >= 0);
+		if (!connect(c, (struct sockaddr *)&sa, sizeof(sa))) {
+			l->clients[l->n] = c;
+			continue;
+		}
+		err = errno;
+		close(c);
+		assert_int_equal(err, EAGAIN); /* the backlog is full */
+		break;
+	}
+	assert_true(l->n < MAX_PENDING);
+}
+
+static void close_full_listener(struct full_listener *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		close(l->clients[i]);
+	close(l->fd);
+	t2_rmtree(l->dir);
+	free(l->dir);
+	free(l->path);
+}
+
+static void sc_timed_initialize(void *arg)
+{
+	double t0 = t2_now();
+
+	(void)arg;
+	trace2_initialize_clock();
+	trace2_initialize();
+	printf("enabled %d after %d ms\n", trace2_is_enabled(), (int)((t2_now() - t0) * 1000));
+}
+
+/* The targets named (NULL-terminated) at the listener: initialize's
+ * milliseconds; every target off, with one warning each. */
+static int initialize_against_full_backlog(const char *const *targets)
+{
+	struct full_listener l;
+	struct t2_env e = { 0 };
+	struct t2_proc p;
+	char *want = NULL;
+	int enabled = -1, ms = -1, i;
+
+	open_full_listener(&l);
+	for (i = 0; targets[i]; i++) {
+		t2_env_add(&e, "%s=af_unix:%s", targets[i], l.path);
+		t2_append(&want, "warning: trace2: could not connect to socket '%s' for '%s' "
+			  "tracing: %s\n", l.path, targets[i], strerror(EAGAIN));
+	}
+	t2_env_add(&e, "GIT_TRACE2_DST_TIMEOUT=%d", BACKLOG_LIMIT_MS);
+	t2_env_add(&e, "GIT_TRACE2_DST_DEBUG=1");
+	t2_capture(sc_timed_initialize, NULL, t2_env_list(&e), 10, &p);
+	print_message("[socket] %s%s", p.out, p.err);
+	if (!WIFEXITED(p.status))
+		fail_msg("trace2_initialize() did not return (killed after 10 s)");
+	assert_int_equal(WEXITSTATUS(p.status), 0);
+	assert_int_equal(sscanf(p.out, "enabled %d after %d ms", &enabled, &ms), 2);
+	assert_int_equal(enabled, 0);
+	assert_string_equal(p.err, want);
+	/* it did wait for the collector: up to the limit */
+	assert_true(ms >= BACKLOG_LIMIT_MS * 9 / 10);
+	free(want);
+	t2_proc_free(&p);
+	t2_env_free(&e);
+	close_full_listener(&l);
+	return ms;
+}
+
+/* Before, connect() waited for the collector to accept, for good. */
+static void connect_to_full_backlog_is_bounded(void **state)
+{
+	static const char *const targets[] = { "GIT_TRACE2_EVENT", NULL };
+
+	(void)state;
+	assert_true(initialize_against_full_backlog(targets) < 10 * BACKLOG_LIMIT_MS);
+}
+
+/* The second target does not wait for the collector again. */
+static void full_backlog_costs_one_limit_for_all_targets(void **state)
+{
+	static const char *const targets[] = { "GIT_TRACE2", "GIT_TRACE2_EVENT", NULL };
+
+	(void)state;
+	assert_true(initialize_against_full_backlog(targets) < 2 * BACKLOG_LIMIT_MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1040,6 +1164,8 @@ int main(void)
 		cmocka_unit_test(receiver_accepts_signal_end),
 		cmocka_unit_test(reader_gone_disables_target),
 		cmocka_unit_test(empty_record_is_empty_datagram),
+		cmocka_unit_test(connect_to_full_backlog_is_bounded),
+		cmocka_unit_test(full_backlog_costs_one_limit_for_all_targets),
 	};
 
 	/* A reader that goes away must not kill the test. */

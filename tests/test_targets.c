@@ -471,7 +471,7 @@ static void sc_cmd_events(void *arg)
 	trace2_initialize_fl("again.c", 2);
 }
 
-/* path, ancestry (also empty), mode, alias (never redacted), exit twice:
+/* path, ancestry (also empty), mode, alias (its URL passwords redacted), exit twice:
  * the last code (as given, not masked) is the one of atexit; a second initialize is silent */
 static void cmd_events(void **state)
 {
@@ -484,21 +484,21 @@ static void cmd_events(void **state)
 		   "cmd_ancestry bash <- tmux: server <- init\n"
 		   "cmd_ancestry \n"
 		   "cmd_mode branch\n"
-		   "alias lg -> log --oneline 'it'\\''s' '' https://u:p@h\n"
+		   "alias lg -> log --oneline 'it'\\''s' '' 'https://u:<REDACTED>@h'\n"
 		   "exit elapsed:0.000000 code:3\n"
 		   "exit elapsed:0.000000 code:-1\n",
 		   PERF_PREFIX "cmd_path     |     |           |           |              | /usr/bin/git\n"
 		   PERF_PREFIX "cmd_ancestry |     |           |           |              | ancestry:[bash 'tmux: server' init]\n"
 		   PERF_PREFIX "cmd_ancestry |     |           |           |              | ancestry:[]\n"
 		   PERF_PREFIX "cmd_mode     |     |           |           |              | branch\n"
-		   PERF_PREFIX "alias        |     |           |           |              | alias:lg argv:[log --oneline 'it'\\''s' '' https://u:p@h]\n"
+		   PERF_PREFIX "alias        |     |           |           |              | alias:lg argv:[log --oneline 'it'\\''s' '' 'https://u:<REDACTED>@h']\n"
 		   PERF_PREFIX "exit         |     |  0.000000 |           |              | code:3\n"
 		   PERF_PREFIX "exit         |     |  0.000000 |           |              | code:-1\n",
 		   "{\"event\":\"cmd_path\",\"sid\":\"SID\",\"thread\":\"main\",\"path\":\"/usr/bin/git\"}\n"
 		   "{\"event\":\"cmd_ancestry\",\"sid\":\"SID\",\"thread\":\"main\",\"ancestry\":[\"bash\",\"tmux: server\",\"init\"]}\n"
 		   "{\"event\":\"cmd_ancestry\",\"sid\":\"SID\",\"thread\":\"main\",\"ancestry\":[]}\n"
 		   "{\"event\":\"cmd_mode\",\"sid\":\"SID\",\"thread\":\"main\",\"name\":\"branch\"}\n"
-		   "{\"event\":\"alias\",\"sid\":\"SID\",\"thread\":\"main\",\"alias\":\"lg\",\"argv\":[\"log\",\"--oneline\",\"it's\",\"\",\"https://u:p@h\"]}\n"
+		   "{\"event\":\"alias\",\"sid\":\"SID\",\"thread\":\"main\",\"alias\":\"lg\",\"argv\":[\"log\",\"--oneline\",\"it's\",\"\",\"https://u:<REDACTED>@h\"]}\n"
 		   "{\"event\":\"exit\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"code\":3}\n"
 		   "{\"event\":\"exit\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"code\":-1}\n");
 }
@@ -2264,9 +2264,10 @@ static void sc_redact(void *arg)
 #define REDACT_ENV "GIT_TRACE2_CONFIG_PARAMS=remote.*", \
 	"GIT_TRACE2_ENV_VARS=URL_VAR", "URL_VAR=https://u:p@h"
 
-/* start, child_start (args only), exec (argv only), def_param (all three
- * sources) are redacted; alias, printf, dir and exe are not; REDACT=0
- * and REDACT= (empty is false) turn it off */
+/* start, child_start (args, not dir), exec (exe and argv), def_param
+ * (all three sources) and alias are redacted (Git leaves HTTPS://,
+ * x.y=https://, exe and alias); printf and dir are not; REDACT=0 and
+ * REDACT= (empty is false) turn it off */
 static void redaction(void **state)
 {
 	static const char *const on[] = { REDACT_ENV, NULL };
@@ -2279,32 +2280,32 @@ static void redaction(void **state)
 	(void)state;
 	o.env = on;
 	expect_run(&o, sc_redact, NULL,
-		   "start git 'https://user:<REDACTED>@example.com/' 'https://u:<REDACTED>@h' 'https://:<REDACTED>@h' 'https://u:<REDACTED>@h' 'https://u:<REDACTED>@' 'http://u:<REDACTED>@h' http://a@b/c https://h/p:q@r HTTPS://u:p@h x.y=https://u:p@h\n"
+		   "start git 'https://user:<REDACTED>@example.com/' 'https://u:<REDACTED>@h' 'https://:<REDACTED>@h' 'https://u:<REDACTED>@h' 'https://u:<REDACTED>@' 'http://u:<REDACTED>@h' http://a@b/c https://h/p:q@r 'HTTPS://u:<REDACTED>@h' 'x.y=https://u:<REDACTED>@h'\n"
 		   "child_start[0] cd https://d:p@h; git fetch 'https://u:<REDACTED>@h'\n"
-		   "exec[0] https://e:p@h fetch 'https://u:<REDACTED>@h'\n"
+		   "exec[0] https://e:<REDACTED>@h fetch 'https://u:<REDACTED>@h'\n"
 		   "def_param scope:unknown remote.origin.url=https://u:<REDACTED>@h/x\n"
 		   "def_param scope:unknown remote.x.url=https://u:<REDACTED>@h\n"
 		   "cmd_name n (n)\n"
 		   "def_param scope:command URL_VAR=https://u:<REDACTED>@h\n"
-		   "alias al -> fetch https://u:p@h\n"
+		   "alias al -> fetch 'https://u:<REDACTED>@h'\n"
 		   "https://u:p@h\n",
-		   PERF_PREFIX "start        |     |  0.000000 |           |              | git 'https://user:<REDACTED>@example.com/' 'https://u:<REDACTED>@h' 'https://:<REDACTED>@h' 'https://u:<REDACTED>@h' 'https://u:<REDACTED>@' 'http://u:<REDACTED>@h' http://a@b/c https://h/p:q@r HTTPS://u:p@h x.y=https://u:p@h\n"
+		   PERF_PREFIX "start        |     |  0.000000 |           |              | git 'https://user:<REDACTED>@example.com/' 'https://u:<REDACTED>@h' 'https://:<REDACTED>@h' 'https://u:<REDACTED>@h' 'https://u:<REDACTED>@' 'http://u:<REDACTED>@h' http://a@b/c https://h/p:q@r 'HTTPS://u:<REDACTED>@h' 'x.y=https://u:<REDACTED>@h'\n"
 		   PERF_PREFIX "child_start  |     |  0.000000 |           |              | [ch0] class:? cd:https://d:p@h argv:[git fetch 'https://u:<REDACTED>@h']\n"
-		   PERF_PREFIX "exec         |     |  0.000000 |           |              | id:0 argv:[https://e:p@h fetch 'https://u:<REDACTED>@h']\n"
+		   PERF_PREFIX "exec         |     |  0.000000 |           |              | id:0 argv:[https://e:<REDACTED>@h fetch 'https://u:<REDACTED>@h']\n"
 		   PERF_PREFIX "def_param    |     |           |           | scope:unknow | remote.origin.url:https://u:<REDACTED>@h/x\n"
 		   PERF_PREFIX "def_param    |     |           |           | scope:unknow | remote.x.url:https://u:<REDACTED>@h\n"
 		   PERF_PREFIX "cmd_name     |     |           |           |              | n (n)\n"
 		   PERF_PREFIX "def_param    |     |           |           | scope:comman | URL_VAR:https://u:<REDACTED>@h\n"
-		   PERF_PREFIX "alias        |     |           |           |              | alias:al argv:[fetch https://u:p@h]\n"
+		   PERF_PREFIX "alias        |     |           |           |              | alias:al argv:[fetch 'https://u:<REDACTED>@h']\n"
 		   PERF_PREFIX "printf       |     |  0.000000 |           |              | https://u:p@h\n",
-		   "{\"event\":\"start\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"argv\":[\"git\",\"https://user:<REDACTED>@example.com/\",\"https://u:<REDACTED>@h\",\"https://:<REDACTED>@h\",\"https://u:<REDACTED>@h\",\"https://u:<REDACTED>@\",\"http://u:<REDACTED>@h\",\"http://a@b/c\",\"https://h/p:q@r\",\"HTTPS://u:p@h\",\"x.y=https://u:p@h\"]}\n"
+		   "{\"event\":\"start\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"argv\":[\"git\",\"https://user:<REDACTED>@example.com/\",\"https://u:<REDACTED>@h\",\"https://:<REDACTED>@h\",\"https://u:<REDACTED>@h\",\"https://u:<REDACTED>@\",\"http://u:<REDACTED>@h\",\"http://a@b/c\",\"https://h/p:q@r\",\"HTTPS://u:<REDACTED>@h\",\"x.y=https://u:<REDACTED>@h\"]}\n"
 		   "{\"event\":\"child_start\",\"sid\":\"SID\",\"thread\":\"main\",\"child_id\":0,\"child_class\":\"?\",\"cd\":\"https://d:p@h\",\"use_shell\":false,\"argv\":[\"git\",\"fetch\",\"https://u:<REDACTED>@h\"]}\n"
-		   "{\"event\":\"exec\",\"sid\":\"SID\",\"thread\":\"main\",\"exec_id\":0,\"exe\":\"https://e:p@h\",\"argv\":[\"fetch\",\"https://u:<REDACTED>@h\"]}\n"
+		   "{\"event\":\"exec\",\"sid\":\"SID\",\"thread\":\"main\",\"exec_id\":0,\"exe\":\"https://e:<REDACTED>@h\",\"argv\":[\"fetch\",\"https://u:<REDACTED>@h\"]}\n"
 		   "{\"event\":\"def_param\",\"sid\":\"SID\",\"thread\":\"main\",\"scope\":\"unknown\",\"param\":\"remote.origin.url\",\"value\":\"https://u:<REDACTED>@h/x\"}\n"
 		   "{\"event\":\"def_param\",\"sid\":\"SID\",\"thread\":\"main\",\"scope\":\"unknown\",\"param\":\"remote.x.url\",\"value\":\"https://u:<REDACTED>@h\"}\n"
 		   "{\"event\":\"cmd_name\",\"sid\":\"SID\",\"thread\":\"main\",\"name\":\"n\",\"hierarchy\":\"n\"}\n"
 		   "{\"event\":\"def_param\",\"sid\":\"SID\",\"thread\":\"main\",\"scope\":\"command\",\"param\":\"URL_VAR\",\"value\":\"https://u:<REDACTED>@h\"}\n"
-		   "{\"event\":\"alias\",\"sid\":\"SID\",\"thread\":\"main\",\"alias\":\"al\",\"argv\":[\"fetch\",\"https://u:p@h\"]}\n"
+		   "{\"event\":\"alias\",\"sid\":\"SID\",\"thread\":\"main\",\"alias\":\"al\",\"argv\":[\"fetch\",\"https://u:<REDACTED>@h\"]}\n"
 		   "{\"event\":\"printf\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"msg\":\"https://u:p@h\"}\n");
 	for (i = 0; i < 2; i++) {
 		o.env = off[i];
@@ -2340,12 +2341,295 @@ static void redaction(void **state)
 	}
 }
 
+/*
+ * Beyond Git (configuration.md, GIT_TRACE2_REDACT): a password in a URL
+ * of any scheme, anywhere in a string, is redacted in every record that
+ * carries an argument vector or a command path: start, cmd_path, alias,
+ * child_start, exec (exe and argv) and def_param.  Each case runs the
+ * string `in` through all of them; `out` is how it must show, `q` the
+ * same as the NORMAL and PERF targets quote an argument (both by hand).
+ */
+struct redact_case {
+	const char *in, *out, *q;
+};
+
+static void sc_redact_everywhere(void *arg)
+{
+	const char *in = arg;
+	const char *start[] = { "git", in, NULL }, *alias[] = { in, NULL };
+	const char *args[] = { "fetch", in, NULL };
+	struct child_process c = CHILD_PROCESS_INIT;
+
+	c.args.v = args;
+	c.args.nr = 2;
+	c.git_cmd = 1;
+	trace2_cmd_start(start);
+	trace2_cmd_path(in);
+	trace2_cmd_alias("al", alias);
+	trace2_child_start(&c);
+	CHECK(c.args.v == args && args[1] == in);
+	trace2_exec(in, args);
+	trace2_def_param("url", in, NULL);
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&s, fmt, ap) >= 0);
+	va_end(ap);
+	return s;
+}
+
+static void expect_redacted(const struct redact_case *c)
+{
+	struct opts o = BRIEF_RUN;
+	const char *o_ = c->out, *q = c->q;
+	char *normal, *perf, *event;
+
+	print_message("%.60s -> %.60s\n", c->in, c->out);
+	normal = xasprintf("start git %s\n"
+			   "cmd_path %s\n"
+			   "alias al -> %s\n"
+			   "child_start[0] git fetch %s\n"
+			   "exec[0] %s fetch %s\n"
+			   "def_param scope:unknown url=%s\n",
+			   q, o_, q, q, o_, q, o_);
+	perf = xasprintf(PERF_PREFIX "start        |     |  0.000000 |           |              | git %s\n"
+			 PERF_PREFIX "cmd_path     |     |           |           |              | %s\n"
+			 PERF_PREFIX "alias        |     |           |           |              | alias:al argv:[%s]\n"
+			 PERF_PREFIX "child_start  |     |  0.000000 |           |              | [ch0] class:? argv:[git fetch %s]\n"
+			 PERF_PREFIX "exec         |     |  0.000000 |           |              | id:0 argv:[%s fetch %s]\n"
+			 PERF_PREFIX "def_param    |     |           |           | scope:unknow | url:%s\n",
+			 q, o_, q, q, o_, q, o_);
+	event = xasprintf(EV_SID ",\"t_abs\":0.000000,\"argv\":[\"git\",\"%s\"]}\n"
+			  EV_SID ",\"path\":\"%s\"}\n"
+			  EV_SID ",\"alias\":\"al\",\"argv\":[\"%s\"]}\n"
+			  EV_SID ",\"child_id\":0,\"child_class\":\"?\",\"use_shell\":false,\"argv\":[\"git\",\"fetch\",\"%s\"]}\n"
+			  EV_SID ",\"exec_id\":0,\"exe\":\"%s\",\"argv\":[\"fetch\",\"%s\"]}\n"
+			  EV_SID ",\"scope\":\"unknown\",\"param\":\"url\",\"value\":\"%s\"}\n",
+			  "start", o_, "cmd_path", o_, "alias", o_, "child_start", o_,
+			  "exec", o_, o_, "def_param", o_);
+	expect_run(&o, sc_redact_everywhere, (void *)c->in, normal, perf, event);
+	free(normal);
+	free(perf);
+	free(event);
+}
+
+static void expect_redacted_cases(const struct redact_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		expect_redacted(&c[i]);
+}
+
+#define REDACT_CASES(...) do {                                              \
+		static const struct redact_case cases_[] = { __VA_ARGS__ };   \
+		(void)state;                                                  \
+		expect_redacted_cases(cases_, sizeof(cases_) / sizeof(cases_[0])); \
+	} while (0)
+
+/* Git compares the scheme case-sensitively: HTTPS:// leaked. */
+static void redact_uppercase_scheme(void **state)
+{
+	REDACT_CASES({ "HTTPS://u:p@h", "HTTPS://u:<REDACTED>@h", "'HTTPS://u:<REDACTED>@h'" },
+		     { "Http://u:p@h/x", "Http://u:<REDACTED>@h/x", "'Http://u:<REDACTED>@h/x'" });
+}
+
+static void redact_ssh_scheme(void **state)
+{
+	REDACT_CASES({ "ssh://git:tok@host:22/r.git", "ssh://git:<REDACTED>@host:22/r.git",
+		       "'ssh://git:<REDACTED>@host:22/r.git'" });
+}
+
+static void redact_ftp_scheme(void **state)
+{
+	REDACT_CASES({ "ftp://u:p@h/f", "ftp://u:<REDACTED>@h/f", "'ftp://u:<REDACTED>@h/f'" });
+}
+
+/* Any scheme of letters, digits, '+', '-' and '.' before "://". */
+static void redact_any_scheme(void **state)
+{
+	REDACT_CASES({ "git+https://u:p@h", "git+https://u:<REDACTED>@h",
+		       "'git+https://u:<REDACTED>@h'" },
+		     { "svn+ssh://u:p@h", "svn+ssh://u:<REDACTED>@h", "'svn+ssh://u:<REDACTED>@h'" },
+		     { "x-y.2://u:p@h", "x-y.2://u:<REDACTED>@h", "'x-y.2://u:<REDACTED>@h'" });
+}
+
+static void redact_option_url(void **state)
+{
+	REDACT_CASES({ "--url=https://u:p@h", "--url=https://u:<REDACTED>@h",
+		       "'--url=https://u:<REDACTED>@h'" },
+		     { "x.y=https://u:p@h", "x.y=https://u:<REDACTED>@h",
+		       "'x.y=https://u:<REDACTED>@h'" });
+}
+
+/* After other text, and two URLs in one argument. */
+static void redact_url_after_text(void **state)
+{
+	REDACT_CASES({ "see https://u:p@h and ftp://a:b@c/d",
+		       "see https://u:<REDACTED>@h and ftp://a:<REDACTED>@c/d",
+		       "'see https://u:<REDACTED>@h and ftp://a:<REDACTED>@c/d'" },
+		     { "remote=(https://u:p@h)", "remote=(https://u:<REDACTED>@h)",
+		       "'remote=(https://u:<REDACTED>@h)'" });
+}
+
+/* Git redacts the argv of start, child_start and exec, but not exec's
+ * exe, alias's argv nor cmd_path's path. */
+static void redact_exe_alias_and_path(void **state)
+{
+	REDACT_CASES({ "https://e:p@h", "https://e:<REDACTED>@h", "'https://e:<REDACTED>@h'" });
+}
+
+/* The user-info ends at the last '@' of the authority (which ends at the
+ * first '/', '?' or '#'): Git showed RET6 of the password SEC@RET6. */
+static void redact_password_with_at(void **state)
+{
+	REDACT_CASES({ "https://f:SEC@RET6@host", "https://f:<REDACTED>@host",
+		       "'https://f:<REDACTED>@host'" },
+		     { "https://f:a@b@c/p@q", "https://f:<REDACTED>@c/p@q",
+		       "'https://f:<REDACTED>@c/p@q'" },
+		     { "https://f:a@b@c?x@y", "https://f:<REDACTED>@c?x@y",
+		       "'https://f:<REDACTED>@c?x@y'" },
+		     { "https://f:a@b@c#x@y", "https://f:<REDACTED>@c#x@y",
+		       "'https://f:<REDACTED>@c#x@y'" });
+}
+
+/*
+ * What must not change: arguments without a password, byte for byte, and
+ * Git's own cases (process.md §10's table), exactly as Git shows them.
+ */
+static void redact_keeps_the_rest(void **state)
+{
+	REDACT_CASES({ "plain", "plain", "plain" },
+		     { "http://a@b/c", "http://a@b/c", "http://a@b/c" },
+		     { "https://h/p:q@r", "https://h/p:q@r", "https://h/p:q@r" },
+		     { "ssh://host/r.git", "ssh://host/r.git", "ssh://host/r.git" },
+		     { "://u:p@h", "://u:p@h", "://u:p@h" },
+		     { "mailto:u:p@h", "mailto:u:p@h", "mailto:u:p@h" },
+		     { "https://h/?q=a:b@c", "https://h/?q=a:b@c", "'https://h/?q=a:b@c'" },
+		     { "https://user:pwd@example.com/", "https://user:<REDACTED>@example.com/",
+		       "'https://user:<REDACTED>@example.com/'" },
+		     { "https://u:p@h", "https://u:<REDACTED>@h", "'https://u:<REDACTED>@h'" },
+		     { "https://:@h", "https://:<REDACTED>@h", "'https://:<REDACTED>@h'" },
+		     { "https://u:@h", "https://u:<REDACTED>@h", "'https://u:<REDACTED>@h'" },
+		     { "https://u:p@", "https://u:<REDACTED>@", "'https://u:<REDACTED>@'" },
+		     { "http://u:p:q@h", "http://u:<REDACTED>@h", "'http://u:<REDACTED>@h'" },
+		     /* not an authority's '@', but Git redacts up to it */
+		     { "https://h?a:b@c", "https://h?a:<REDACTED>@c", "'https://h?a:<REDACTED>@c'" });
+}
+
+#define HUGE_PATH (1 << 20)
+
+/* A 1 MiB argument is redacted whole, never cut (its copy outgrows the
+ * stack); so are more arguments with passwords than fit there. */
+static void redact_huge_argument(void **state)
+{
+	char *path = malloc(HUGE_PATH + 1), *in, *out, *q;
+	struct redact_case c;
+
+	(void)state;
+	memset(path, 'x', HUGE_PATH);
+	path[HUGE_PATH] = '\0';
+	in = xasprintf("https://u:p@h/%s ssh://v:q@k", path);
+	out = xasprintf("https://u:<REDACTED>@h/%s ssh://v:<REDACTED>@k", path);
+	q = xasprintf("'%s'", out);
+	c = (struct redact_case){ in, out, q };
+	expect_redacted(&c);
+	free(path);
+	free(in);
+	free(out);
+	free(q);
+}
+
+#define MANY_ARGS 40
+
+static void sc_many_passwords(void *arg)
+{
+	const char *argv[MANY_ARGS + 1];
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < MANY_ARGS; i++)
+		argv[i] = i % 2 ? "https://u:p@h" : "a";
+	argv[MANY_ARGS] = NULL;
+	trace2_cmd_start(argv);
+}
+
+static void redact_many_arguments(void **state)
+{
+	char normal[MANY_ARGS * 32] = "start", perf[sizeof(normal) + 128], event[MANY_ARGS * 32];
+	struct opts o = BRIEF_RUN;
+	size_t i, n;
+
+	(void)state;
+	n = (size_t)snprintf(event, sizeof(event), EV_SID ",\"t_abs\":0.000000,\"argv\":[", "start");
+	for (i = 0; i < MANY_ARGS; i++) {
+		strcat(normal, i % 2 ? " 'https://u:<REDACTED>@h'" : " a");
+		n += (size_t)snprintf(event + n, sizeof(event) - n, "%s%s", i ? "," : "",
+				      i % 2 ? "\"https://u:<REDACTED>@h\"" : "\"a\"");
+	}
+	snprintf(event + n, sizeof(event) - n, "]}\n");
+	snprintf(perf, sizeof(perf), PERF_PREFIX "start        |     |  0.000000 |           "
+		 "|              | %s\n", normal + 6);
+	strcat(normal, "\n");
+	expect_run(&o, sc_many_passwords, NULL, normal, perf, event);
+}
+
 /* Memory runs out when the region stack must grow: no region beyond it
  * is traced, nor its leave, so what is written stays balanced. */
 static void *no_memory(size_t n)
 {
 	(void)n;
 	return NULL;
+}
+
+/* The next allocation fails, the later ones work. */
+static int fail_next_malloc;
+
+static void *malloc_failing_once(size_t n)
+{
+	if (fail_next_malloc) {
+		fail_next_malloc = 0;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+/* A redacted copy too big for the stack, without memory for it (but with
+ * memory to write the record): the record is dropped, never written
+ * unredacted nor cut. */
+static void sc_redact_without_memory(void *arg)
+{
+	const char *big = arg, *argv[] = { "git", big, NULL };
+
+	tr2_sys.malloc = malloc_failing_once;
+	fail_next_malloc = 1;
+	trace2_cmd_start(argv);
+	fail_next_malloc = 1;
+	trace2_cmd_path(big);
+	fail_next_malloc = 1;
+	trace2_exec(big, argv);
+	trace2_printf("after");
+	tr2_sys_reset();
+}
+
+static void redact_without_memory_drops_record(void **state)
+{
+	struct opts o = BRIEF_RUN;
+	char *path = malloc(HUGE_PATH + 1), *big;
+
+	(void)state;
+	memset(path, 'x', HUGE_PATH);
+	path[HUGE_PATH] = '\0';
+	big = xasprintf("%s https://u:p@h", path);
+	expect_run(&o, sc_redact_without_memory, big, "after\n",
+		   PERF_PREFIX "printf       |     |  0.000000 |           |              | after\n",
+		   "{\"event\":\"printf\",\"sid\":\"SID\",\"thread\":\"main\",\"t_abs\":0.000000,\"msg\":\"after\"}\n");
+	free(path);
+	free(big);
 }
 
 static void sc_stack_cannot_grow(void *arg)
@@ -2433,6 +2717,18 @@ int main(void)
 		cmocka_unit_test(signal_event),
 		cmocka_unit_test(null_strings),
 		cmocka_unit_test(redaction),
+		cmocka_unit_test(redact_uppercase_scheme),
+		cmocka_unit_test(redact_ssh_scheme),
+		cmocka_unit_test(redact_ftp_scheme),
+		cmocka_unit_test(redact_any_scheme),
+		cmocka_unit_test(redact_option_url),
+		cmocka_unit_test(redact_url_after_text),
+		cmocka_unit_test(redact_exe_alias_and_path),
+		cmocka_unit_test(redact_password_with_at),
+		cmocka_unit_test(redact_keeps_the_rest),
+		cmocka_unit_test(redact_huge_argument),
+		cmocka_unit_test(redact_many_arguments),
+		cmocka_unit_test(redact_without_memory_drops_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,13 +90,41 @@ clients() {
 		for my $s (@s) { print $s "$_\n" for @lines; close $s; }' "$sock" "$@"
 }
 
+# held_clients N FIRST REST: N clients connect at once and send their
+# FIRST line, make $tmp/ready, wait for $tmp/go, then send REST and close
+held_clients() {
+	rm -f "$tmp/ready" "$tmp/go"
+	perl -MIO::Socket::UNIX -e '
+		my ($path, $n, $ready, $go, $first, $rest) = @ARGV;
+		my @s = map { IO::Socket::UNIX->new(Peer => $path) or die "connect: $!" } 1 .. $n;
+		print $_ "$first\n" for @s;
+		open(my $f, ">", $ready); close $f;
+		select(undef, undef, undef, 0.05) until -e $go;
+		for my $s (@s) { print $s "$rest\n"; close $s; }' \
+		"$sock" "$1" "$tmp/ready" "$tmp/go" "$2" "$3" &
+	client=$!
+	i=0; while [ ! -e "$tmp/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# until_count N PATTERN FILE: wait (up to 10 s) until FILE has N lines
+# matching PATTERN
+until_count() {
+	i=0
+	while [ "$(grep -c "$2" "$3")" -lt "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
 listen_more_than_16_clients() {
 	rm -f "$sock"
 	"$T2" validate --quiet --listen "af_unix:$sock" --count 40 >"$tmp/many.out" 2>&1 &
 	pid=$!
 	watchdog $pid
 	wait_sock
-	clients 40 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
+	held_clients 40 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
+	# all 40 connected at once: each one's version read (the second and
+	# later of the one SID are reported)
+	until_count 39 'a second version record' "$tmp/many.out"
+	touch "$tmp/go"
+	wait $client
 	wait $pid
 	rc=$?
 	called_off
@@ -118,22 +146,14 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # At the fd limit accept() failed with EMFILE, the client stayed queued,
 # and poll() woke at once for it again: the loop spun at full CPU.
 listen_emfile_backoff() {
-	rm -f "$sock" "$tmp/ready" "$tmp/go"
+	rm -f "$sock"
 	(ulimit -n 8; exec "$T2" validate --listen "af_unix:$sock" --count 10) \
 		>"$tmp/emfile.out" 2>"$tmp/emfile.err" &
 	pid=$!
 	watchdog $pid
 	wait_sock
-	perl -MIO::Socket::UNIX -e '
-		my ($path, $ready, $go, @lines) = @ARGV;
-		my @s = map { IO::Socket::UNIX->new(Peer => $path) or die "connect: $!" } 1 .. 10;
-		open(my $f, ">", $ready); close $f;
-		select(undef, undef, undef, 0.05) until -e $go;
-		for my $s (@s) { print $s "$_\n" for @lines; close $s; }' \
-		"$sock" "$tmp/ready" "$tmp/go" "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}" &
-	client=$!
-	i=0; while [ ! -e "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	sleep 0.2
+	held_clients 10 "$version" "{\"event\":\"exit\",$common,\"t_abs\":0.1,\"code\":\"x\"}"
+	until_count 1 'accepting paused' "$tmp/emfile.err"
 	before=$(cpu_ticks $pid)
 	sleep 1
 	after=$(cpu_ticks $pid)

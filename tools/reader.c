@@ -497,10 +497,10 @@ static const struct int_range int_ranges[] = {
 /* Numbers of seconds: nanoseconds of them must fit 64 bits. */
 static const char *const seconds_keys[] = { "t_abs", "t_rel", "t_total", "t_min", "t_max" };
 
-/* NULL, or why a number of the line is out of its range (into buf). */
-static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
+/* NULL, or why the number v of key is out of its range (into buf). */
+static const char *number_out_of_range(const char *key, const struct jval *v, char *buf,
+				       size_t size)
 {
-	const struct jval *v;
 	int64_t x;
 	uint64_t us;
 	size_t i;
@@ -508,22 +508,37 @@ static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
 	for (i = 0; i < sizeof(int_ranges) / sizeof(*int_ranges); i++) {
 		const struct int_range *ir = &int_ranges[i];
 
-		v = jobj_get(o, ir->key);
-		if (v && !jval_int(v, &x) && (x < ir->min || x > ir->max)) {
-			snprintf(buf, size, "\"%s\" %lld is out of range (%lld to %lld)", ir->key,
-				 (long long)x, (long long)ir->min, (long long)ir->max);
-			return buf;
-		}
+		if (strcmp(key, ir->key))
+			continue;
+		if (jval_int(v, &x) || (x >= ir->min && x <= ir->max))
+			return NULL;
+		snprintf(buf, size, "\"%s\" %lld is out of range (%lld to %lld)", key,
+			 (long long)x, (long long)ir->min, (long long)ir->max);
+		return buf;
 	}
 	for (i = 0; i < sizeof(seconds_keys) / sizeof(*seconds_keys); i++) {
-		v = jobj_get(o, seconds_keys[i]);
-		if (v && !jval_micros(v, &us) && us / 1000000 > T2_SECONDS_MAX) {
-			snprintf(buf, size, "\"%s\" %.*s is out of range (0 to %u seconds)",
-				 seconds_keys[i], (int)(v->raw_len > 24 ? 24 : v->raw_len), v->raw,
-				 T2_SECONDS_MAX);
-			return buf;
-		}
+		if (strcmp(key, seconds_keys[i]))
+			continue;
+		if (jval_micros(v, &us) || us / 1000000 <= T2_SECONDS_MAX)
+			return NULL;
+		snprintf(buf, size, "\"%s\" %.*s is out of range (0 to %u seconds)", key,
+			 (int)(v->raw_len > 24 ? 24 : v->raw_len), v->raw, T2_SECONDS_MAX);
+		return buf;
 	}
+	return NULL;
+}
+
+/* NULL, or why a number of the line is out of its range (into buf).  One
+ * pass over the members: a line has few numbers. */
+static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
+{
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->m[i].v.type == J_NUMBER &&
+		    (why = number_out_of_range(o->m[i].key, &o->m[i].v, buf, size)))
+			return why;
 	return NULL;
 }
 

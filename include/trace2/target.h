@@ -126,14 +126,14 @@ struct trace2_ev_error {
 	const char *msg; /* the expanded message; NULL when fmt was NULL or "" */
 	const char *fmt; /* the format; NULL exactly when msg is */
 };
-struct trace2_ev_cmd_path { const char *path; };
+struct trace2_ev_cmd_path { const char *path; };    /* passwords redacted */
 struct trace2_ev_cmd_ancestry { const char *const *names; }; /* nearest first */
 struct trace2_ev_cmd_name {
 	const char *name;
 	const char *hierarchy; /* "<GIT_TRACE2_PARENT_NAME>/<name>" */
 };
 struct trace2_ev_cmd_mode { const char *name; };
-struct trace2_ev_alias { const char *alias; const char *const *argv; };
+struct trace2_ev_alias { const char *alias; const char *const *argv; }; /* argv: passwords redacted */
 struct trace2_ev_child {      /* child_start, child_exit, child_ready */
 	int id;
 	long pid;                 /* exit, ready */
@@ -149,7 +149,7 @@ struct trace2_ev_child {      /* child_start, child_exit, child_ready */
 struct trace2_ev_exec {       /* exec, exec_result */
 	int id;
 	const char *exe;          /* exec; NULL: argv[0] is the program */
-	const char *const *argv;  /* exec */
+	const char *const *argv;  /* exec (exe and argv: passwords redacted) */
 	int code;                 /* exec_result */
 };
 struct trace2_ev_def_param {
