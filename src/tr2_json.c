@@ -109,6 +109,22 @@ static size_t plain_run(const unsigned char *s, const unsigned char *end)
 	return (size_t)(p - s);
 }
 
+/* The valid UTF-8 sequence at s copied to *p, or U+FFFD if s[0] starts
+ * none; *p is advanced and the bytes of s taken are returned. */
+static size_t copy_sequence(char **p, const unsigned char *s, const unsigned char *end)
+{
+	size_t n = utf8_sequence_len(s, (size_t)(end - s));
+
+	if (!n) {
+		memcpy(*p, "\xEF\xBF\xBD", 3);
+		*p += 3;
+		return 1;
+	}
+	memcpy(*p, s, n);
+	*p += n;
+	return n;
+}
+
 size_t tr2_json_escape(char *out, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -117,7 +133,6 @@ size_t tr2_json_escape(char *out, const char *str, size_t len)
 
 	while (s < end) {
 		const unsigned char *run = s;
-		size_t n;
 
 		s += plain_run(s, end);
 		memcpy(p, run, (size_t)(s - run));
@@ -128,16 +143,22 @@ size_t tr2_json_escape(char *out, const char *str, size_t len)
 			p = escape_control(p, *s++);
 			continue;
 		}
-		n = utf8_sequence_len(s, (size_t)(end - s));
-		if (n) {
-			memcpy(p, s, n);
-			p += n;
-			s += n;
-		} else {
-			memcpy(p, "\xEF\xBF\xBD", 3);
-			p += 3;
-			s++;
-		}
+		s += copy_sequence(&p, s, end);
+	}
+	return (size_t)(p - out);
+}
+
+size_t tr2_utf8_repair(char *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *end = s + len;
+	char *p = out;
+
+	while (s < end) {
+		if (*s < 0x80)
+			*p++ = (char)*s++;
+		else
+			s += copy_sequence(&p, s, end);
 	}
 	return (size_t)(p - out);
 }

@@ -17,6 +17,17 @@
  */
 size_t tr2_json_escape(char *out, const char *s, size_t len);
 
+/* Worst case output size of tr2_utf8_repair() for len input bytes. */
+#define TR2_UTF8_REPAIRED_MAX(len) ((len) * 3)
+
+/*
+ * Copy s[0..len) to out (TR2_UTF8_REPAIRED_MAX(len) bytes) with U+FFFD
+ * for every byte that does not belong to a valid UTF-8 sequence, as
+ * tr2_json_escape() does, and nothing escaped; return the bytes written.
+ * Makes JSON text whose strings hold raw bytes (Git's) strict JSON.
+ */
+size_t tr2_utf8_repair(char *out, const char *s, size_t len);
+
 /* 1 for the bytes tr2_json_escape() does not copy unchanged. */
 extern const unsigned char tr2_json_special[256];
 

@@ -182,6 +182,19 @@ fi
 grep -q 'broken.event:[0-9]*: malformed JSON' "$tmp/broken.err" && ok || bad "broken: not reported"
 same "broken: the rest summarizes" "$tmp/hand.out" "$tmp/broken.out"
 
+# The log's strings cannot write control characters to the terminal (an
+# escape sequence, a newline that forges a line): they are escaped.
+evil='x\u001b[2J\nregions: forged'
+printf '{"event":"cmd_name","sid":"E","thread":"main","name":"%s"}\n' "$evil" >"$tmp/evil.event"
+printf '{"event":"region_enter","sid":"E\\u0007","thread":"main","category":"%s"}\n' "$evil" >>"$tmp/evil.event"
+printf '{"event":"region_leave","sid":"E\\u0007","thread":"main","t_rel":0.5,"category":"%s"}\n' "$evil" >>"$tmp/evil.event"
+"$T2" summary "$tmp/evil.event" >"$tmp/evil.out" 2>&1
+tr -d '\n' <"$tmp/evil.out" | LC_ALL=C grep -q '[[:cntrl:]]' &&
+	bad "control characters: written raw" || ok
+[ "$(grep -c 'x\\u001b\[2J\\nregions: forged' "$tmp/evil.out")" = 2 ] && ok ||
+	bad "control characters: the name and the category not escaped: $(cat -A "$tmp/evil.out")"
+grep -q 'sid=E\\u0007$' "$tmp/evil.out" && ok || bad "control characters: the SID not escaped"
+
 # --- --json ---------------------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
 	"$T2" summary --json --top 4 "$log" >"$tmp/hand.json" 2>&1

@@ -14,6 +14,7 @@
 #include "otlp.h"
 #include "reader.h"
 #include "tr2_dst.h"
+#include "tr2_json.h"
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 #include "tr2_tgt.h"
@@ -105,6 +106,8 @@ struct convert {
 	struct trace2_target_config config;
 	struct t2_reader *reader;
 	long next_pid;                        /* chrome: for SIDs without one */
+	char *json;                           /* chrome: a data_json value repaired */
+	size_t json_cap;
 };
 
 static void record(void *ctx, struct t2_record *rec)
@@ -258,6 +261,27 @@ static void chrome_end(struct chrome_proc *cp, uint64_t ts)
 	cp->st = NULL;
 }
 
+/* Chrome: a data_json value made strict JSON (Git writes the bytes of its
+ * strings as they are, which need not be UTF-8). */
+static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
+{
+	size_t need = TR2_UTF8_REPAIRED_MAX(d->json_len);
+
+	if (!d->json_len)
+		return;
+	if (c->json_cap < need) {
+		free(c->json);
+		c->json = malloc(need);
+		if (!c->json) {
+			fprintf(stderr, "trace2: out of memory\n");
+			exit(2);
+		}
+		c->json_cap = need;
+	}
+	d->json_len = tr2_utf8_repair(c->json, d->json, d->json_len);
+	d->json = c->json;
+}
+
 static void chrome_record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
@@ -278,6 +302,8 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 	}
 	else if (ev->kind == TRACE2_EVENT_CHILD_EXIT)
 		link_shell_child(cp, ev);
+	else if (ev->kind == TRACE2_EVENT_DATA_JSON)
+		repair_data_json(c, &ev->data);
 	tr2_tgt_chrome.event(cp->st, ev);
 	if (__atomic_load_n(&cp->st->closed, __ATOMIC_RELAXED))
 		chrome_end(cp, 0);
@@ -359,6 +385,7 @@ int cmd_convert(int argc, char **argv)
 	if (chrome) {
 		c.config.created = 0; /* the framing is the converter's */
 		chrome_framing = 1;
+		chrome_events = 0; /* a process may convert more than once (the fuzzers) */
 		out_put("{\"traceEvents\":[\n", 17);
 	} else if (c.target->open(&c.st, &c.config)) {
 		return 2;
@@ -373,6 +400,7 @@ int cmd_convert(int argc, char **argv)
 		out_put("\n]}\n", chrome_events ? 4 : 3);
 	}
 	t2_reader_free(&r);
+	free(c.json);
 	if (tr2_dst_is_on(&dst))
 		out_flush();
 	tr2_sys.write = real_write;

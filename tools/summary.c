@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "reader.h"
+#include "text.h"
 #include "tr2_json.h"
 #include "usage.h"
 
@@ -625,8 +626,11 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 		fputs(",\"children\":[", f);
 		return;
 	}
-	fprintf(f, "%*s%s  mode=%s  exit=", 2 + 2 * depth, "",
-		shown_name(sp) ? shown_name(sp) : "?", sp->mode ? sp->mode : "-");
+	fprintf(f, "%*s", 2 + 2 * depth, "");
+	text_put(f, shown_name(sp) ? shown_name(sp) : "?");
+	fputs("  mode=", f);
+	text_put(f, sp->mode ? sp->mode : "-");
+	fputs("  exit=", f);
 	if (complete)
 		fprintf(f, "%d", sp->code);
 	else
@@ -635,7 +639,9 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 		fprintf(f, "  signal=%d", sp->signo);
 	fputs("  elapsed=", f);
 	put_secs(f, elapsed(p));
-	fprintf(f, "  sid=%s\n", p->pub.sid);
+	fputs("  sid=", f);
+	text_put(f, p->pub.sid);
+	fputc('\n', f);
 }
 
 static void print_tree(FILE *f, int json, struct tree *t)
@@ -685,7 +691,10 @@ static void free_tree(struct tree *t)
 
 static void put_name(FILE *f, const char *a, const char *b)
 {
-	fprintf(f, "%s/%s\n", a ? a : "", b ? b : "");
+	text_put(f, a ? a : "");
+	fputc('/', f);
+	text_put(f, b ? b : "");
+	fputc('\n', f);
 }
 
 static void print_regions(FILE *f, int json, struct t2_summary *s, long top)

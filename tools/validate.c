@@ -18,6 +18,7 @@
 
 #include "listen.h"
 #include "reader.h"
+#include "text.h"
 #include "usage.h"
 
 enum ktype { T_STR, T_INT, T_SECS, T_BOOL, T_ARGV, T_ANY, T_STR_OR_NUM };
@@ -106,9 +107,10 @@ static void report(struct validator *v, const char *src, unsigned long lineno, i
 		v->errors++;
 	else
 		v->warnings++;
-	printf("%s:%lu: %s: ", src, lineno, error ? "error" : "warning");
+	text_put(stdout, src);
+	printf(":%lu: %s: ", lineno, error ? "error" : "warning");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	text_vprintf(stdout, fmt, ap); /* it quotes the log's strings */
 	va_end(ap);
 	putchar('\n');
 }

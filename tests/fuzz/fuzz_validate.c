@@ -1,0 +1,57 @@
+/*
+ * Fuzzer: "trace2 validate --strict DIR" (tools/validate.c) on files, run
+ * through cmd_validate() on the input as files (fz_cmd.h).  Nothing may
+ * crash, leak or read out of bounds; every output line is a finding
+ * "DIR/FILE:LINE: error: ..." or "...: warning: ..." (one line each, what
+ * the input holds cannot break it nor write control characters or bytes
+ * that are not UTF-8), and the exit code is 1 exactly when there is one
+ * (--strict counts warnings too) but the warnings of cut last lines.
+ */
+#include "fuzz.h"
+#include "fz_cmd.h"
+
+#include <string.h>
+
+#include "validate.h"
+
+struct findings {
+	const char *dir;
+	unsigned long n;    /* but those of cut last lines */
+};
+
+/* The end of the warning of a last line without newline, which leaves
+ * the exit code alone. */
+static const char cut[] = "last line without newline (cut off?); collectors discard it";
+
+static void check_finding(const char *line, size_t len, void *ctx)
+{
+	struct findings *f = ctx;
+	size_t dlen = strlen(f->dir), i = dlen + 1;
+
+	FZ_CHECK(len > dlen + 2 && !memcmp(line, f->dir, dlen) && line[dlen] == '/');
+	while (i < len && line[i] >= '0' && line[i] <= '9') /* the file */
+		i++;
+	FZ_CHECK(i < len && line[i++] == ':');
+	while (i < len && line[i] >= '0' && line[i] <= '9') /* the line */
+		i++;
+	FZ_CHECK(len - i > 10 && (!memcmp(line + i, ": error: ", 9) ||
+				  !memcmp(line + i, ": warning: ", 11)));
+	if (line[i + 2] == 'w' && len - i > sizeof(cut) &&
+	    !memcmp(line + len - (sizeof(cut) - 1), cut, sizeof(cut) - 1))
+		return;
+	f->n++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const opts[] = { "--strict", NULL };
+	struct fz_cmd_out out;
+	struct findings f = { fz_cmd_dir(), 0 };
+	int ret = fz_cmd_run(cmd_validate, opts, data, size, &out);
+
+	FZ_CHECK(!out.len || out.p[out.len - 1] == '\n');
+	FZ_CHECK(fz_cmd_plain_text(&out));
+	fz_cmd_each_line(&out, check_finding, &f);
+	FZ_CHECK(ret == (f.n ? 1 : 0));
+	return 0;
+}
