@@ -13,7 +13,8 @@
 #                   every platform fast path off: the portable POSIX
 #                   fallbacks of src/tr2_plat_posix.c, built in build/posix
 #   make CROSS=aarch64|s390x|i386|i386t64|musl [test]   the same for another
-#                   platform, in build/<platform> (tests/platforms/cross.mk)
+#                   platform, in build/<platform> (tests/platforms/cross.mk;
+#                   CROSS_CC=... names its compiler otherwise)
 #   make check-platforms  every platform's tests, under qemu-user where foreign
 #                   (make platform-deps installs what they need)
 
@@ -37,6 +38,13 @@ LDLIBS   := -lpthread
 # The platform seam's TR2_HAVE_* lines (src/tr2_plat.h), probed with $(CC).
 FEATURES := $(BUILD)/gen/tr2_features.h
 CPPFLAGS += -I$(BUILD)/gen
+FEATURES_ARGS := $(if $(filter posix,$(PLATFORM)),--none) $(CC) $(CPPFLAGS) $(LIB_CFLAGS)
+# What the probe's answers depend on: its arguments and the compiler's
+# version.  Rewritten only when they change, so that the header is probed
+# again exactly then (a new compiler, CC or CFLAGS).
+FEATURES_STAMP := $(BUILD)/gen/tr2_features.stamp
+# Said when the probe cannot compile (tests/platforms/cross.mk has its own).
+FEATURES_HINT ?= check CC and CFLAGS
 
 LIB_SRC  := $(sort $(wildcard src/*.c targets/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -59,7 +67,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC   := $(BUILD)/libtrace2.a
 SHARED   := $(BUILD)/libtrace2.so
 
-.PHONY: all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
+.PHONY: FORCE all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
 	bench-tool \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang check-long check-posix
@@ -67,10 +75,17 @@ SHARED   := $(BUILD)/libtrace2.so
 all: lib $(BINS)
 lib: $(STATIC) $(SHARED)
 
-$(FEATURES): src/tr2_features.sh
+$(FEATURES_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	src/tr2_features.sh $(if $(filter posix,$(PLATFORM)),--none) $(CC) $(CPPFLAGS) $(LIB_CFLAGS) \
-		>$@.tmp && mv $@.tmp $@
+	@{ echo '$(subst ','\'',$(FEATURES_ARGS))'; $(CC) --version 2>&1 | head -1; } >$@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+# No header unless the probe succeeded: a compiler that cannot compile is
+# an error, not a header with every feature 0.
+$(FEATURES): src/tr2_features.sh $(FEATURES_STAMP)
+	src/tr2_features.sh $(FEATURES_ARGS) >$@.tmp || \
+		{ rm -f $@.tmp; echo "$@: $(FEATURES_HINT)" >&2; exit 1; }
+	mv $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h targets/*.h tests/support/*.h) \
 		$(FEATURES)

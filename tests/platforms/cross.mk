@@ -23,8 +23,12 @@ CROSS_TRIPLE := $(CROSS_TRIPLE_$(CROSS))
 CROSS_MULTIARCH := $(subst i686,i386,$(CROSS_TRIPLE))
 
 override BUILD := build/$(CROSS)
+# The platform's compiler (CROSS_CC=... for another name of it), and what
+# the build says when it is missing or cannot compile.
+CROSS_CC ?= $(if $(filter musl,$(CROSS)),musl-gcc,$(CROSS_TRIPLE)-gcc)
+override CC := $(CROSS_CC)
+FEATURES_HINT := CROSS=$(CROSS) needs $(CC) and its C library: run make platform-deps
 ifeq ($(CROSS),musl)
-override CC := musl-gcc
 # Debian has no cmocka for musl: the cmocka tests are not built; the
 # driver-based shell tests and the fuzz replay run.
 CROSS_NO_CMOCKA := 1
@@ -37,7 +41,6 @@ $(shell mkdir -p $(CROSS_KERNEL_HEADERS) && \
 	ln -sfn /usr/include/asm-generic $(CROSS_KERNEL_HEADERS)/asm-generic && \
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(CROSS_KERNEL_HEADERS)/asm)
 else
-override CC := $(CROSS_TRIPLE)-gcc
 # The foreign architecture's cmocka (libcmocka-dev:<arch>): the header is
 # the host's, the library the one in /usr/lib/<multiarch>; both are reached
 # through $(BUILD)/cmocka so that no other host directory enters the
