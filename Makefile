@@ -8,7 +8,7 @@
 #   make bench      run the benchmarks in tests/bench/
 #   make bench-tool the trace2 command's speed and memory on generated
 #                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (and DESTDIR=); make uninstall the same
 #   make PLATFORM=posix test
 #                   every platform fast path off: the portable POSIX
 #                   fallbacks of src/tr2_plat_posix.c, built in build/posix
@@ -65,9 +65,19 @@ BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC   := $(BUILD)/libtrace2.a
-SHARED   := $(BUILD)/libtrace2.so
+# The shared library carries the full version (include/trace2.h); its
+# soname and the names programs link with are symlinks to it:
+# libtrace2.so -> libtrace2.so.0 -> libtrace2.so.0.1.0.
+VERSION  := $(shell sed -n 's/^\#define TRACE2_VERSION_STRING "\(.*\)"/\1/p' include/trace2.h)
+SONAME   := libtrace2.so.$(firstword $(subst ., ,$(VERSION)))
+SHARED_FILE := libtrace2.so.$(VERSION)
+SHARED   := $(BUILD)/$(SHARED_FILE)
+# What make install puts under $(DESTDIR)$(PREFIX), and make uninstall removes.
+INSTALL_HEADERS := include/trace2.h $(sort $(wildcard include/trace2/*.h))
+INSTALLED := bin/trace2 $(INSTALL_HEADERS) lib/libtrace2.a lib/$(SHARED_FILE) lib/$(SONAME) \
+	lib/libtrace2.so lib/pkgconfig/trace2.pc
 
-.PHONY: FORCE all lib demo check test test-threads deps chrome-deps install clean bench bench-valgrind bench-startup \
+.PHONY: FORCE all lib demo check test test-threads deps chrome-deps install uninstall clean bench bench-valgrind bench-startup \
 	bench-tool \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang check-long check-posix
@@ -101,8 +111,9 @@ $(STATIC): $(LIB_OBJ)
 # that traced runs its thread-end handler in it, and the atexit record
 # belongs to the end of the process.
 $(SHARED): $(LIB_OBJ)
-	$(CC) -shared $(SAN) -Wl,-soname,libtrace2.so.0 -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
-	ln -sf libtrace2.so $@.0
+	$(CC) -shared $(SAN) -Wl,-soname,$(SONAME) -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
+	ln -sf $(SHARED_FILE) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libtrace2.so
 
 $(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h targets/*.h) \
 		$(FEATURES)
@@ -235,12 +246,20 @@ install: lib $(BUILD)/bin/trace2
 		$(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/bin/trace2 $(DESTDIR)$(PREFIX)/bin/trace2
 	install -m 644 include/trace2.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/trace2/*.h $(DESTDIR)$(PREFIX)/include/trace2/
+	install -m 644 $(filter include/trace2/%,$(INSTALL_HEADERS)) $(DESTDIR)$(PREFIX)/include/trace2/
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libtrace2.so.0
-	ln -sf libtrace2.so.0 $(DESTDIR)$(PREFIX)/lib/libtrace2.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define TRACE2_VERSION_STRING "\(.*\)"/\1/p' include/trace2.h)|' \
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SHARED_FILE) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtrace2.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 		src/trace2.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trace2.pc
+
+# The files of make install, and include/trace2 if that leaves it empty;
+# the directories others share (bin, lib, lib/pkgconfig...) stay.
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)$(PREFIX)/%)
+	if [ -d $(DESTDIR)$(PREFIX)/include/trace2 ]; then \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/include/trace2; fi
 
 clean:
 	rm -rf build

@@ -5,6 +5,10 @@
 #     (make CROSS=<platform> without its compiler: "run make platform-deps").
 #  2. The feature header is probed again when the compiler or the flags
 #     change, and only then.
+#  3. make install with DESTDIR and PREFIX: the headers, the trace2 command,
+#     libtrace2.a and the shared library with its full version behind the
+#     links programs use (a program built on them runs and reports that
+#     version); make uninstall leaves the tree as it was before.
 # Runs once, with the host build: the cross and sanitizer flavours of
 # make test skip it.
 # usage: T2_BIN=build/bin tests/test_build.sh
@@ -108,4 +112,57 @@ probed "another compiler" 1 CC="$tmp/cc" build/gen/tr2_features.h
 probed "same compiler" 0 CC="$tmp/cc" build/gen/tr2_features.h
 echo "cc 1.1" >"$tmp/cc-version"
 probed "compiler upgraded" 1 CC="$tmp/cc" build/gen/tr2_features.h
+
+# 3. Into a tree that has the usual directories and other software's files.
+dest=$tmp/dest prefix=/opt/t2
+lib=$dest$prefix/lib
+mkdir -p "$dest$prefix/bin" "$dest$prefix/include" "$lib/pkgconfig"
+echo other >"$dest$prefix/include/other.h"
+echo other >"$lib/libother.so.1"
+ln -s libother.so.1 "$lib/libother.so"
+listing() { (cd "$dest" && find . -exec ls -ld {} + | awk '{ print $1, $NF }' | sort); }
+listing >"$tmp/before"
+if ! mk -j2 install DESTDIR="$dest" PREFIX="$prefix" >"$tmp/out" 2>&1; then
+	bad "make install: $(tail -5 "$tmp/out")"
+fi
+version=$(sed -n 's/^#define TRACE2_VERSION_STRING "\(.*\)"$/\1/p' include/trace2.h)
+major=${version%%.*}
+for f in bin/trace2 include/trace2.h include/trace2/target.h lib/libtrace2.a lib/pkgconfig/trace2.pc; do
+	[ -f "$dest$prefix/$f" ] && ok || bad "make install: no $f"
+done
+[ -f "$lib/libtrace2.so.$version" ] && [ ! -L "$lib/libtrace2.so.$version" ] && ok ||
+	bad "make install: no file lib/libtrace2.so.$version"
+[ "$(readlink "$lib/libtrace2.so.$major")" = "libtrace2.so.$version" ] && ok ||
+	bad "lib/libtrace2.so.$major -> '$(readlink "$lib/libtrace2.so.$major")'"
+[ "$(readlink "$lib/libtrace2.so")" = "libtrace2.so.$major" ] && ok ||
+	bad "lib/libtrace2.so -> '$(readlink "$lib/libtrace2.so")'"
+soname=$(readelf -d "$lib/libtrace2.so.$version" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libtrace2.so.$major" ] && ok || bad "soname '$soname'"
+grep -qx "Version: $version" "$lib/pkgconfig/trace2.pc" && ok || bad "trace2.pc: $(grep Version "$lib/pkgconfig/trace2.pc")"
+grep -qx "prefix=$prefix" "$lib/pkgconfig/trace2.pc" && ok || bad "trace2.pc: $(grep prefix= "$lib/pkgconfig/trace2.pc")"
+# A program on the installed shared library: the loader finds it by its
+# soname, and it is the version the file name says.
+cat >"$tmp/ver.c" <<'END'
+#include <stdio.h>
+#include "trace2.h"
+int main(void) { puts(trace2_version()); return 0; }
+END
+if cc -std=c11 -Wall -Wextra -Werror -I"$dest$prefix/include" "$tmp/ver.c" -L"$lib" -ltrace2 -lpthread \
+	-o "$tmp/ver" 2>"$tmp/cc.err"; then
+	got=$(LD_LIBRARY_PATH=$lib "$tmp/ver")
+	[ "$got" = "$version" ] && ok || bad "installed library says '$got', want '$version'"
+else
+	bad "a program on the installed library does not build: $(cat "$tmp/cc.err")"
+fi
+if ! mk uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/out" 2>&1; then
+	bad "make uninstall: $(tail -5 "$tmp/out")"
+fi
+listing >"$tmp/after"
+same "make uninstall: the tree as before make install" "$tmp/before" "$tmp/after"
+# Into an empty DESTDIR: no file and no link stays, nor include/trace2.
+rm -rf "$dest"
+mk install DESTDIR="$dest" PREFIX="$prefix" >"$tmp/out" 2>&1 && mk uninstall DESTDIR="$dest" \
+	PREFIX="$prefix" >>"$tmp/out" 2>&1 || bad "make install, uninstall: $(tail -5 "$tmp/out")"
+left=$(find "$dest" \( ! -type d -o -name trace2 \) -print)
+[ -z "$left" ] && ok || bad "make uninstall left: $left"
 finish
