@@ -1,8 +1,10 @@
 # libtrace2 -- see README.md.  Main targets:
 #   make            build/libtrace2.a, build/libtrace2.so, build/bin/* (the trace2
 #                   command among them: docs/tools.md)
-#   make demo       build and run the example: the perf target on stderr,
-#                   then (--stats) the stats target's table
+#   make demo       build and run the example (examples/demo.sh): its perf
+#                   trace with the columns explained, its Chrome timeline (in
+#                   build/demo, and where to open it), a trace2 summary of
+#                   the same run, then (--stats) the stats target's table
 #   make check      install test dependencies if missing, run every test:
 #                   plain (gcc), ASan+UBSan, TSan (threaded tests), clang build
 #   make bench      run the benchmarks in tests/bench/
@@ -163,12 +165,10 @@ $(BUILD)/tests/test_example_stats: TEST_LDFLAGS := -Iexamples examples/stats_tar
 $(BUILD)/tests/test_tool_reader: tools/json.c tools/json.h tools/reader.c tools/reader.h
 $(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/json.c tools/reader.c
 
-# The example on the embedded default: hash and sort the sources, perf
-# target on stderr; then the same with --stats, the stats target, whose
-# table goes to stderr at exit.
-demo: all
-	GIT_TRACE2_PERF=2 $(BUILD)/bin/example-hashsort src/*.c targets/*.c include/trace2.h >/dev/null
-	$(BUILD)/bin/example-hashsort --stats src/*.c targets/*.c >/dev/null
+# The example hashes and sorts the sources, traced by the perf, chrome and
+# event targets at once; then with --stats, its own target.
+demo: all $(CROSS_RUN_BIN)
+	@examples/demo.sh $(or $(CROSS_RUN_BIN),$(BUILD)/bin) $(BUILD)/demo src/*.c targets/*.c include/trace2.h
 
 deps: chrome-deps
 	@test -f /usr/include/cmocka.h || { \
