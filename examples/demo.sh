@@ -18,6 +18,8 @@ unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_CHROME GIT_TRACE2_P
 	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_CHROME_BRIEF
 
 echo "== The perf target (GIT_TRACE2_PERF=2): every event, as Git writes it"
+# The trace (stderr) to our output, the example's own output away.
+# shellcheck disable=SC2069
 GIT_TRACE2_PERF=2 GIT_TRACE2_CHROME=$chrome GIT_TRACE2_EVENT=$events \
 	"$bin/example-hashsort" "$@" 2>&1 >/dev/null
 cat <<'END'
@@ -52,4 +54,5 @@ END
 
 echo
 echo "== Beyond Git: a target of your own (examples/stats_target.c, --stats): region times at exit"
+# shellcheck disable=SC2069 # the table (stderr) only
 "$bin/example-hashsort" --stats "$@" 2>&1 >/dev/null
