@@ -175,11 +175,12 @@ deps: chrome-deps
 		echo "installing libcmocka-dev"; \
 		apt-get update -qq && apt-get install -y -qq libcmocka-dev; }
 
-# Chrome DevTools' trace engine for tests/test_chrome.c (node, npm ci from
-# tests/chrome/package-lock.json into build/chrome).  The test installs it
-# on first use too, and skips its engine checks if that fails.
+# The viewers the Chrome tests load traces in, Chrome DevTools' trace
+# engine and speedscope (node, npm ci from tests/chrome/package-lock.json
+# into build/chrome).  The tests install them on first use too, and skip
+# their viewer checks if that fails.
 chrome-deps:
-	@tests/chrome/install.sh build/chrome || echo "chrome-deps: not installed; test_chrome skips its engine checks"
+	@tests/chrome/install.sh build/chrome || echo "chrome-deps: not installed; the Chrome tests skip their viewer checks"
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS) $(CROSS_RUN_BIN)

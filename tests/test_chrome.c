@@ -7,22 +7,29 @@
  *   is strict JSON.  config_key_and_shared_file: trace2.chromeTarget and
  *   chromeBrief, and a second process appending to the file without a
  *   "[".  stderr_one_bracket: on stderr only the top process writes "[".
- * engine_*: traces the chrome target wrote, loaded by a real consumer,
- *   Chrome DevTools' trace engine (npm @paulirish/trace_engine, pinned
- *   by tests/chrome/package-lock.json, installed into build/chrome by
- *   tests/chrome/install.sh on first use; skipped with a message when
- *   node, npm or the registry is missing).  tests/chrome/check_trace.mjs
- *   prints the slices, threads and flows the engine found.  What they
- *   must be comes from the event target, which writes the same run
- *   beside it: every region (region_enter/region_leave), each thread's
- *   open regions closed at its thread_exit, everything closed at a
- *   signal or atexit, the process slice from version to the end, each
- *   child as a slice from child_start to child_exit on its own track,
- *   linked by a flow to the child's process slice; regions deeper than
- *   32 levels get none.  The engine must report no begin/end mismatch.
- *   Scenarios: a parent and two children; 8 children x 4 threads into
- *   one file, and into one directory (each file there strict JSON;
- *   also in buffered mode);
+ * engine_*: traces the chrome target wrote, loaded as written (nothing
+ *   regrouped or reordered) by two real viewers: Chrome DevTools' trace
+ *   engine (npm @paulirish/trace_engine) and speedscope's importer (npm
+ *   speedscope), pinned by tests/chrome/package-lock.json, installed
+ *   into build/chrome by tests/chrome/install.sh on first use; skipped
+ *   with a message when node, npm or the registry is missing.
+ *   tests/chrome/check_trace.mjs prints the slices, threads, flows and
+ *   begin/end mismatches the engine found, check_speedscope.mjs the
+ *   profiles and warnings of speedscope.  The slices and flows must be
+ *   what the event target, which writes the same run beside it, says:
+ *   every region (region_enter/region_leave), each thread's open
+ *   regions closed at its thread_exit, everything closed at a signal or
+ *   atexit, the process slice from version to the end, each child as a
+ *   slice from child_start to child_exit on its own track, linked by a
+ *   flow to the child's process slice; regions deeper than 32 levels get
+ *   none.  The engine must report no error, every flow must end at a
+ *   child's process slice, and speedscope must import every file.  What
+ *   else must hold (no begin/end mismatch and the event target's slices,
+ *   every child linked, no speedscope warning) is set by the *_CHECKS
+ *   below, per scenario.
+ *   Scenarios: one process with 4 threads; a parent and two children;
+ *   8 children x 4 threads into one file, and into one directory (each
+ *   file there strict JSON; also in buffered mode);
  *   children killed by SIGSEGV and SIGTERM, and one exiting with regions
  *   open on two threads (after a leave without an enter); regions 40
  *   deep.
@@ -503,7 +510,8 @@ static int engine_ready(const char **why)
 		free(cmd);
 	}
 	*why = "node, npm or the npm registry is not reachable: Chrome DevTools' trace "
-	       "engine (@paulirish/trace_engine) could not be installed (tests/chrome/install.sh)";
+	       "engine (@paulirish/trace_engine) and speedscope could not be installed "
+	       "(tests/chrome/install.sh)";
 	return state > 0;
 }
 
@@ -517,10 +525,11 @@ static int engine_ready(const char **why)
 		}                                                              \
 	} while (0)
 
-/* check_trace.mjs's lines for the traces at path (file or directory). */
-static char *engine_report(const char *path)
+/* The lines a viewer's script (check_trace.mjs, check_speedscope.mjs)
+ * prints for the traces at path (file or directory). */
+static char *viewer_report(const char *script, const char *path)
 {
-	char *cmd = t2_xfmt("node '%s/check_trace.mjs' '%s' 2>&1", engine_dir(), path);
+	char *cmd = t2_xfmt("node '%s/%s' '%s' 2>&1", engine_dir(), script, path);
 	char buf[4096], *out = NULL;
 	size_t n;
 	FILE *f = popen(cmd, "r");
@@ -534,7 +543,7 @@ static char *engine_report(const char *path)
 	}
 	status = pclose(f);
 	if (status)
-		fail_msg("check_trace.mjs failed (%d):\n%s", status, out);
+		fail_msg("%s failed (%d):\n%s", script, status, out);
 	free(cmd);
 	return out;
 }
@@ -837,13 +846,34 @@ static const char *report_thread_name(char **lines, size_t n, long pid, long tid
 	return "?";
 }
 
+/* What a scenario's trace, loaded as written, must show beyond loading
+ * without an engine error, every flow ending at a child's process slice
+ * and speedscope importing it. */
+enum {
+	AS_WRITTEN_BALANCED = 1, /* no begin/end mismatch; the model's slices */
+	AS_WRITTEN_LINKED = 2,	 /* the model's flows: every child linked */
+	SPEEDSCOPE_CLEAN = 4,	 /* speedscope warns of nothing */
+};
+
 /*
- * Compare the engine's report with the model: the same slices (thread
- * named, not numbered), a flow for every child from its track in the
- * parent to the child's main thread at its version time, no mismatch.
+ * The checks of every scenario: the engine pairing begin and end events
+ * of every thread and process as written; flows in a file shared by a
+ * parent and its children, and in a directory target's files (one
+ * process each, joined in name order: parents first); speedscope's.
+ */
+#define BEGIN_END_CHECKS 0
+#define SHARED_FILE_FLOW_CHECKS 0
+#define DIR_FLOW_CHECKS AS_WRITTEN_LINKED
+#define SPEEDSCOPE_CHECKS 0
+
+/*
+ * Compare the engine's report with the model: no engine error, each flow
+ * from a track of the parent to a child's main thread at its version
+ * time; with AS_WRITTEN_BALANCED no mismatch and the same slices (thread
+ * named, not numbered); with AS_WRITTEN_LINKED a flow for every child.
  * Returns the number of slices.
  */
-static size_t compare_report(const char *report, struct model *m)
+static size_t compare_report(const char *report, struct model *m, int checks)
 {
 	size_t n, i, slices = 0;
 	char **lines = t2_lines(report, &n), *got = NULL, *want, *got_sorted;
@@ -856,7 +886,8 @@ static size_t compare_report(const char *report, struct model *m)
 		int depth, off = 0;
 		unsigned long long ts, dur, ts2;
 
-		if (!strncmp(lines[i], "mismatch ", 9) || !strncmp(lines[i], "engine-error ", 13))
+		if (!strncmp(lines[i], "engine-error ", 13) ||
+		    (!strncmp(lines[i], "mismatch ", 9) && (checks & AS_WRITTEN_BALANCED)))
 			fail_msg("the engine reported: %s", lines[i]);
 		if (sscanf(lines[i], "slice %ld %ld %d %llu %llu %n", &pid, &tid, &depth, &ts,
 			   &dur, &off) == 5 && off) {
@@ -890,13 +921,13 @@ static size_t compare_report(const char *report, struct model *m)
 		t2_write_file("/tmp/t2-chrome-got.txt", got_sorted);
 		t2_write_file("/tmp/t2-chrome-want.txt", want);
 	}
-	if (strcmp(want, got_sorted))
+	if ((checks & AS_WRITTEN_BALANCED) && strcmp(want, got_sorted))
 		fail_msg("the engine's slices:\n%s\nthe event target's regions:\n%s", got_sorted,
 			 want);
 	want_flows = sorted_lines(m->flows ? m->flows : "");
 	free(got);
 	got = sorted_lines(flows);
-	if (strcmp(want_flows, got))
+	if ((checks & AS_WRITTEN_LINKED) && strcmp(want_flows, got))
 		fail_msg("the engine's flows:\n%s\nthe children:\n%s", got, want_flows);
 	free(got);
 	free(got_sorted);
@@ -908,20 +939,47 @@ static size_t compare_report(const char *report, struct model *m)
 }
 
 /*
+ * speedscope's import of the traces at path (a file, or each file of a
+ * directory on its own): every file imported into at least one profile,
+ * nothing thrown; with SPEEDSCOPE_CLEAN no warning.  Says what it found.
+ */
+static void speedscope_check(const char *path, int checks, const char *label)
+{
+	char *report = viewer_report("check_speedscope.mjs", path);
+	const char *total = strstr(report, "\ntotal ");
+	long profiles = -1, warnings = -1;
+
+	if (total)
+		sscanf(total, "\ntotal %ld profiles %ld warnings", &profiles, &warnings);
+	if (profiles < 1 || strstr(report, "\nwarning speedscope imported nothing") ||
+	    strstr(report, "\nwarning the importer threw"))
+		fail_msg("%s: speedscope did not import the trace:\n%s", label, report);
+	if ((checks & SPEEDSCOPE_CLEAN) && warnings)
+		fail_msg("%s: speedscope warned:\n%s", label, report);
+	print_message("%s: speedscope made %ld profiles, with %ld warnings\n", label, profiles,
+		      warnings);
+	free(report);
+}
+
+/*
  * Run fn with the chrome and event targets both writing into one file
  * each, shared by every process (dir_mode: a directory each), load the
- * chrome trace in the engine and compare; expect_signal: some process
- * must have been killed by a signal.
+ * chrome trace as written in the engine and compare, and in speedscope;
+ * expect_signal: some process must have been killed by a signal.  With
+ * AS_WRITTEN_BALANCED the engine must find want_slices slices.
  */
-static size_t engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_signal,
-			 const char *label)
+static void engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_signal,
+		       const char *label, size_t want_slices)
 {
 	char *dir = t2_tmpdir(), *chrome = t2_path(dir, "chrome"), *event = t2_path(dir, "event");
 	struct t2_env env = { 0 };
 	struct model *m = calloc(1, sizeof(*m));
 	char *report;
+	const char *total;
 	size_t slices;
+	long flows = -1, mismatches = -1;
 	int status;
+	int checks = BEGIN_END_CHECKS | (dir_mode ? DIR_FLOW_CHECKS : SHARED_FILE_FLOW_CHECKS);
 
 	assert_non_null(m);
 	if (dir_mode) {
@@ -968,21 +1026,19 @@ static size_t engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect
 	model_read(m, event);
 	if (getenv("T2_KEEP"))
 		print_message("%s: in %s\n", label, dir);
-	report = engine_report(chrome);
-	slices = compare_report(report, m);
+	report = viewer_report("check_trace.mjs", chrome);
+	slices = compare_report(report, m, checks);
 	if (expect_signal && !m->nsignal)
 		fail_msg("%s: no process was killed by a signal", label);
-	{
-		const char *fo = strstr(report, "file-order ");
-		int flows = -1, mismatches = -1;
-
-		if (fo)
-			sscanf(fo, "file-order %d %d", &flows, &mismatches);
-		print_message("%s: the engine found %zu slices, %d children linked by flows, "
-			      "no mismatch (events in file order: %d flows, %d mismatches)\n",
-			      label, slices, m->nchild, flows, mismatches);
-	}
+	if ((checks & AS_WRITTEN_BALANCED) && slices != want_slices)
+		fail_msg("%s: %zu slices, want %zu", label, slices, want_slices);
+	total = strstr(report, "\ntotal ");
+	if (total)
+		sscanf(total, "\ntotal %*d slices %ld flows %ld mismatches", &flows, &mismatches);
+	print_message("%s: as written, the engine found %zu slices, %ld flows for %d children, "
+		      "%ld begin/end mismatches\n", label, slices, flows, m->nchild, mismatches);
 	free(report);
+	speedscope_check(chrome, SPEEDSCOPE_CHECKS, label);
 	free(m->slices);
 	free(m->flows);
 	free(m);
@@ -994,7 +1050,31 @@ static size_t engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect
 	free(chrome);
 	free(event);
 	free(dir);
-	return slices;
+}
+
+/* One process, 4 threads with nested regions, into one file. */
+static void threads_in_one_process(void *p)
+{
+	struct worker_arg a = { 25, NULL, NULL, NULL, 0 };
+	pthread_t th[4];
+	int i;
+
+	(void)p;
+	trace2_region_enter("main", "run", NULL);
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, worker, &a);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	trace2_region_leave("main", "run", NULL);
+	trace2_cmd_exit(0);
+}
+
+static void engine_one_process(void **state)
+{
+	(void)state;
+	SKIP_WITHOUT_ENGINE("engine_one_process");
+	/* process, run, 4 x 25 x (outer, inner) */
+	engine_run(threads_in_one_process, NULL, 0, 0, "engine_one_process", 2 + 4 * 25 * 2);
 }
 
 /* A parent, two children with a thread each: regions, nesting, threads,
@@ -1007,8 +1087,7 @@ static void engine_small(void **state)
 	SKIP_WITHOUT_ENGINE("engine_small");
 	/* parent: process, spawn; each child: process, run, 2 x (outer,
 	 * inner); plus a slice per child in the parent */
-	assert_int_equal(engine_run(run_children, &k, 0, 0, "engine_small"),
-			 2 + 2 + 2 * (2 + 2 * 2));
+	engine_run(run_children, &k, 0, 0, "engine_small", 2 + 2 + 2 * (2 + 2 * 2));
 }
 
 static void engine_8x4_file(void **state)
@@ -1017,8 +1096,7 @@ static void engine_8x4_file(void **state)
 
 	(void)state;
 	SKIP_WITHOUT_ENGINE("engine_8x4_file");
-	assert_int_equal(engine_run(run_children, &k, 0, 0, "engine_8x4_file"),
-			 2 + 8 + 8 * (2 + 4 * 25 * 2));
+	engine_run(run_children, &k, 0, 0, "engine_8x4_file", 2 + 8 + 8 * (2 + 4 * 25 * 2));
 }
 
 static void engine_8x4_dir(void **state)
@@ -1027,8 +1105,7 @@ static void engine_8x4_dir(void **state)
 
 	(void)state;
 	SKIP_WITHOUT_ENGINE("engine_8x4_dir");
-	assert_int_equal(engine_run(run_children, &k, 1, 0, "engine_8x4_dir"),
-			 2 + 8 + 8 * (2 + 4 * 25 * 2));
+	engine_run(run_children, &k, 1, 0, "engine_8x4_dir", 2 + 8 + 8 * (2 + 4 * 25 * 2));
 }
 
 /* The same in buffered mode: each file still ends with its "]". */
@@ -1039,8 +1116,8 @@ static void engine_8x4_dir_buffered(void **state)
 	(void)state;
 	SKIP_WITHOUT_ENGINE("engine_8x4_dir_buffered");
 	engine_extra_env = "GIT_TRACE2_BUFFER=64k";
-	assert_int_equal(engine_run(run_children, &k, 1, 0, "engine_8x4_dir_buffered"),
-			 2 + 8 + 8 * (2 + 4 * 25 * 2));
+	engine_run(run_children, &k, 1, 0, "engine_8x4_dir_buffered",
+		   2 + 8 + 8 * (2 + 4 * 25 * 2));
 	engine_extra_env = NULL;
 }
 
@@ -1062,9 +1139,8 @@ static void engine_crash_and_open_exit(void **state)
 		for (dir_mode = 0; dir_mode < 2; dir_mode++)
 			/* parent: process, spawn, child slice; child: process,
 			 * run, deeper, the worker's 2 x 2 and stuck */
-			assert_int_equal(engine_run(run_children, all[i], dir_mode, i < 2,
-						    all[i]->args[0]),
-					 3 + 3 + 4 + 1);
+			engine_run(run_children, all[i], dir_mode, i < 2, all[i]->args[0],
+				   3 + 3 + 4 + 1);
 }
 
 /* Regions nested 40 deep: the 32 outer ones, balanced. */
@@ -1074,8 +1150,7 @@ static void engine_deep_regions(void **state)
 
 	(void)state;
 	SKIP_WITHOUT_ENGINE("engine_deep_regions");
-	assert_int_equal(engine_run(run_children, &k, 0, 0, "engine_deep_regions"),
-			 3 + 1 + 32);
+	engine_run(run_children, &k, 0, 0, "engine_deep_regions", 3 + 1 + 32);
 }
 
 int main(int argc, char **argv)
@@ -1085,6 +1160,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(golden_brief_mode),
 		cmocka_unit_test(config_key_and_shared_file),
 		cmocka_unit_test(stderr_one_bracket),
+		cmocka_unit_test(engine_one_process),
 		cmocka_unit_test(engine_small),
 		cmocka_unit_test(engine_8x4_file),
 		cmocka_unit_test(engine_8x4_dir),

@@ -17,7 +17,7 @@
 //
 // usage: node expect_events.mjs FILE|DIR...
 import fs from 'node:fs';
-import path from 'node:path';
+import {traceFiles} from './files.mjs';
 
 function micros(time) {
   const m = /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)\.(\d{6})Z$/.exec(time);
@@ -31,13 +31,7 @@ function micros(time) {
 const cut = (s, n) => s.length > n ? s.slice(0, n) : s;
 const pidOf = sid => parseInt(/-P([0-9a-f]+)$/.exec(sid.split('/').pop())[1], 16);
 
-const files = [];
-for (const a of process.argv.slice(2)) {
-  if (fs.statSync(a).isDirectory())
-    for (const f of fs.readdirSync(a).sort()) files.push(path.join(a, f));
-  else
-    files.push(a);
-}
+const files = traceFiles(process.argv.slice(2));
 
 const out = [];
 const stacks = new Map();   // sid + thread -> open regions
