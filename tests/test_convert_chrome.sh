@@ -1,15 +1,16 @@
 #!/bin/sh
-# trace2 convert --to chrome: event logs written by the library and by
-# the installed git become strict JSON that real viewers load as written
-# (nothing regrouped or reordered; viewers pinned in tests/chrome/):
-# Chrome DevTools' trace engine (npm
+# trace2 convert --to chrome: event logs written by the library, by Git
+# 2.55 (tests/git-logs/) and by the installed git become strict JSON that
+# real viewers load as written (nothing regrouped or reordered; viewers
+# pinned in tests/chrome/): Chrome DevTools' trace engine (npm
 # @paulirish/trace_engine 0.0.65) with every region as a slice of the
 # right duration and depth on the right thread of the right process,
 # every child linked to its parent by a flow, and no begin/end mismatch;
 # speedscope 1.25 (npm speedscope) importing it without a warning.  What
 # to expect is worked out from the event log alone
-# (tests/chrome/expect_events.mjs).  A library log converts to the events
-# the chrome target itself wrote in the same run.
+# (tests/chrome/expect_events.mjs; which children have their process in
+# the log, with python3).  A library log converts to the events the
+# chrome target itself wrote in the same run.
 # usage: T2_BIN=build/bin tests/test_convert_chrome.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
@@ -152,6 +153,71 @@ if [ "$balanced" = 1 ]; then
 	grep -q '^mismatch' "$tmp/cut.got" && bad "cut: $(grep -m1 '^mismatch' "$tmp/cut.got")" || ok
 fi
 speedscope cut
+
+# --- Git 2.55's logs (tests/git-logs/, as Git wrote them) ---------------------
+# children LOG: a line per child_start whose child process is in the log,
+# "<child_start us> <child_exit us> <the child's version us>".  The child
+# is the process whose SID is the parent's and one more part and whose pid
+# (the SID's "-P<hex>") is child_exit's; for a child started through a
+# shell (use_shell: that pid is the shell's), the one such process no pid
+# matched that started between child_start and child_exit.
+children() {
+	python3 - "$1" <<-'EOF'
+	import calendar, json, sys
+	def us(t):
+	    day, frac = t.rstrip('Z').split('.')
+	    return calendar.timegm(tuple(int(x) for x in day.replace('T', '-').replace(':', '-').split('-'))
+	                           + (0, 0, 0)) * 1000000 + int(frac)
+	recs = [json.loads(line) for line in open(sys.argv[1])]
+	version = {r['sid']: us(r['time']) for r in recs if r['event'] == 'version'}
+	starts = {(r['sid'], r['child_id']): r for r in recs if r['event'] == 'child_start'}
+	exits = {(r['sid'], r['child_id']): r for r in recs if r['event'] == 'child_exit'}
+	kids = lambda sid: [k for k in version if k.rsplit('/', 1)[0] == sid and '/' in k]
+	pid = lambda sid: int(sid.rsplit('-P', 1)[1], 16)
+	by_pid = {}
+	for key, e in exits.items():
+	    by_pid.update({k: key for k in kids(key[0]) if pid(k) == e['pid']})
+	for key, s in starts.items():
+	    e = exits.get(key)
+	    if not e:
+	        continue
+	    begin, end = us(s['time']), us(e['time'])
+	    mine = [k for k, v in by_pid.items() if v == key]
+	    if not mine and s.get('use_shell'):
+	        mine = [k for k in kids(key[0]) if k not in by_pid and begin <= version[k] <= end]
+	    if len(mine) == 1:
+	        print(begin, end, version[mine[0]])
+	EOF
+}
+
+# linked_children NAME LOG: with linked, the engine's flows in
+# $tmp/NAME.json are the log's children: one per child, from the parent
+# between the child's start and exit to the child at its version time
+linked_children() {
+	children "$2" >"$tmp/$1.children"
+	echo "$t2_test: $1: $(wc -l <"$tmp/$1.children") children with their process in the log"
+	[ "$linked" = 1 ] || return 0
+	if awk 'FILENAME == ARGV[1] { want[++n] = $0; next }
+		$1 == "flow" { got++; for (i = 1; i <= n; i++) { split(want[i], w, " ")
+			if ($8 == w[3] && $4 >= w[1] && $4 <= w[2]) { found[i] = 1; break } } }
+		END { for (i = 1; i <= n; i++) if (!found[i]) exit 1; exit got != n }' \
+		"$tmp/$1.children" "$tmp/$1.engine"; then
+		ok
+	else
+		bad "$1: the engine's flows are not the log's $(wc -l <"$tmp/$1.children") children"
+	fi
+}
+
+for cmd in status log gc clone fetch; do
+	log=tests/git-logs/git-2.55-$cmd.event
+	timeline "git255-$cmd" "$log"
+	[ "$slices" -ge 1 ] && ok || bad "git255-$cmd: no slice"
+	if command -v python3 >/dev/null 2>&1; then
+		linked_children "git255-$cmd" "$log"
+	else
+		echo "$t2_test: python3 not found: Git 2.55's children are not counted"
+	fi
+done
 
 # --- the installed git ---------------------------------------------------------
 if command -v git >/dev/null 2>&1; then
