@@ -6,7 +6,8 @@
 //
 // pid: the SID's own "-P<hex>"; thread: the thread's name ("main",
 // "th01:worker") or "child #<id>" for a child's track; depth: 0 for the
-// process slice (version to atexit, on main), regions below it (on other
+// process slice (version to its last atexit, on main: a process that
+// detaches writes records after its first), regions below it (on other
 // threads regions start at 0); ts, dur: microseconds since the epoch of
 // the records' "time" (a child: child_exit's time minus its t_rel).
 // A flow links a child's slice to the child process's slice when the
@@ -36,6 +37,7 @@ const files = traceFiles(process.argv.slice(2));
 const out = [];
 const stacks = new Map();   // sid + thread -> open regions
 const procs = new Map();    // sid -> {version ts}
+const ends = new Map();     // sid -> the last atexit's ts
 const childExits = [];      // {sid, id, pid, begin}
 const childStarts = new Map();
 const underShell = new Set(); // SIDs whose cmd_ancestry starts with a shell
@@ -54,8 +56,7 @@ for (const f of files) {
       procs.set(e.sid, micros(e.time));
       break;
     case 'atexit':
-      out.push(`slice ${pid} main 0 ${procs.get(e.sid)} ` +
-               `${micros(e.time) - procs.get(e.sid)} process`);
+      ends.set(e.sid, micros(e.time));
       break;
     case 'region_enter':
       stack.push({ts: micros(e.time), name: cut(e.label || e.msg || 'region', 79)});
@@ -85,6 +86,8 @@ for (const f of files) {
     }
   }
 }
+for (const [sid, end] of ends)
+  out.push(`slice ${pidOf(sid)} main 0 ${procs.get(sid)} ${end - procs.get(sid)} process`);
 const linked = new Set();
 const parentOf = sid => sid.slice(0, Math.max(sid.lastIndexOf('/'), 0));
 for (const c of childExits) {
