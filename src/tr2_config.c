@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,8 @@ struct parser {
 	size_t pos, end;  /* the unread bytes are chunk[pos..end) */
 	const char *path;
 	enum trace2_config_scope scope;
-	int line;
-	int entry_line; /* where the current entry started */
+	int line;    /* 1 + the line ends read */
+	int last;    /* the last character read */
 	int report;  /* print Git's messages for malformed files */
 	int depth;   /* include nesting */
 	int failed;  /* a fatal error was reported */
@@ -118,6 +119,7 @@ static int next_char(struct parser *p)
 	}
 	if (c == '\n')
 		p->line++;
+	p->last = c;
 	return c;
 }
 
@@ -136,6 +138,26 @@ static int fail(struct parser *p)
 	return -1;
 }
 
+/*
+ * An error found at c, on the line Git names: a line end belongs to the
+ * line it ends, and the end of the file counts as one more line end,
+ * except inside quotes and after a whole entry (eof_ends_line 0).
+ */
+static int fail_at(struct parser *p, int c, int eof_ends_line)
+{
+	if (c == '\n')
+		p->line--;
+	else if (c == EOF && eof_ends_line)
+		p->line++;
+	return fail(p);
+}
+
+/* An error about the entry just read, on the line where it ended. */
+static int fail_entry(struct parser *p)
+{
+	return fail_at(p, p->last, 0);
+}
+
 /* "[name]" or "[name "sub"]", after the '['. */
 static int parse_section(struct parser *p)
 {
@@ -149,20 +171,21 @@ static int parse_section(struct parser *p)
 	if (c == ']')
 		return p->section.len ? 0 : fail(p);
 	if (c != ' ' && c != '\t')
-		return fail(p);
+		return fail_at(p, c, 1);
 	while (c == ' ' || c == '\t')
 		c = next_char(p);
 	if (c != '"' || !p->section.len)
-		return fail(p);
+		return fail_at(p, c, 1);
 	tr2_buf_addc(&p->section, '.');
 	for (c = next_char(p); c != '"'; c = next_char(p)) {
 		if (c == '\n' || c == EOF)
-			return fail(p);
+			return fail_at(p, c, 0);
 		if (c == '\\' && ((c = next_char(p)) == '\n' || c == EOF))
-			return fail(p);
+			return fail_at(p, c, 0);
 		tr2_buf_addc(&p->section, (char)c);
 	}
-	return next_char(p) == ']' ? 0 : fail(p);
+	c = next_char(p);
+	return c == ']' ? 0 : fail_at(p, c, 1);
 }
 
 static int unescape(int c)
@@ -189,7 +212,7 @@ static int parse_value(struct parser *p)
 	for (;; c = next_char(p)) {
 		if (c == '\n' || c == EOF) {
 			if (quoted)
-				return fail(p);
+				return fail_at(p, c, 0);
 			break;
 		}
 		if (!quoted && (c == '#' || c == ';')) {
@@ -205,6 +228,10 @@ static int parse_value(struct parser *p)
 			c = next_char(p);
 			if (c == '\n')
 				continue;
+			if (c == EOF) { /* Git's continuation onto a line after the end */
+				p->line++;
+				continue;
+			}
 			if ((c = unescape(c)) < 0)
 				return fail(p);
 			tr2_buf_addc(&p->value, (char)c);
@@ -219,33 +246,86 @@ static int parse_value(struct parser *p)
 	return 0;
 }
 
+/* What read_file() did with a file. */
+enum read_result {
+	READ_OK = 0,
+	READ_SKIPPED = -1,	/* missing, unreadable or stalled */
+	READ_STOPPED = -2,	/* malformed or unusable: reported */
+	READ_REFUSED = -3,	/* an included directory: its includer reports */
+};
+
 static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx);
 
-/* include.path: relative to the including file, "~/" from $HOME. */
+/* The home directory of "~" (HOME) or "~user" (its passwd entry) into out;
+ * -1 if there is none. */
+static int add_home(struct tr2_buf *out, const char *user, size_t len)
+{
+	char name[256], pwbuf[4096];
+	struct passwd pw, *found = NULL;
+	const char *home = tr2_sys.getenv("HOME");
+
+	if (!len) {
+		if (!home)
+			return -1;
+		tr2_buf_adds(out, home);
+		return 0;
+	}
+	if (len >= sizeof(name))
+		return -1;
+	memcpy(name, user, len);
+	name[len] = '\0';
+	if (getpwnam_r(name, &pw, pwbuf, sizeof(pwbuf), &found) || !found)
+		return -1;
+	tr2_buf_adds(out, pw.pw_dir);
+	return 0;
+}
+
+/* include.path as Git finds it: "~" or "~user" expanded, a relative path
+ * from the including file's directory; -1 if it cannot be expanded. */
+static int include_path(const struct parser *p, const char *target, struct tr2_buf *path)
+{
+	const char *slash;
+
+	if (target[0] == '~') {
+		size_t len = strcspn(target + 1, "/");
+
+		if (add_home(path, target + 1, len))
+			return -1;
+		tr2_buf_adds(path, target + 1 + len);
+	} else if (target[0] != '/' && (slash = strrchr(p->path, '/'))) {
+		tr2_buf_add(path, p->path, (size_t)(slash - p->path) + 1);
+		tr2_buf_adds(path, target);
+	} else
+		tr2_buf_adds(path, target);
+	return 0;
+}
+
 static void follow_include(struct parser *p, const char *target)
 {
 	struct tr2_buf path;
-	const char *home = tr2_sys.getenv("HOME"), *slash;
+	int rc;
 
 	tr2_buf_init(&path);
-	if (!strncmp(target, "~/", 2) && home) {
-		tr2_buf_adds(&path, home);
-		tr2_buf_adds(&path, target + 1);
-	} else if (target[0] != '/' && (slash = strrchr(p->path, '/'))) {
-		tr2_buf_add(&path, p->path, (size_t)(slash - p->path) + 1);
-		tr2_buf_adds(&path, target);
-	} else
-		tr2_buf_adds(&path, target);
-	if (p->depth >= MAX_INCLUDE_DEPTH) {
+	if (include_path(p, target, &path)) {
+		if (p->report)
+			tr2_error("could not expand include path '%s'", target);
+		fail_entry(p);
+	} else if (p->depth >= MAX_INCLUDE_DEPTH) {
 		if (p->report)
 			tr2_fatal("exceeded maximum include depth (%d) while including\n"
-				  "\t%s\nfrom\n\t%s", MAX_INCLUDE_DEPTH,
+				  "\t%s\nfrom\n\t%s\n"
+				  "This might be due to circular includes.", MAX_INCLUDE_DEPTH,
 				  tr2_buf_cstr(&path), p->path);
 		p->failed = 1;
-	} else if (read_file(tr2_buf_cstr(&path), p->scope, p->report, p->depth + 1,
-			     p->fn, p->ctx) == -2)
-		p->failed = 1;
+	} else {
+		rc = read_file(tr2_buf_cstr(&path), p->scope, p->report, p->depth + 1,
+			       p->fn, p->ctx);
+		if (rc == READ_REFUSED)
+			fail_entry(p);
+		else if (rc == READ_STOPPED)
+			p->failed = 1;
+	}
 	tr2_buf_release(&path);
 }
 
@@ -262,10 +342,9 @@ static int deliver(struct parser *p, int has_value)
 
 	if (p->stalled) /* the entry may be cut */
 		return -1;
-	if (!value && p->report && is_setting(key)) {
+	if (!value && p->report && (is_setting(key) || !strcmp(key, "include.path"))) {
 		tr2_error("missing value for '%s'", key);
-		p->line = p->entry_line;
-		return fail(p);
+		return fail_entry(p);
 	}
 	if (!strcmp(key, "include.path")) {
 		if (value)
@@ -279,12 +358,11 @@ static int deliver(struct parser *p, int has_value)
 /* An entry starting with c, inside the current section. */
 static int parse_entry(struct parser *p, int c)
 {
-	if (!p->section.len)
-		return fail(p);
-	p->entry_line = p->line;
 	tr2_buf_release(&p->key);
-	tr2_buf_add(&p->key, p->section.p, p->section.len);
-	tr2_buf_addc(&p->key, '.');
+	if (p->section.len) { /* Git takes a key before any section as it is */
+		tr2_buf_add(&p->key, p->section.p, p->section.len);
+		tr2_buf_addc(&p->key, '.');
+	}
 	while (isalnum(c) || c == '-') {
 		tr2_buf_addc(&p->key, (char)tolower(c));
 		c = next_char(p);
@@ -293,10 +371,8 @@ static int parse_entry(struct parser *p, int c)
 		c = next_char(p);
 	if (c == '=')
 		return parse_value(p) ? -1 : deliver(p, 1);
-	if (c == '\n' || c == EOF || c == '#' || c == ';') {
-		skip_to_eol(p, c);
+	if (c == '\n' || c == EOF)
 		return deliver(p, 0);
-	}
 	return fail(p);
 }
 
@@ -306,8 +382,9 @@ static int parse(struct parser *p)
 
 	/* a UTF-8 byte order mark */
 	if (c == 0xEF) {
-		if (next_char(p) != 0xBB || next_char(p) != 0xBF)
-			return fail(p);
+		/* a line end read while looking for the mark counts as read */
+		if ((c = next_char(p)) != 0xBB || (c = next_char(p)) != 0xBF)
+			return c == '\n' ? fail(p) : fail_at(p, c, 1);
 		c = next_char(p);
 	}
 	for (; c != EOF; c = next_char(p)) {
@@ -357,7 +434,35 @@ static void warn_stalled(const struct parser *p)
 		    p->path, tr2_sysenv_dst_timeout_ms());
 }
 
-/* 0 read, -1 missing, unreadable or stalled (skipped), -2 malformed. */
+/*
+ * A file that cannot be opened, err saying why: what Git makes of it.
+ * Git stops at a path it may not read, except a file of the system or
+ * global scope the user may not read (skipped like a missing one).  A
+ * lack of resources (descriptors, memory) says nothing of the file: it
+ * is skipped, so that it cannot end the host.
+ */
+static int unreadable(const char *path, int err, int report, int depth)
+{
+	if (err == EISDIR) {
+		if (report)
+			tr2_warning("unable to access '%s': %s", path, strerror(err));
+		return depth ? READ_REFUSED : READ_SKIPPED;
+	}
+	if (!(err == ELOOP || err == ENAMETOOLONG || (err == EACCES && depth)))
+		return READ_SKIPPED;
+	if (report)
+		tr2_fatal("unable to access '%s': %s", path, strerror(err));
+	return READ_STOPPED;
+}
+
+static int is_directory(int fd)
+{
+	struct stat st;
+
+	return !tr2_sys.fstat(fd, &st) && S_ISDIR(st.st_mode);
+}
+
+/* A read_result. */
 static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx)
 {
@@ -368,11 +473,15 @@ static int read_file(const char *path, enum trace2_config_scope scope, int repor
 	/* O_NONBLOCK: opening a FIFO must not wait for its writer */
 	fd = tr2_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
+		return unreadable(path, errno, report, depth);
+	if (is_directory(fd)) {
+		tr2_sys.close(fd);
+		return unreadable(path, EISDIR, report, depth);
+	}
 	p.fd = fd;
 	if (set_deadline(&p)) {
 		tr2_sys.close(fd);
-		return -1;
+		return READ_SKIPPED;
 	}
 	p.path = path;
 	p.scope = scope;
@@ -384,10 +493,10 @@ static int read_file(const char *path, enum trace2_config_scope scope, int repor
 	tr2_buf_init(&p.section);
 	tr2_buf_init(&p.key);
 	tr2_buf_init(&p.value);
-	rc = parse(&p) ? -2 : 0;
+	rc = parse(&p) ? READ_STOPPED : READ_OK;
 	if (p.stalled) {
 		warn_stalled(&p);
-		rc = -1;
+		rc = READ_SKIPPED;
 	}
 	tr2_sys.close(fd);
 	tr2_buf_release(&p.section);
@@ -399,7 +508,7 @@ static int read_file(const char *path, enum trace2_config_scope scope, int repor
 int trace2_config_read_file(const char *path, enum trace2_config_scope scope,
 			    trace2_config_entry_fn *fn, void *ctx)
 {
-	return read_file(path, scope, 0, 0, fn, ctx) == 0 ? 0 : -1;
+	return read_file(path, scope, 0, 0, fn, ctx) == READ_OK ? 0 : -1;
 }
 
 /* Git's environment booleans: unset = dflt, empty = false, bad = fatal. */
@@ -519,7 +628,7 @@ static void load_file_settings(const char *path, enum trace2_config_scope scope,
 
 	(void)ctx;
 	memset(&file, 0, sizeof(file));
-	ok = read_file(path, scope, 1, 0, collect_setting, &file) == 0;
+	ok = read_file(path, scope, 1, 0, collect_setting, &file) == READ_OK;
 	for (i = 0; i < tr2_sysenv_count(); i++) {
 		if (ok && file.value[i])
 			tr2_sysenv_set_config(i, file.value[i]);

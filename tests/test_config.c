@@ -311,7 +311,24 @@ static void no_home_only_system(void **state)
 	expect_log(f, "sys.log");
 }
 
-/* A config path naming a directory is skipped like a missing file. */
+/* Run the driver; it must exit 0 with exactly err on stderr ("@R"
+ * replaced by the root) and write log (a brief run) as its only log. */
+static void expect_log_and_err(struct fx *f, const char *log, const char *err)
+{
+	struct t2_proc p;
+	char *want = t2_replace(err, "@R", f->root);
+
+	fx_run(f, &p);
+	assert_string_equal(p.err, want);
+	assert_true(WIFEXITED(p.status));
+	assert_int_equal(WEXITSTATUS(p.status), 0);
+	assert_logs(f, log);
+	assert_log_words(f, log, RUN_WORDS);
+	free(want);
+	t2_proc_free(&p);
+}
+
+/* A config path naming a directory is skipped with Git's warning. */
 static void config_path_is_directory(void **state)
 {
 	struct fx *f = *state;
@@ -322,7 +339,7 @@ static void config_path_is_directory(void **state)
 	t2_env_add(&f->env, "GIT_CONFIG_SYSTEM=%s/sys", f->root);
 	t2_env_add(&f->env, "GIT_CONFIG_NOSYSTEM");
 	t2_env_add(&f->env, "GIT_CONFIG_GLOBAL=%s", d);
-	expect_log(f, "sys.log");
+	expect_log_and_err(f, "sys.log", "warning: unable to access '@R/adir': Is a directory\n");
 	fx_clear_logs(f);
 	t2_env_add(&f->env, "GIT_CONFIG_SYSTEM=%s", d);
 	t2_env_add(&f->env, "GIT_CONFIG_GLOBAL");
@@ -334,7 +351,8 @@ static void config_path_is_directory(void **state)
 		assert_int_equal(mkdir(dot, 0777), 0);
 		free(dot);
 	}
-	expect_log(f, "xdg.log");
+	expect_log_and_err(f, "xdg.log", "warning: unable to access '@R/adir': Is a directory\n"
+			   "warning: unable to access '@R/home/.gitconfig': Is a directory\n");
 	free(d);
 }
 
@@ -619,13 +637,13 @@ static void include_absolute_only(void **state)
 	expect_log(f, "real.log");
 }
 
-/* A missing include (or one naming a directory) is ignored. */
+/* A missing include is ignored. */
 static void include_missing(void **state)
 {
 	struct fx *f = *state;
 
 	fx_put(f, "home/.gitconfig",
-	       "[include]\n\tpath = missing.cfg\n\tpath = ~/nope\n\tpath = @R\n"
+	       "[include]\n\tpath = missing.cfg\n\tpath = ~/nope\n"
 	       TARGET("main.log"));
 	expect_log(f, "main.log");
 }
@@ -647,15 +665,27 @@ static void include_if_ignored(void **state)
 static void include_too_deep(void **state)
 {
 	struct fx *f = *state;
-	struct t2_proc p;
-	const char *prefix = "fatal: exceeded maximum include depth (10) while including\n";
 
 	fx_put(f, "home/.gitconfig", "[include]\n\tpath = .gitconfig\n");
-	fx_run(f, &p);
-	assert_true(!strncmp(p.err, prefix, strlen(prefix)));
-	assert_true(WIFEXITED(p.status));
-	assert_int_equal(WEXITSTATUS(p.status), 128);
-	t2_proc_free(&p);
+	expect_fatal(f, "fatal: exceeded maximum include depth (10) while including\n"
+		     "\t@R/home/.gitconfig\nfrom\n\t@R/home/.gitconfig\n"
+		     "This might be due to circular includes.\n");
+}
+
+/* An include naming a directory: Git's warning, then the include's line;
+ * "~" expanded without HOME: an error, then the line. */
+static void include_unusable(void **state)
+{
+	struct fx *f = *state;
+
+	fx_put(f, "home/.gitconfig", "[include]\n\tpath = \\\n@R\n");
+	expect_fatal(f, "warning: unable to access '@R': Is a directory\n"
+		     "fatal: bad config line 3 in file @R/home/.gitconfig\n");
+	fx_put(f, "g.cfg", "[include]\n\tpath = ~/x\n");
+	t2_env_add(&f->env, "GIT_CONFIG_GLOBAL=%s/g.cfg", f->root);
+	t2_env_add(&f->env, "HOME");
+	expect_fatal(f, "error: could not expand include path '~/x'\n"
+		     "fatal: bad config line 2 in file @R/g.cfg\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -684,6 +714,12 @@ static void malformed_syntax(void **state)
 		{ "[trace2]\n\t1key = x\n", "2" },
 		{ "[trace2]\n\tkey! = x\n", "2" },
 		{ "[tra ce2\n", "1" },
+		{ "[trace2\n\tperfTarget = 1\n", "1" },
+		{ "[trace2", "2" },
+		{ "[trace2]\n\tperfTarget = \"abc\n\n", "2" },
+		{ "[trace2]\n\tperfTarget = \"abc\\", "3" },
+		{ "[x \"y\n\"]\n", "1" },
+		{ "[trace2]\n\tk ; c\n", "2" },
 	};
 	struct fx *f = *state;
 	size_t i;
@@ -854,6 +890,7 @@ int main(void)
 		FX_TEST(include_missing),
 		FX_TEST(include_if_ignored),
 		FX_TEST(include_too_deep),
+		FX_TEST(include_unusable),
 		FX_TEST(malformed_missing_value),
 		FX_TEST(malformed_syntax),
 		FX_TEST(malformed_in_include),
