@@ -116,3 +116,9 @@ name=TR2_HAVE_MSG_NOSIGNAL feature "$@" <<'C'
 #include <sys/socket.h>
 int f(void) { return MSG_NOSIGNAL; }
 C
+
+name=TR2_HAVE_POSIX_SPAWN feature "$@" <<'C'
+#include <spawn.h>
+extern char **environ;
+int f(pid_t *p, char *const *v) { return posix_spawnp(p, v[0], 0, 0, v, environ); }
+C

@@ -67,6 +67,13 @@ void tr2_plat_wake(int *word);
 /* Sleep us microseconds (us < 1000000). */
 void tr2_plat_nap_us(long us);
 
+/* Start argv[0] (looked up in PATH without a '/') with argv and this
+ * process's environment, descriptors, signal mask and ignored signals,
+ * handled signals at their default; its pid into *pid.  0, or the errno
+ * why it did not start (ENOENT, EACCES, ...).  Changes no disposition of
+ * this process and leaves no descriptor open. */
+int tr2_plat_spawn(const char *const *argv, pid_t *pid);
+
 /* Name a thread for debuggers and `top -H`, where the platform can. */
 void tr2_plat_name_thread(pthread_t thread, const char *name);
 

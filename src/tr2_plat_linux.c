@@ -20,6 +20,9 @@
 #if TR2_HAVE_PWRITEV2
 #include <sys/uio.h>
 #endif
+#if TR2_HAVE_POSIX_SPAWN
+#include <spawn.h>
+#endif
 
 #if TR2_HAVE_LINUX_SYSCALLS
 /*
@@ -238,5 +241,14 @@ int tr2_plat_tsc_is_monotonic(void)
 	if (!flags || !(flags = strchr(flags + 1, ':')))
 		return 0;
 	return line_has_word(flags + 1, "constant_tsc") && line_has_word(flags + 1, "nonstop_tsc");
+}
+#endif
+
+#if TR2_HAVE_POSIX_SPAWN
+/* The C library resets the child's handled signals before it runs any
+ * of them, and reports a failed exec as the return value. */
+int tr2_plat_spawn(const char *const *argv, pid_t *pid)
+{
+	return posix_spawnp(pid, argv[0], NULL, NULL, (char *const *)argv, environ);
 }
 #endif

@@ -9,6 +9,9 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#if !TR2_HAVE_POSIX_SPAWN
+#include <sys/wait.h>
+#endif
 
 #if !TR2_HAVE_LINUX_SYSCALLS
 /*
@@ -132,7 +135,7 @@ ssize_t tr2_plat_write_flags(int fd, const void *buf, size_t n, int flags)
 }
 #endif
 
-#if !TR2_HAVE_SOCK_CLOEXEC || !TR2_HAVE_DUP3
+#if !TR2_HAVE_SOCK_CLOEXEC || !TR2_HAVE_DUP3 || !TR2_HAVE_POSIX_SPAWN
 /* Another thread's fork() and exec() between the call and the fcntl()
  * hands the descriptor to that program. */
 static int set_cloexec(int fd)
@@ -219,5 +222,93 @@ int tr2_plat_parent(long pid, char *name, size_t size, long *ppid)
 	(void)size;
 	(void)ppid;
 	return -1;
+}
+#endif
+
+#if !TR2_HAVE_POSIX_SPAWN
+#ifndef NSIG
+#define NSIG 65
+#endif
+
+/* In the forked child: every handled signal back to its default, so
+ * that none of this process's handlers (trace2's own among them) runs
+ * in it before the exec. */
+static void default_handlers(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigaction(sig, NULL, &sa) || (!(sa.sa_flags & SA_SIGINFO) &&
+		    (sa.sa_handler == SIG_IGN || sa.sa_handler == SIG_DFL)))
+			continue;
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+/* The child: exec argv, or write why it failed into report and end. */
+static void exec_child(const char *const *argv, int report, const sigset_t *mask)
+{
+	int err;
+
+	default_handlers();
+	pthread_sigmask(SIG_SETMASK, mask, NULL);
+	execvp(argv[0], (char *const *)argv);
+	err = errno;
+	while (write(report, &err, sizeof(err)) < 0 && errno == EINTR)
+		;
+	_exit(127);
+}
+
+/* The errno the child wrote before it ended, or 0 once it exec'd (the
+ * close-on-exec pipe closed without a word). */
+static int exec_error(int fd)
+{
+	ssize_t n;
+	int err = 0;
+
+	while ((n = read(fd, &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(err) ? err : 0;
+}
+
+/*
+ * fork() and execvp(), the exec's errno sent back through a close-on-exec
+ * pipe.  Every signal is held in this thread while it forks, so the child
+ * runs no handler before default_handlers().
+ */
+int tr2_plat_spawn(const char *const *argv, pid_t *pid)
+{
+	sigset_t all, old;
+	int fds[2], err;
+
+	if (pipe(fds))
+		return errno;
+	if (set_cloexec(fds[0]) < 0) {
+		err = errno;
+		close(fds[1]);
+		return err;
+	}
+	if (set_cloexec(fds[1]) < 0) {
+		err = errno;
+		close(fds[0]);
+		return err;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	*pid = fork();
+	if (*pid == 0)
+		exec_child(argv, fds[1], &old);
+	err = *pid < 0 ? errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(fds[1]);
+	if (!err && (err = exec_error(fds[0])) != 0) {
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	return err;
 }
 #endif

@@ -29,6 +29,8 @@
 #include "tr2_tgt_perf.h"
 #include "tr2_tgt_event.h"
 #include "tr2_tgt_chrome.h"
+#include "tr2_plat.h"
+#include "trace2/run.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 /* Bit 0: the targets.  Other listeners may use other bits of the low
  * half; the high half counts probe tracers (the word is in tr2_probe.c). */
@@ -1098,6 +1101,41 @@ void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd
 		ev.pub.child.ready = ready;
 		dispatch(tls, &ev);
 	}
+}
+
+/* Git's code for how child pid ended: its exit status, or 128 + the
+ * signal that killed it; -1 if its status is lost (errno ECHILD). */
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+int trace2_run_command(const char **argv, const char *child_class)
+{
+	struct child_process cmd = TRACE2_CHILD_PROCESS_INIT;
+	int err, code;
+
+	cmd.args.v = argv;
+	while (argv[cmd.args.nr])
+		cmd.args.nr++;
+	cmd.trace2_child_class = child_class;
+	trace2_child_start(&cmd);
+	err = tr2_plat_spawn(argv, &cmd.pid);
+	if (err) {
+		cmd.pid = -1;
+		code = -1;
+	} else {
+		code = wait_child(cmd.pid);
+		err = code < 0 ? errno : 0;
+	}
+	trace2_child_exit(&cmd, code);
+	errno = err;
+	return code;
 }
 
 int trace2_exec_fl(const char *file, int line, const char *exe, const char **argv)

@@ -1,11 +1,12 @@
 /*
- * Every public entry point of trace2.h and trace2/target.h, built with
+ * Every public entry point of trace2.h, trace2/target.h and trace2/run.h, built with
  * -DTRACE2_DISABLE and without the library (tests/test_disable.sh): it
  * must build with -Wall -Wextra -Werror, link, run, return what the API
  * returns while tracing is off, and evaluate arguments as the API says
  * (macros: not at all; trace2_cmd_exit(): once; functions: once).
  */
 #include "trace2/target.h"
+#include "trace2/run.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -161,6 +162,13 @@ int main(int argc, char **argv)
 	trace2_child_ready_fl(__FILE__, __LINE__, &cp, "ready");
 	EXPECT(trace2_exec_fl(__FILE__, __LINE__, "git", args) == -1);
 	trace2_exec_result_fl(__FILE__, __LINE__, 1, 0);
+	{
+		/* compiled out, it still runs the command, untraced */
+		const char *exit3[] = { "sh", "-c", "exit 3", NULL }, *none[] = { "t2-none", NULL };
+
+		EXPECT(trace2_run_command(exit3, "cls") == 3);
+		EXPECT(trace2_run_command(none, NULL) == -1);
+	}
 	trace2_thread_start_fl(__FILE__, __LINE__, "t");
 	trace2_thread_exit_fl(__FILE__, __LINE__);
 	trace2_region_enter_fl(__FILE__, __LINE__, "c", "l", NULL);
