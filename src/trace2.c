@@ -1120,6 +1120,10 @@ int trace2_run_command(const char **argv, const char *child_class)
 	struct child_process cmd = TRACE2_CHILD_PROCESS_INIT;
 	int err, code;
 
+	if (!argv || !argv[0]) {
+		errno = EINVAL;
+		return -1;
+	}
 	cmd.args.v = argv;
 	while (argv[cmd.args.nr])
 		cmd.args.nr++;

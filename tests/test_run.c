@@ -161,6 +161,7 @@ static void records_match_by_hand(void **state)
 	assert_non_null(strstr(helper.normal, "child_exit[5] pid:-1 code:-1 "));
 	assert_non_null(strstr(helper.normal,
 			       "child_start[1] sh -c 'exit $#' zero 'a b' '' c\n"));
+	free(want);
 	t2_out_free(&helper);
 	t2_out_free(&hand);
 }
@@ -182,6 +183,11 @@ static void codes_while_off(void **state)
 
 		assert_int_equal(trace2_run_command(argv, NULL), -1);
 		assert_int_equal(errno, EACCES);
+		argv[0] = NULL;
+		assert_int_equal(trace2_run_command(argv, NULL), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(trace2_run_command(NULL, NULL), -1);
+		assert_int_equal(errno, EINVAL);
 	}
 }
 

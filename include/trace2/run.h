@@ -31,7 +31,8 @@ extern "C" {
  * signal n killed it.  -1 with errno set when it could not be started
  * (ENOENT: no such command; EACCES: not executable), the child_exit then
  * saying pid -1 and code -1, or when its status is lost to the host
- * (ECHILD: the host reaps its children itself or ignores SIGCHLD).
+ * (ECHILD: the host reaps its children itself or ignores SIGCHLD).  An
+ * argv that is NULL or empty is EINVAL, without a record.
  *
  * Thread-safe.  Changes no signal disposition of this process, leaves no
  * descriptor open, and waits only for this child (other children's
@@ -45,6 +46,7 @@ int trace2_run_command(const char **argv, const char *child_class);
 #else
 #include <errno.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/wait.h>
 
 extern char **environ;
@@ -57,9 +59,15 @@ static inline int trace2_run_command(const char **argv, const char *child_class)
 {
 	pid_t pid;
 	int status, err;
+	char *const *args;
 
 	(void)child_class;
-	err = posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *)argv, environ);
+	if (!argv || !argv[0]) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&args, &argv, sizeof(args)); /* exec's type, without a cast */
+	err = posix_spawnp(&pid, argv[0], NULL, NULL, args, environ);
 	if (err) {
 		errno = err;
 		return -1;
