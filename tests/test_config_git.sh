@@ -67,67 +67,76 @@ else
 	nobody=" "
 fi
 
+# The syntax cases, one a line: NAME fails|passes global|system TEXT
+while read -r name want scope text; do
+	case $name in '#'*) continue ;; esac
+	if [ "$scope" = system ]; then
+		check "$name" "$want" "$text" GIT_CONFIG_SYSTEM
+	else
+		check "$name" "$want" "$text"
+	fi
+done <<'CASES'
 # section headers
-check header-eol fails '[trace2\n\tperfTarget = 1\n'
-check header-eof fails '[trace2'
-check header-space-eol fails '\n\n[a \n'
-check header-crlf fails '[a\r\n'
-check header-empty fails '[]\n'
-check header-underscore fails '[a_b]\n'
-check header-bracket-eof fails '['
-check header-bracket-eol fails '[\n'
-check header-space fails '[tra ce2\n'
-check subsection-eol fails '[a "b\n"]\n'
-check subsection-escaped-eol fails '\n\n[a "b\\\n"]\n'
-check subsection-eof fails '[a "b'
-check subsection-escape-eof fails '[a "b\\'
-check subsection-no-bracket fails '\n\n[a "b" \n'
-check subsection-no-bracket-eof fails '\n\n[a "b"'
-check subsection-then-text fails '[a "b"x]\n'
-check subsection-entry-after passes '[a "b"]x\n'
+header-eol fails global [trace2\n\tperfTarget = 1\n
+header-eof fails global [trace2
+header-space-eol fails global \n\n[a \n
+header-crlf fails global [a\r\n
+header-empty fails global []\n
+header-underscore fails global [a_b]\n
+header-bracket-eof fails global [
+header-bracket-eol fails global [\n
+header-space fails global [tra ce2\n
+subsection-eol fails global [a "b\n"]\n
+subsection-escaped-eol fails global \n\n[a "b\\\n"]\n
+subsection-eof fails global [a "b
+subsection-escape-eof fails global [a "b\\
+subsection-no-bracket fails global \n\n[a "b" \n
+subsection-no-bracket-eof fails global \n\n[a "b"
+subsection-then-text fails global [a "b"x]\n
+subsection-entry-after passes global [a "b"]x\n
 # keys
-check key-digit fails '[trace2]\n\t1key = x\n'
-check key-bang fails '[trace2]\n\tkey! = x\n'
-check key-dash-first fails '[a]\n\t-k\n'
-check key-underscore fails '[a]\n\tk-1_\n'
-check key-nul fails '[a]\n\tk\0 = v\n'
-check key-two-words fails '[a]\n\tk x\n'
-check key-two-words-eof fails '[a]\n\tk x'
-check key-comment fails '[a]\n\tk #c\n'
-check key-semicolon-eof fails '[a]\n\tk ;c'
-check key-continued fails '[a]\n\tk\\\n'
-check key-continued-space fails '[a]\n\tk \\\n = v\n'
-check key-before-section passes 'key = x\n'
-check key-after-header passes '[a]x = 1\n'
-check missing-key fails '[trace2]\n\tnormalBrief = 1\n\t=value\n'
-check missing-key-crlf fails '[a]\n\tk\r\n\t=\r\n'
-check missing-key-eof fails '[a]\n\tk = v\n\t=v'
-check not-a-key fails '[a]\n\tk =\n\n1\n'
+key-digit fails global [trace2]\n\t1key = x\n
+key-bang fails global [trace2]\n\tkey! = x\n
+key-dash-first fails global [a]\n\t-k\n
+key-underscore fails global [a]\n\tk-1_\n
+key-nul fails global [a]\n\tk\0 = v\n
+key-two-words fails global [a]\n\tk x\n
+key-two-words-eof fails global [a]\n\tk x
+key-comment fails global [a]\n\tk #c\n
+key-semicolon-eof fails global [a]\n\tk ;c
+key-continued fails global [a]\n\tk\\\n
+key-continued-space fails global [a]\n\tk \\\n = v\n
+key-before-section passes global key = x\n
+key-after-header passes global [a]x = 1\n
+missing-key fails global [trace2]\n\tnormalBrief = 1\n\t=value\n
+missing-key-crlf fails global [a]\n\tk\r\n\t=\r\n
+missing-key-eof fails global [a]\n\tk = v\n\t=v
+not-a-key fails global [a]\n\tk =\n\n1\n
 # values
-check quote-eol fails '[trace2]\n\tperfTarget = "abc\n'
-check quote-eol-more fails '[trace2]\n\tperfTarget = "abc\n\n\n'
-check quote-eof fails '[trace2]\n\tperfTarget = "abc'
-check quote-crlf fails '[a]\r\n\tk = "a\r\n\r\n'
-check quote-continued fails '[a]\n\tk = "a\\\n\n'
-check quote-continued-eof fails '[a]\n\tk = "a\\\nb'
-check quote-backslash-eof fails '[a]\n\tk = "a\\'
-check quote-on-header-line fails '[a] k = "x\\\n\n'
-check quote-after-continuations fails '[a]\n\tk = a\\\n\\\n"\n'
-check escape fails '[trace2]\n\tnormalTarget = a\\qb\n'
-check escape-eof fails '[a]\n\tk = a\\q'
-check escape-continued fails '[a]\n\tk = a\\\n\\\n\\q\n'
-check continuation-eof passes '[a]\n\tk = a\\'
+quote-eol fails global [trace2]\n\tperfTarget = "abc\n
+quote-eol-more fails global [trace2]\n\tperfTarget = "abc\n\n\n
+quote-eof fails global [trace2]\n\tperfTarget = "abc
+quote-crlf fails global [a]\r\n\tk = "a\r\n\r\n
+quote-continued fails global [a]\n\tk = "a\\\n\n
+quote-continued-eof fails global [a]\n\tk = "a\\\nb
+quote-backslash-eof fails global [a]\n\tk = "a\\
+quote-on-header-line fails global [a] k = "x\\\n\n
+quote-after-continuations fails global [a]\n\tk = a\\\n\\\n"\n
+escape fails global [trace2]\n\tnormalTarget = a\\qb\n
+escape-eof fails global [a]\n\tk = a\\q
+escape-continued fails global [a]\n\tk = a\\\n\\\n\\q\n
+continuation-eof passes global [a]\n\tk = a\\
 # byte order mark
-check bom-eol fails '\357\n'
-check bom-two-eol fails '\357\273\n'
-check bom-text fails '\357\273x\n'
-check bom-eof fails '\357'
-check bom-then-bad fails '\357\273\277\n\n['
-check bom-key passes '\357\273\277key\n'
+bom-eol fails global \357\n
+bom-two-eol fails global \357\273\n
+bom-text fails global \357\273x\n
+bom-eof fails global \357
+bom-then-bad fails global \357\273\277\n\n[
+bom-key passes global \357\273\277key\n
 # the system file
-check system-header fails '[trace2\n' GIT_CONFIG_SYSTEM
-check system-quote fails '[a]\n\tk = "x\n' GIT_CONFIG_SYSTEM
-
+system-header fails system [trace2\n
+system-quote fails system [a]\n\tk = "x\n
+CASES
 # includes
 printf '[include]\n\tpath = ../cfg\n' >"$home/sub/back"
 i=0
