@@ -3,6 +3,7 @@
  *
  * The input is written to <tmp>/in.cfg and read back.  Every entry
  * reported must have a key of the form "<section>[.<subsection>].<name>"
+ * (or "<name>" before any section)
  * with the section and the name lowercase ASCII, and the scope and
  * context given.  include.path entries are followed by the reader itself
  * (never reported): a relative path, or "~/" with HOME = <tmp>, may name
@@ -107,7 +108,9 @@ static void check_entry(const char *key, const char *value,
 	FZ_CHECK(scope == seen->scope);
 	first = strchr(key, '.');
 	last = strrchr(key, '.');
-	FZ_CHECK(first != NULL);
+	/* a key before any section is its name alone, as in Git */
+	if (!first)
+		first = last = key - 1;
 	/* the section: lowercase; the old "[a.b]" form keeps its dots */
 	for (p = key; p < first; p++)
 		FZ_CHECK(key_char(*p));
