@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ static int next_char(struct parser *p)
 		else if (n != EOF)
 			p->pos--; /* still in the chunk: it was just read */
 	}
-	if (c == '\n')
+	if (c == '\n' && p->line < INT_MAX - 1) /* a file of 2^31 lines ends the count */
 		p->line++;
 	p->last = c;
 	return c;
@@ -148,7 +149,7 @@ static int fail_at(struct parser *p, int c, int eof_ends_line)
 	if (c == '\n')
 		p->line--;
 	else if (c == EOF && eof_ends_line)
-		p->line++;
+		p->line++; /* below INT_MAX: next_char() stops counting before */
 	return fail(p);
 }
 
@@ -229,7 +230,7 @@ static int parse_value(struct parser *p)
 			if (c == '\n')
 				continue;
 			if (c == EOF) { /* Git's continuation onto a line after the end */
-				p->line++;
+				p->line += p->line < INT_MAX - 1;
 				continue;
 			}
 			if ((c = unescape(c)) < 0)
