@@ -201,12 +201,58 @@ static void entered_while_off(void **state)
 	t2_out_free(&o);
 }
 
+/* docs/embedding.md "Scoped regions": in main's own block the leave
+ * comes after trace2_cmd_exit()'s exit record; in an inner block that
+ * ends first, before it. */
+static int main_scoped_in_block(void)
+{
+	TRACE2_REGION("app", "main", NULL);
+	return trace2_cmd_exit(0);
+}
+
+static int main_scoped_in_inner_block(void)
+{
+	int rc;
+
+	{
+		TRACE2_REGION("app", "main", NULL);
+		rc = 0;
+	}
+	return trace2_cmd_exit(rc);
+}
+
+static void sc_main(void *arg)
+{
+	int (*fake_main)(void) = (int (*)(void))arg;
+
+	fake_main();
+}
+
+static void scoped_region_in_main(void **state)
+{
+	struct t2_out o;
+	char *names;
+
+	(void)state;
+	t2_run_all(sc_main, (void *)main_scoped_in_block, BRIEF, &o);
+	names = t2_event_names(o.event);
+	assert_string_equal(names, "version region_enter exit region_leave atexit");
+	free(names);
+	t2_out_free(&o);
+	t2_run_all(sc_main, (void *)main_scoped_in_inner_block, BRIEF, &o);
+	names = t2_event_names(o.event);
+	assert_string_equal(names, "version region_enter region_leave exit atexit");
+	free(names);
+	t2_out_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_as_paired),
 		cmocka_unit_test(location),
 		cmocka_unit_test(entered_while_off),
+		cmocka_unit_test(scoped_region_in_main),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
