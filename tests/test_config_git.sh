@@ -166,6 +166,7 @@ homevar=HOME=$home
 # the file itself
 cfg=$home/sub
 check file-directory passes ''
+check system-directory passes '' GIT_CONFIG_SYSTEM
 cfg=$home/loop1
 check file-loop fails ''
 cfg=$home/cfg
