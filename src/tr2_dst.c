@@ -610,13 +610,33 @@ int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len)
 	return 0;
 }
 
+void tr2_dst_set_full_line(struct tr2_dst *dst,
+			   size_t (*fn)(char *line, size_t size, const void *record,
+					size_t len, uint64_t max_size))
+{
+	dst->full_line = fn;
+}
+
+/* Whether the open files a and b are one file. */
+static int same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !tr2_sys.fstat(a, &sa) && !tr2_sys.fstat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 /* The regular file fd (of size bytes) onto the descriptor number old,
  * fd closed; 1 if done. */
 static int put_in_place(struct tr2_dst *dst, int fd, int old, off_t size)
 {
+	int another = !same_file(fd, old);
 	int done = tr2_plat_dup_cloexec(fd, old) >= 0;
 
 	if (done) {
+		/* a target that gives each file its own context sees it */
+		if (another)
+			__atomic_add_fetch(&dst->file_gen, 1, __ATOMIC_ACQ_REL);
 		/* a new file starts as the first did (a JSON array's "[") */
 		if (!size && dst->head_len &&
 		    tr2_sys.write(old, dst->head, dst->head_len) == (ssize_t)dst->head_len)
@@ -758,8 +778,12 @@ int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)
 	if (before + len <= max)
 		return 1;
 	if (!__atomic_exchange_n(&dst->capped, 1, __ATOMIC_ACQ_REL) && dst->fd >= 0) {
-		ssize_t w = tr2_sys.write(dst->fd, line,
-					  size_sentinel(line, sizeof(line), record, len, max));
+		size_t n = dst->full_line ? dst->full_line(line, sizeof(line), record, len, max) : 0;
+		ssize_t w;
+
+		if (!n || n > sizeof(line))
+			n = size_sentinel(line, sizeof(line), record, len, max);
+		w = tr2_sys.write(dst->fd, line, n);
 		(void)w; /* the file's last line: nothing to do if it fails */
 	}
 	return 0;

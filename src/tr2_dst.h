@@ -56,6 +56,11 @@ struct tr2_dst {
 	uint64_t max_size;      /* maxFileSize of a file trace2 opened; 0: none */
 	char head[TR2_DST_HEAD_MAX]; /* what a new file starts with (reopen) */
 	size_t head_len;
+	unsigned file_gen;      /* atomic: bumped when a reopen puts another
+				 * file in place */
+	/* the target's own line for a full file (maxFileSize), or NULL */
+	size_t (*full_line)(char *line, size_t size, const void *record, size_t len,
+			    uint64_t max_size);
 	uint64_t size;          /* atomic: the file's bytes, as this process
 				 * counts them from its size when opened */
 	int capped;             /* atomic: the sentinel line was written */
@@ -72,6 +77,11 @@ struct tr2_dst {
 /* Set what a file put in place by tr2_dst_reopen() starts with: 0, or -1
  * if it is longer than TR2_DST_HEAD_MAX. */
 int tr2_dst_set_head(struct tr2_dst *dst, const void *head, size_t len);
+/* Set the target's own sentinel line for a full file (see
+ * trace2_output_set_full_line()); NULL: the generic one. */
+void tr2_dst_set_full_line(struct tr2_dst *dst,
+			   size_t (*fn)(char *line, size_t size, const void *record,
+					size_t len, uint64_t max_size));
 
 /* How many destinations can be open at once (one per target). */
 #define TR2_DST_MAX 32
@@ -121,8 +131,8 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 
 /*
  * A file with a maxFileSize: whether len more bytes keep it within the
- * size.  The write that would pass it writes the sentinel line instead,
- * once; no write after it does.
+ * size.  The write that would pass it writes the sentinel line instead
+ * (the target's own, if it set one), once; no write after it does.
  */
 int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len);
 

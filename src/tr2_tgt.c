@@ -37,6 +37,16 @@ int trace2_output_set_head(struct trace2_output *out, const void *head, size_t l
 	return dst ? tr2_dst_set_head(dst, head, len) : -1;
 }
 
+int trace2_output_set_full_line(struct trace2_output *out, trace2_output_full_line_fn *fn)
+{
+	struct tr2_dst *dst = tr2_dst_of(out);
+
+	if (!dst)
+		return -1;
+	tr2_dst_set_full_line(dst, fn);
+	return 0;
+}
+
 TR2_HOT void tr2_json_add_str(struct tr2_buf *b, const char *key, size_t key_len,
 			      const char *value)
 {

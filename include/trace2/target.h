@@ -228,6 +228,17 @@ struct trace2_event {
 	};
 };
 
+/*
+ * A target's own last line for a file that reached its maxFileSize
+ * (trace2_output_set_full_line()): written into line (at most size
+ * bytes) from the record that did not fit (record, len: whole records,
+ * one or more), its length returned; 0 for the library's line.  Called
+ * on any thread, inside a signal handler too: async-signal-safe work
+ * only (no locks, no allocation, no stdio).
+ */
+typedef size_t trace2_output_full_line_fn(char *line, size_t size, const void *record,
+					  size_t len, uint64_t max_size);
+
 /* Compiled out (-DTRACE2_DISABLE, see trace2/disable.h): the functions
  * below are these no-ops; a target is accepted and never called. */
 #ifdef TRACE2_DISABLE
@@ -258,6 +269,12 @@ static inline int trace2_output_set_head(struct trace2_output *out, const void *
 					 size_t len)
 {
 	(void)out; (void)head; (void)len;
+	return -1;
+}
+static inline int trace2_output_set_full_line(struct trace2_output *out,
+					      trace2_output_full_line_fn *fn)
+{
+	(void)out; (void)fn;
 	return -1;
 }
 static inline int trace2_register_target(const struct trace2_target *target, void *ctx)
@@ -306,6 +323,16 @@ int trace2_output_write(struct trace2_output *out, const void *record,
  */
 #define TRACE2_OUTPUT_HEAD_MAX 64
 int trace2_output_set_head(struct trace2_output *out, const void *head, size_t len);
+
+/*
+ * The line that ends a file the library stops writing because it reached
+ * its maxFileSize: the library writes a line of its own (a JSON object
+ * for a file of JSON records, text otherwise) unless the target's format
+ * needs its own, such as a record of its format that says so; fn makes
+ * it (see trace2_output_full_line_fn), NULL goes back to the library's.
+ * Set it in open().  Returns 0, or -1 (no output).
+ */
+int trace2_output_set_full_line(struct trace2_output *out, trace2_output_full_line_fn *fn);
 
 /* ------------------------------------------------------------------ */
 /* Targets.                                                             */

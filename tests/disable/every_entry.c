@@ -101,6 +101,7 @@ int main(int argc, char **argv)
 	EXPECT(trace2_register_target(&target, NULL) == 0);
 	EXPECT(trace2_output_write(NULL, "x", 1, NULL) == -1);
 	EXPECT(trace2_output_set_head(NULL, "[", 1) == -1);
+	EXPECT(trace2_output_set_full_line(NULL, NULL) == -1);
 	trace2_initialize_clock();
 	trace2_initialize();
 	trace2_initialize_fl(__FILE__, __LINE__);
