@@ -3,14 +3,20 @@
  * in its JSON array form, one event per line ending in ','.  Perfetto's
  * UI, chrome://tracing and DevTools load it (docs/targets.md, "Chrome").
  *
- * - Regions are B/E pairs on their thread (tid: the thread id + 1).  The
- *   names of the open ones are kept per thread in fixed slots, so that an
- *   E always repeats its B's name and category, and whatever is still
- *   open at thread exit, at exit and at a fatal signal is closed.
- * - The process is one slice on its main thread from version to atexit;
- *   each child is a complete (X) slice on a track of its own, linked by
- *   a flow (s in the parent, f at the child's process slice) whose id
- *   both sides derive from the parent's SID and the child's pid.
+ * - Regions are complete (X) slices on their thread (tid: the thread id
+ *   + 1), written when they end: viewers pair B and E events across the
+ *   whole array, whatever their pid and tid, so processes appending to
+ *   one file would mis-pair them.  What a slice needs (name, category,
+ *   message, repository, start) is kept per thread in fixed slots while
+ *   the region is open, so that whatever is still open at thread exit, at
+ *   exit and at a fatal signal is closed as well.
+ * - The process is one X slice on its main thread from version to its
+ *   end; each child is an X slice on a track of its own, linked by a flow
+ *   (s at the child's slice, f at the child's process slice) whose id
+ *   both sides derive from what they know (struct tr2_tgt_chrome,
+ *   link_by_pid).
+ * - A file put in place by trace2_reopen() gets the process's and its
+ *   threads' names again, at the first record after it.
  * - Data are instant events (integers also counters), timers and
  *   counters are counter events.
  *
@@ -112,6 +118,22 @@ static void finish(const state *st, struct tr2_buf *b, uint64_t ts)
 	finish_as(st, b, ts, 0);
 }
 
+/* From a signal handler a record must stay in its stack buffer: whether
+ * a string of len bytes still fits, escaped, with room for the end. */
+static int fits(const struct tr2_buf *b, size_t len)
+{
+	return b->len + TR2_JSON_ESCAPED_MAX(len) + 64 <= TR2_BUF_STACK;
+}
+
+/* The head of a complete slice from start to end. */
+static void complete_head(const state *st, struct tr2_buf *b, const char *name,
+			  const char *cat, uint64_t start, uint64_t end, int tid)
+{
+	head(st, b, name, cat, 'X', start, tid);
+	TR2_JSON_KEY(b, "dur");
+	tr2_buf_add_u64(b, end > start ? end - start : 0);
+}
+
 static int tid_of(event_t *ev)
 {
 	return ev->thread->id + 1;
@@ -165,6 +187,16 @@ static void thread_name(const state *st, event_t *ev)
 	     ev->thread->json_name_len);
 }
 
+/* The thread's name, for a file put in place later (a longer one than the
+ * slot holds is left out there). */
+static void keep_thread_name(struct tr2_chrome_thread *t, event_t *ev)
+{
+	size_t n = ev->thread->json_name_len;
+
+	t->json_name_len = n < sizeof(t->json_name) ? n : 0;
+	memcpy(t->json_name, ev->thread->json_name, t->json_name_len);
+}
+
 /* Replayed records: the slots of the record's thread, if it has some. */
 static struct tr2_chrome_thread *replayed_thread(const state *st, int tid)
 {
@@ -209,6 +241,7 @@ static struct tr2_chrome_thread *thread_of(state *st, event_t *ev)
 	t->owner = st;
 	t->gen = st->gen;
 	t->tid = tid;
+	keep_thread_name(t, ev);
 	__atomic_store_n(&t->depth, 0, __ATOMIC_RELEASE);
 	mine = t;
 	thread_name(st, ev);
@@ -230,9 +263,14 @@ static struct tr2_chrome_slice *slot_at(struct tr2_chrome_thread *t, size_t leve
 	return t->chunks[k] ? &t->chunks[k][i] : NULL;
 }
 
-/* The E of the slice at level (1-based, within the slots), if it has one. */
+/*
+ * The slice of the region at level (1-based, within the slots), if it
+ * has one, ended at ts: its enter's message and repository, and the
+ * leave's message when it has another one.  From a signal handler an
+ * argument that might not fit the stack buffer is left out.
+ */
 static void end_slice(const state *st, struct tr2_chrome_thread *t, size_t level,
-		      uint64_t ts, const char *msg)
+		      uint64_t ts, const char *leave_msg, int from_signal)
 {
 	const struct tr2_chrome_slice *s = slot_at(t, level, 0);
 	struct tr2_buf b;
@@ -240,10 +278,14 @@ static void end_slice(const state *st, struct tr2_chrome_thread *t, size_t level
 
 	if (!s)
 		return;
-	head(st, &b, s->name, s->cat, 'E', ts, t->tid);
-	if (msg && !st->base.brief) {
+	complete_head(st, &b, s->name, s->cat, s->start_us, ts, t->tid);
+	if (!st->base.brief) {
 		at = args_begin(&b);
-		TR2_JSON_STR(&b, "msg", msg);
+		if (s->has_msg && (!from_signal || fits(&b, strlen(s->msg))))
+			TR2_JSON_STR(&b, "msg", s->msg);
+		add_repo(&b, s->repo_id);
+		if (leave_msg && (!s->has_msg || strcmp(leave_msg, s->msg)))
+			TR2_JSON_STR(&b, "leave_msg", leave_msg);
 		args_end(&b, at);
 	}
 	finish(st, &b, ts);
@@ -251,14 +293,14 @@ static void end_slice(const state *st, struct tr2_chrome_thread *t, size_t level
 
 /* Close the thread's slices above level (innermost first). */
 static void close_above(const state *st, struct tr2_chrome_thread *t, size_t level,
-			uint64_t ts)
+			uint64_t ts, int from_signal)
 {
 	size_t d = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
 
 	for (; d > level; d--) {
 		__atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 		if (d <= TR2_CHROME_DEPTH)
-			end_slice(st, t, d, ts, NULL);
+			end_slice(st, t, d, ts, NULL, from_signal);
 	}
 }
 
@@ -277,8 +319,7 @@ static void region_enter(state *st, event_t *ev)
 	const struct trace2_ev_region *r = &ev->region;
 	struct tr2_chrome_thread *t = thread_of(st, ev);
 	struct tr2_chrome_slice *s;
-	struct tr2_buf b;
-	size_t at, level;
+	size_t level;
 
 	if (!t)
 		return;
@@ -288,22 +329,15 @@ static void region_enter(state *st, event_t *ev)
 		return;
 	}
 	s = slot_at(t, level, 1);
-	if (s) {
+	if (s) { /* else memory ran out: no slice */
 		keep(s->name, sizeof(s->name), slice_name(r));
 		keep(s->cat, sizeof(s->cat), r->category);
+		keep(s->msg, sizeof(s->msg), r->msg);
+		s->has_msg = r->msg != NULL;
+		s->repo_id = r->repo_id;
+		s->start_us = ev->time_us;
 	}
 	__atomic_store_n(&t->depth, level, __ATOMIC_RELEASE);
-	if (!s)
-		return; /* memory ran out: no slice */
-	head(st, &b, s->name, s->cat, 'B', ev->time_us, t->tid);
-	if (!st->base.brief) {
-		at = args_begin(&b);
-		if (r->msg)
-			TR2_JSON_STR(&b, "msg", r->msg);
-		add_repo(&b, r->repo_id);
-		args_end(&b, at);
-	}
-	finish(st, &b, ev->time_us);
 }
 
 /*
@@ -320,7 +354,7 @@ static void region_leave(state *st, event_t *ev)
 		return; /* nothing open here */
 	__atomic_store_n(&t->depth, level - 1, __ATOMIC_RELEASE);
 	if (level <= TR2_CHROME_DEPTH)
-		end_slice(st, t, level, ev->time_us, ev->region.msg);
+		end_slice(st, t, level, ev->time_us, ev->region.msg, 0);
 }
 
 static void thread_exit(state *st, event_t *ev)
@@ -329,7 +363,7 @@ static void thread_exit(state *st, event_t *ev)
 
 	if (!t)
 		return;
-	close_above(st, t, 0, ev->time_us);
+	close_above(st, t, 0, ev->time_us, 0);
 	mine = NULL;
 	__atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
 }
@@ -337,70 +371,110 @@ static void thread_exit(state *st, event_t *ev)
 /* ---------------------------------------------------------------- */
 /* The process, its name and its end.                                  */
 
-/* The flow id of the child with pid started by the process with SID
- * sid: "0x" and 16 hex digits of an FNV-1a hash of both. */
-static char *put_flow_id(char *p, const char *sid, size_t sid_len, long pid)
+/*
+ * Flow ids: "0x" and 16 hex digits of an FNV-1a hash of what both ends
+ * know.  The parent's SID is the part of the child's before its last
+ * '/'.  By pid: the child's pid (child_exit's, its own).  By command
+ * line: the base name of argv[0] (the path to it may differ: a search
+ * of PATH) and the other arguments, Git's implied "git" included.
+ */
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull, v = (uint64_t)pid;
+	const unsigned char *c = p;
 	size_t i;
 
-	for (i = 0; i < sid_len; i++)
-		h = (h ^ (unsigned char)sid[i]) * 0x100000001b3ull;
-	for (i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
-	p = tr2_put_lit(p, ",\"id\":\"0x");
-	p = tr2_put_hex32(p, (uint32_t)(h >> 32));
-	p = tr2_put_hex32(p, (uint32_t)h);
-	*p++ = '"';
-	return p;
+	for (i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
 }
 
-static void add_flow_id(struct tr2_buf *b, const char *sid, size_t sid_len, long pid)
+static uint64_t pid_flow_id(const char *sid, size_t sid_len, long pid)
 {
-	char *p = tr2_buf_reserve(b, 32);
+	unsigned char v[8];
+	size_t i;
 
-	if (p)
-		tr2_buf_commit(b, put_flow_id(p, sid, sid_len, pid));
+	for (i = 0; i < sizeof(v); i++)
+		v[i] = (unsigned char)((uint64_t)pid >> (8 * i));
+	return fnv(fnv(FNV_BASIS, sid, sid_len), v, sizeof(v));
 }
 
-/* One end of the flow from a child's slice in the parent to the child's
- * process slice; tid and ts are those of the slice it binds to. */
-static void flow(const state *st, char ph, uint64_t ts, int tid, const char *sid,
-		 size_t sid_len, long pid)
+static uint64_t argv_flow_id(const char *sid, size_t sid_len, const char *argv0,
+			     const char *const *args)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+	uint64_t h = fnv(FNV_BASIS, sid, sid_len);
+
+	base = base ? base + 1 : argv0 ? argv0 : "";
+	h = fnv(h, base, strlen(base) + 1);
+	for (; args && *args; args++)
+		h = fnv(h, *args, strlen(*args) + 1);
+	return h;
+}
+
+/* One end of a child's flow; tid and ts are those of the slice it binds
+ * to (the child's slice in the parent, the child's process slice). */
+static void flow(const state *st, char ph, uint64_t ts, int tid, uint64_t id)
 {
 	struct tr2_buf b;
+	char *p;
 
 	head(st, &b, FLOW_NAME, CAT_PROCESS, ph, ts, tid);
 	if (ph == 'f')
 		tr2_buf_addlit(&b, ",\"bp\":\"e\"");
-	add_flow_id(&b, sid, sid_len, pid);
+	p = tr2_buf_reserve(&b, 32);
+	if (p) {
+		p = tr2_put_lit(p, ",\"id\":\"0x");
+		p = tr2_put_hex32(p, (uint32_t)(id >> 32));
+		p = tr2_put_hex32(p, (uint32_t)id);
+		*p++ = '"';
+		tr2_buf_commit(&b, p);
+	}
 	finish(st, &b, ts);
+}
+
+/* The length of the parent's part of a SID; 0 for a process without a
+ * traced parent. */
+static size_t parent_sid_len(const struct trace2_process *proc)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < proc->sid_len; i++)
+		if (proc->sid[i] == '/')
+			n = i;
+	return n;
+}
+
+/* The child's end of its flow, at its process slice (argv: the start's,
+ * for a link by command line). */
+static void flow_end(state *st, const struct trace2_process *proc, const char *const *argv)
+{
+	size_t n = parent_sid_len(proc);
+	uint64_t id;
+
+	if (!n || st->linked || !__atomic_load_n(&st->process_open, __ATOMIC_ACQUIRE))
+		return;
+	if (st->link_by_pid)
+		id = pid_flow_id(proc->sid, n, st->pid);
+	else if (argv && argv[0])
+		id = argv_flow_id(proc->sid, n, argv[0], argv + 1);
+	else
+		return;
+	st->linked = 1;
+	flow(st, 'f', st->process_us, st->main_tid, id);
 }
 
 static void version(state *st, event_t *ev)
 {
-	const struct trace2_process *proc = ev->process;
-	const char *slash = NULL;
-	struct tr2_buf b;
-	size_t i, at;
-
 	thread_of(st, ev);
 	st->main_tid = tid_of(ev);
-	head(st, &b, "process", CAT_PROCESS, 'B', ev->time_us, st->main_tid);
-	if (!st->base.brief) {
-		at = args_begin(&b);
-		TR2_JSON_STR(&b, "sid", proc->sid);
-		TR2_JSON_STR(&b, "version", ev->version.exe);
-		args_end(&b, at);
-	}
-	finish(st, &b, ev->time_us);
+	st->process_us = ev->time_us;
+	keep(st->sid, sizeof(st->sid), ev->process->sid);
+	keep(st->version, sizeof(st->version), ev->version.exe);
 	__atomic_store_n(&st->process_open, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < proc->sid_len; i++)
-		if (proc->sid[i] == '/')
-			slash = proc->sid + i;
-	if (slash)
-		flow(st, 'f', ev->time_us, st->main_tid, proc->sid,
-		     (size_t)(slash - proc->sid), st->pid);
+	if (st->link_by_pid)
+		flow_end(st, ev->process, NULL);
 }
 
 /* process_name: "<argv[0]'s base name> <command> (<mode>)", the parts
@@ -485,11 +559,14 @@ static void start(state *st, event_t *ev)
 	if (argv0)
 		set_name_part(st, ev, st->argv0, base ? base + 1 : argv0);
 	with_argv(st, ev, "start", NULL, NULL, ev->start.argv, -1);
+	if (!st->link_by_pid)
+		flow_end(st, ev->process, ev->start.argv);
 }
 
 /*
  * The end of the trace (atexit, or a signal): every thread's open slices,
  * then the process slice, closed at ts; a file of its own gets its "]".
+ * (tr2_tgt_chrome_end() comes without an exit code: from_signal then.)
  * Nothing is written after it.  From a signal handler: no locks, no
  * allocation (the records fit their stack buffers).
  */
@@ -504,15 +581,20 @@ static void close_all(state *st, uint64_t ts, int from_signal, int code)
 	for (t = __atomic_load_n(&st->threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) && t->owner == st &&
 		    t->gen == st->gen)
-			close_above(st, t, 0, ts);
+			close_above(st, t, 0, ts, from_signal);
 	if (!__atomic_load_n(&st->process_open, __ATOMIC_ACQUIRE))
 		return;
 	if (st->own_file && tr2_dst_buffered && !from_signal)
 		tr2_dst_flush_all(); /* so that "]" comes last */
-	head(st, &b, "process", CAT_PROCESS, 'E', ts, st->main_tid);
-	if (!st->base.brief && !from_signal) {
+	complete_head(st, &b, "process", CAT_PROCESS, st->process_us, ts, st->main_tid);
+	if (!st->base.brief) {
 		at = args_begin(&b);
-		TR2_JSON_INT(&b, "code", code);
+		if (!from_signal || fits(&b, strlen(st->sid) + strlen(st->version)))
+			TR2_JSON_STR(&b, "sid", st->sid);
+		if (!from_signal || fits(&b, strlen(st->version)))
+			TR2_JSON_STR(&b, "version", st->version);
+		if (!from_signal)
+			TR2_JSON_INT(&b, "code", code);
 		args_end(&b, at);
 	}
 	/* buffered, a signal's records may be written out before another
@@ -618,10 +700,16 @@ static void child_start(state *st, event_t *ev)
 	n = snprintf(track, sizeof(track), "child #%d", ch->id);
 	meta(st, "thread_name", ev->time_us, child_tid(ch->id), json,
 	     tr2_json_escape(json, track, (size_t)n));
+	/* before the child exists, so before its end in a shared file */
+	if (!st->link_by_pid && ch->argv)
+		flow(st, 's', ev->time_us, child_tid(ch->id),
+		     argv_flow_id(ev->process->sid, ev->process->sid_len,
+				  ch->git_cmd ? "git" : ch->argv[0],
+				  ch->git_cmd || !ch->argv[0] ? ch->argv : ch->argv + 1));
 }
 
-/* child_exit or child_ready: the child's slice from child_start to now,
- * and the flow's start. */
+/* child_exit or child_ready: the child's slice from child_start to now
+ * (and, linking by pid, the flow's start). */
 static void child_end(state *st, event_t *ev)
 {
 	const struct trace2_ev_child *ch = &ev->child;
@@ -645,9 +733,7 @@ static void child_end(state *st, event_t *ev)
 		}
 	}
 	pthread_mutex_unlock(&st->lock);
-	head(st, &b, argv, CAT_PROCESS, 'X', begin, tid);
-	TR2_JSON_KEY(&b, "dur");
-	tr2_buf_add_u64(&b, ev->t_rel_us);
+	complete_head(st, &b, argv, CAT_PROCESS, begin, begin + ev->t_rel_us, tid);
 	if (!st->base.brief) {
 		at = args_begin(&b);
 		TR2_JSON_INT(&b, "child_id", ch->id);
@@ -660,8 +746,9 @@ static void child_end(state *st, event_t *ev)
 		args_end(&b, at);
 	}
 	finish(st, &b, ev->time_us);
-	if (ch->pid > 0)
-		flow(st, 's', begin, tid, ev->process->sid, ev->process->sid_len, ch->pid);
+	if (st->link_by_pid && ch->pid > 0)
+		flow(st, 's', begin, tid,
+		     pid_flow_id(ev->process->sid, ev->process->sid_len, ch->pid));
 }
 
 /* ---------------------------------------------------------------- */
@@ -812,6 +899,100 @@ static void def_repo(state *st, event_t *ev)
 }
 
 /* ---------------------------------------------------------------- */
+/* A file's context and end.                                           */
+
+/*
+ * A file put in place by trace2_reopen() (log rotation) stands on its
+ * own: the first record after it brings the names of the process, of
+ * its threads and of its children's tracks again (regions open across
+ * the rotation come out whole in the new file, at their end).
+ */
+static void rewrite_context(state *st, event_t *ev)
+{
+	struct tr2_dst *dst = st->base.dst;
+	unsigned now = dst ? __atomic_load_n(&dst->file_gen, __ATOMIC_ACQUIRE) : 0;
+	unsigned seen = __atomic_load_n(&st->file_gen, __ATOMIC_ACQUIRE);
+	struct tr2_chrome_thread *t;
+	char json[TR2_JSON_ESCAPED_MAX(48)], track[48];
+	size_t i;
+	int n;
+
+	if (now == seen || !__atomic_compare_exchange_n(&st->file_gen, &seen, now, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	for (t = __atomic_load_n(&st->threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) && t->owner == st &&
+		    t->gen == st->gen && t->json_name_len)
+			meta(st, "thread_name", ev->time_us, t->tid, t->json_name,
+			     t->json_name_len);
+	pthread_mutex_lock(&st->lock);
+	if (*st->argv0 || *st->cmd || *st->mode)
+		process_name(st, ev);
+	for (i = 0; i < st->n_children; i++)
+		if (st->children[i].used) {
+			n = snprintf(track, sizeof(track), "child #%d", st->children[i].id);
+			meta(st, "thread_name", ev->time_us, child_tid(st->children[i].id), json,
+			     tr2_json_escape(json, track, (size_t)n));
+		}
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The first n bytes at p up to the end of their first line. */
+static size_t first_line(const char *p, size_t n)
+{
+	const char *eol = memchr(p, '\n', n);
+
+	return eol ? (size_t)(eol - p) : n;
+}
+
+/* The digits of the number member key ("\"ts\":") in the n bytes at p
+ * (a record of ours: the first such text is the member); 0 if none. */
+static size_t number_at(const char *p, size_t n, const char *key, const char **digits)
+{
+	size_t klen = strlen(key), len = 0;
+	const char *at = memmem(p, n, key, klen);
+
+	if (!at)
+		return 0;
+	*digits = at + klen;
+	while (*digits + len < p + n && len < 20 && (*digits)[len] >= '0' && (*digits)[len] <= '9')
+		len++;
+	return len;
+}
+
+/*
+ * A file that reached its maxFileSize ends with an instant event that
+ * says so, at the time and on the thread of the record that did not fit
+ * (and with its "]" if that record closed the file).  From any thread,
+ * from a signal handler too: no locks, no allocation.
+ */
+static size_t full_line(char *line, size_t size, const void *record, size_t len,
+			uint64_t max_size)
+{
+	static const char *const keys[] = { "\"ts\":", "\"pid\":", "\"tid\":" };
+	const char *rec = record, *digits[3];
+	size_t n = first_line(rec, len), lens[3], i;
+	int last = len >= 2 && rec[len - 2] == ']';
+	char *p = line;
+
+	if (size < 256)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (!(lens[i] = number_at(rec, n, keys[i], &digits[i])))
+			return 0;
+	p = tr2_put_lit(p, "{\"name\":\"max_file_size\",\"ph\":\"i\"");
+	for (i = 0; i < 3; i++) {
+		*p++ = ',';
+		p = tr2_put(p, keys[i], strlen(keys[i]));
+		p = tr2_put(p, digits[i], lens[i]);
+	}
+	p = tr2_put_lit(p, ",\"s\":\"t\",\"args\":{\"max_file_size\":");
+	p = tr2_put_u64(p, max_size);
+	p = last ? tr2_put_lit(p, "}}]\n") : tr2_put_lit(p, "}},\n");
+	return (size_t)(p - line);
+}
+
+/* ---------------------------------------------------------------- */
 /* The target.                                                         */
 
 static int open_(void *ctx, const struct trace2_target_config *config)
@@ -826,6 +1007,9 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	st->main_tid = 1;
 	st->process_open = 0;
 	st->closed = 0;
+	st->link_by_pid = 0;
+	st->linked = 0;
+	st->file_gen = st->base.dst ? st->base.dst->file_gen : 0;
 	st->replay = config->deferred;
 	for (t = st->threads; t; t = t->next) {
 		t->in_use = 0;
@@ -835,8 +1019,10 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	st->argv0[0] = st->cmd[0] = st->mode[0] = '\0';
 	if (st->children)
 		memset(st->children, 0, st->n_children * sizeof(*st->children));
-	if (config->output)
+	if (config->output) {
 		trace2_output_set_head(config->output, "[\n", 2); /* for reopen */
+		trace2_output_set_full_line(config->output, full_line);
+	}
 	if (config->created && config->output)
 		trace2_output_write(config->output, "[\n", 2, NULL);
 	return 0;
@@ -848,6 +1034,8 @@ static void event(void *ctx, const struct trace2_event *ev)
 
 	if (__atomic_load_n(&st->closed, __ATOMIC_ACQUIRE))
 		return;
+	if (ev->kind != TRACE2_EVENT_SIGNAL)
+		rewrite_context(st, ev);
 	switch (ev->kind) {
 	case TRACE2_EVENT_REGION_ENTER:
 		region_enter(st, ev);

@@ -15,9 +15,15 @@
 #define TR2_CHROME_DEPTH 32
 /* Their slots are allocated this many at a time, as a thread goes deeper. */
 #define TR2_CHROME_CHUNK 4
-/* Bytes kept of a slice's name and category (cut on a UTF-8 boundary). */
+/* Bytes kept of a slice's name, category and message (cut on a UTF-8
+ * boundary). */
 #define TR2_CHROME_NAME_MAX 80
 #define TR2_CHROME_CAT_MAX 32
+#define TR2_CHROME_MSG_MAX 128
+/* A thread's name as JSON (a longer one is not kept). */
+#define TR2_CHROME_THREAD_JSON_MAX 160
+/* Bytes kept of the SID and version text for the process slice. */
+#define TR2_CHROME_SID_MAX 512
 /* Children started and not yet exited whose command line is kept (the
  * table grows to it as children run at once). */
 #define TR2_CHROME_CHILDREN 64
@@ -27,9 +33,14 @@
 /* Synthetic thread ids of the children's tracks: this plus the child id. */
 #define TR2_CHROME_CHILD_TID 1000000
 
+/* An open region, written as a complete (X) slice when it ends. */
 struct tr2_chrome_slice {
 	char name[TR2_CHROME_NAME_MAX];
 	char cat[TR2_CHROME_CAT_MAX];
+	char msg[TR2_CHROME_MSG_MAX];
+	int has_msg;
+	int repo_id;
+	uint64_t start_us;
 };
 
 /* One traced thread's open slices; threads take one at their first
@@ -45,6 +56,8 @@ struct tr2_chrome_thread {
 	int tid;
 	size_t depth;                   /* atomic: regions open (may exceed
 					 * TR2_CHROME_DEPTH) */
+	char json_name[TR2_CHROME_THREAD_JSON_MAX]; /* for a new file */
+	size_t json_name_len;
 	struct tr2_chrome_slice *chunks[TR2_CHROME_DEPTH / TR2_CHROME_CHUNK];
 };
 
@@ -62,6 +75,19 @@ struct tr2_tgt_chrome {
 	unsigned gen;
 	int main_tid;
 	int process_open;    /* atomic: the whole-process slice is open */
+	uint64_t process_us; /* its start (version) */
+	char sid[TR2_CHROME_SID_MAX];
+	char version[TR2_CHROME_PART_MAX];
+	/* How a child is linked to its parent by a flow (docs/targets.md):
+	 * 0, live: by the parent's SID and the child's command line, the
+	 * flow's start at child_start, its end at the child's start; 1, a
+	 * converter that knows the child's pid from child_exit: by the
+	 * parent's SID and that pid, the start at child_exit, the end at
+	 * version. */
+	int link_by_pid;
+	int linked;          /* the child's end of its flow is written */
+	unsigned file_gen;   /* atomic: the destination's file (reopen) that
+			      * has this process's context */
 	int closed;          /* atomic: the trace is finished (atexit, signal) */
 	int replay;          /* one thread hands in the records of many (a
 			      * converter, deferred mode); slots go by the

@@ -32,7 +32,13 @@
  *   file there strict JSON; also in buffered mode);
  *   children killed by SIGSEGV and SIGTERM, and one exiting with regions
  *   open on two threads (after a leave without an enter); regions 40
- *   deep.
+ *   deep; 8 children x 2 threads x 300 regions into one file.
+ * full_own_file, engine_full_file: maxFileSize ends a file of its own
+ *   and a shared file with trace events.
+ * engine_rotated_file: the file after a trace2_reopen() inside open
+ *   regions loads alone, with its names and those regions.
+ * engine_driver_children: the test driver's chain of children, linked
+ *   as written.
  *
  * The scenario processes are this binary again ("--child <role>").
  */
@@ -161,28 +167,33 @@ struct kids {
 	const char *args[8];
 };
 
+/* Each child's command line ends with its number: children of one
+ * parent with the same command line cannot be linked to it (targets.md). */
 static void run_children(void *p)
 {
 	const struct kids *k = p;
 	struct child_process cmd[16];
-	const char *argv[12];
+	const char *argv[16][12];
+	char nr[16][8];
 	int i, j, status, bad = 0;
 
-	argv[0] = self_exe;
-	argv[1] = "--child";
-	for (j = 0; k->args[j]; j++)
-		argv[2 + j] = k->args[j];
-	argv[2 + j] = NULL;
 	trace2_region_enter("parent", "spawn", NULL);
 	for (i = 0; i < k->n; i++) {
+		argv[i][0] = self_exe;
+		argv[i][1] = "--child";
+		for (j = 0; k->args[j]; j++)
+			argv[i][2 + j] = k->args[j];
+		snprintf(nr[i], sizeof(nr[i]), "#%d", i);
+		argv[i][2 + j] = nr[i];
+		argv[i][3 + j] = NULL;
 		cmd[i] = (struct child_process)CHILD_PROCESS_INIT;
-		cmd[i].args.v = argv;
-		cmd[i].args.nr = (size_t)(2 + j);
+		cmd[i].args.v = argv[i];
+		cmd[i].args.nr = (size_t)(3 + j);
 		cmd[i].trace2_child_class = "test";
 		trace2_child_start(&cmd[i]);
 		cmd[i].pid = fork();
 		if (cmd[i].pid == 0) {
-			t2_exec_built(self_exe, (char **)argv);
+			t2_exec_built(self_exe, (char **)argv[i]);
 			_exit(127);
 		}
 	}
@@ -313,71 +324,77 @@ static char *scrubbed_checked(const char *path)
 static const char golden_full[] =
 	"[\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"main\"}},\n"
-	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"B\"," TS ",\"tid\":1,"
-	"\"args\":{\"sid\":\"SID\",\"version\":\"golden-1\"}},\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog\"}},\n"
 	"{\"name\":\"start\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
 	"\"args\":{\"argv\":[\"/usr/bin/prog\",\"golden\"]}},\n"
-	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog golden\"}},\n"
-	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog golden (fast)\"}},\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,"
+	"\"args\":{\"name\":\"prog golden\"}},\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,"
+	"\"args\":{\"name\":\"prog golden (fast)\"}},\n"
 	"{\"name\":\"def_repo\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
 	"\"args\":{\"repo\":1,\"worktree\":\"/wt\"}},\n"
-	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"B\"," TS ",\"tid\":1,\"args\":{}},\n"
-	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"B\"," TS ",\"tid\":1,"
-	"\"args\":{\"msg\":\"msg 7\",\"repo\":1}},\n"
 	"{\"name\":\"key\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
 	"\"args\":{\"value\":\"va\\\"lue\"}},\n"
 	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
 	"\"args\":{\"value\":\"42\",\"repo\":1}},\n"
-	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"C\"," TS ",\"tid\":1,\"args\":{\"value\":42}},\n"
+	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"C\"," TS ",\"tid\":1,"
+	"\"args\":{\"value\":42}},\n"
 	"{\"name\":\"obj\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
 	"\"args\":{\"value\":{\"n\":1}}},\n"
-	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"printf\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\",\"args\":{\"msg\":\"hello x\"}},\n"
-	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":2,\"args\":{\"name\":\"th01:helper\"}},\n"
-	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"B\"," TS ",\"tid\":2,\"args\":{}},\n"
-	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"E\"," TS ",\"tid\":2},\n"
-	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1000000,\"args\":{\"name\":\"child #0\"}},\n"
+	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0,"
+	"\"args\":{\"msg\":\"msg 7\",\"repo\":1}},\n"
+	"{\"name\":\"printf\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
+	"\"args\":{\"msg\":\"hello x\"}},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":2,"
+	"\"args\":{\"name\":\"th01:helper\"}},\n"
+	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"X\"," TS ",\"tid\":2,\"dur\":0,\"args\":{}},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1000000,"
+	"\"args\":{\"name\":\"child #0\"}},\n"
+	"{\"name\":\"child\",\"cat\":\"process\",\"ph\":\"s\"," TS ",\"tid\":1000000,\"id\":\"0xID\"},\n"
 	"{\"name\":\"echo hi\",\"cat\":\"process\",\"ph\":\"X\"," TS ",\"tid\":1000000,\"dur\":0,"
 	"\"args\":{\"child_id\":0,\"child_class\":\"?\",\"pid\":4242,\"code\":0}},\n"
-	"{\"name\":\"child\",\"cat\":\"process\",\"ph\":\"s\"," TS ",\"tid\":1000000,\"id\":\"0xID\"},\n"
-	"{\"name\":\"error\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\",\"args\":{\"msg\":\"oops 1\"}},\n"
-	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"B\"," TS ",\"tid\":1,\"args\":{}},\n"
-	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
+	"{\"name\":\"error\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\","
+	"\"args\":{\"msg\":\"oops 1\"}},\n"
+	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0,"
+	"\"args\":{}},\n"
+	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0,"
+	"\"args\":{}},\n"
 	"{\"name\":\"exit\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\",\"args\":{\"code\":0}},\n"
-	"{\"name\":\"test1\",\"cat\":\"test\",\"ph\":\"C\"," TS ",\"tid\":1,\"args\":{\"count\":5}},\n"
-	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"E\"," TS ",\"tid\":1,\"args\":{\"code\":0}},\n";
+	"{\"name\":\"test1\",\"cat\":\"test\",\"ph\":\"C\"," TS ",\"tid\":1,"
+	"\"args\":{\"count\":5}},\n"
+	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0,"
+	"\"args\":{\"sid\":\"SID\",\"version\":\"golden-1\",\"code\":0}},\n";
 
 /* Brief: no args but the metadata's names and the counters' values; no
  * descriptive instant events. */
 static const char golden_brief[] =
 	"[\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"main\"}},\n"
-	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"B\"," TS ",\"tid\":1},\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog\"}},\n"
-	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog golden\"}},\n"
-	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,\"args\":{\"name\":\"prog golden (fast)\"}},\n"
-	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"B\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"B\"," TS ",\"tid\":1},\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,"
+	"\"args\":{\"name\":\"prog golden\"}},\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\"," TS ",\"tid\":1,"
+	"\"args\":{\"name\":\"prog golden (fast)\"}},\n"
 	"{\"name\":\"key\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\"},\n"
 	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\"},\n"
-	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"C\"," TS ",\"tid\":1,\"args\":{\"value\":42}},\n"
+	"{\"name\":\"count\",\"cat\":\"cat2\",\"ph\":\"C\"," TS ",\"tid\":1,"
+	"\"args\":{\"value\":42}},\n"
 	"{\"name\":\"obj\",\"cat\":\"cat2\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\"},\n"
-	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":2,\"args\":{\"name\":\"th01:helper\"}},\n"
-	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"B\"," TS ",\"tid\":2},\n"
-	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"E\"," TS ",\"tid\":2},\n"
-	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1000000,\"args\":{\"name\":\"child #0\"}},\n"
-	"{\"name\":\"echo hi\",\"cat\":\"process\",\"ph\":\"X\"," TS ",\"tid\":1000000,\"dur\":0},\n"
+	"{\"name\":\"inner\",\"cat\":\"cat2\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":2,"
+	"\"args\":{\"name\":\"th01:helper\"}},\n"
+	"{\"name\":\"job\",\"cat\":\"th\",\"ph\":\"X\"," TS ",\"tid\":2,\"dur\":0},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\"," TS ",\"tid\":1000000,"
+	"\"args\":{\"name\":\"child #0\"}},\n"
 	"{\"name\":\"child\",\"cat\":\"process\",\"ph\":\"s\"," TS ",\"tid\":1000000,\"id\":\"0xID\"},\n"
+	"{\"name\":\"echo hi\",\"cat\":\"process\",\"ph\":\"X\"," TS ",\"tid\":1000000,\"dur\":0},\n"
 	"{\"name\":\"error\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\"},\n"
-	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"B\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
-	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"E\"," TS ",\"tid\":1},\n"
+	"{\"name\":\"region\",\"cat\":\"cat1\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0},\n"
+	"{\"name\":\"outer\",\"cat\":\"cat1\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0},\n"
 	"{\"name\":\"exit\",\"ph\":\"i\"," TS ",\"tid\":1,\"s\":\"t\"},\n"
-	"{\"name\":\"test1\",\"cat\":\"test\",\"ph\":\"C\"," TS ",\"tid\":1,\"args\":{\"count\":5}},\n"
-	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"E\"," TS ",\"tid\":1},\n";
+	"{\"name\":\"test1\",\"cat\":\"test\",\"ph\":\"C\"," TS ",\"tid\":1,"
+	"\"args\":{\"count\":5}},\n"
+	"{\"name\":\"process\",\"cat\":\"process\",\"ph\":\"X\"," TS ",\"tid\":1,\"dur\":0},\n";
 
 static void golden(int brief, const char *want)
 {
@@ -391,6 +408,9 @@ static void golden(int brief, const char *want)
 	status = t2_run_noinit(golden_scenario, NULL, t2_env_list(&env));
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	got = scrubbed_checked(path);
+	if (strcmp(got, want) && getenv("T2_KEEP"))
+		t2_write_file(brief ? "/tmp/t2-chrome-golden-brief.txt"
+				    : "/tmp/t2-chrome-golden.txt", got);
 	if (strcmp(got, want))
 		fail_msg("got:\n%s\nwant:\n%s", got, want);
 	free(got);
@@ -476,7 +496,7 @@ static void stderr_one_bracket(void **state)
 	for (i = 0; i < n; i++) {
 		brackets += !strcmp(lines[i], "[");
 		processes += strstr(lines[i], "\"name\":\"process\",\"cat\":\"process\","
-					      "\"ph\":\"B\"") != NULL;
+					      "\"ph\":\"X\"") != NULL;
 	}
 	assert_int_equal(brackets, 1);
 	assert_int_equal(processes, 3);
@@ -861,8 +881,8 @@ enum {
  * parent and its children, and in a directory target's files (one
  * process each, joined in name order: parents first); speedscope's.
  */
-#define BEGIN_END_CHECKS 0
-#define SHARED_FILE_FLOW_CHECKS 0
+#define BEGIN_END_CHECKS AS_WRITTEN_BALANCED
+#define SHARED_FILE_FLOW_CHECKS AS_WRITTEN_LINKED
 #define DIR_FLOW_CHECKS AS_WRITTEN_LINKED
 #define SPEEDSCOPE_CHECKS 0
 
@@ -1090,22 +1110,30 @@ static void engine_small(void **state)
 	engine_run(run_children, &k, 0, 0, "engine_small", 2 + 2 + 2 * (2 + 2 * 2));
 }
 
+/* n children of threads worker threads with rounds rounds each: the
+ * parent's process, spawn and a slice per child; each child's process,
+ * run and 2 regions a round. */
+static void engine_workers(int n, int threads, int rounds, int dir_mode, const char *label)
+{
+	char t[12], r[12];
+	struct kids k = { n, { "worker", t, r, NULL } };
+
+	SKIP_WITHOUT_ENGINE(label);
+	snprintf(t, sizeof(t), "%d", threads);
+	snprintf(r, sizeof(r), "%d", rounds);
+	engine_run(run_children, &k, dir_mode, 0, label, 2 + n + n * (2 + threads * rounds * 2));
+}
+
 static void engine_8x4_file(void **state)
 {
-	struct kids k = { 8, { "worker", "4", "25", NULL } };
-
 	(void)state;
-	SKIP_WITHOUT_ENGINE("engine_8x4_file");
-	engine_run(run_children, &k, 0, 0, "engine_8x4_file", 2 + 8 + 8 * (2 + 4 * 25 * 2));
+	engine_workers(8, 4, 25, 0, "engine_8x4_file");
 }
 
 static void engine_8x4_dir(void **state)
 {
-	struct kids k = { 8, { "worker", "4", "25", NULL } };
-
 	(void)state;
-	SKIP_WITHOUT_ENGINE("engine_8x4_dir");
-	engine_run(run_children, &k, 1, 0, "engine_8x4_dir", 2 + 8 + 8 * (2 + 4 * 25 * 2));
+	engine_workers(8, 4, 25, 1, "engine_8x4_dir");
 }
 
 /* The same in buffered mode: each file still ends with its "]". */
@@ -1143,6 +1171,14 @@ static void engine_crash_and_open_exit(void **state)
 				   3 + 3 + 4 + 1);
 }
 
+/* 8 processes x 2 threads x 300 regions into one shared file: as
+ * written, every slice where it belongs and every child linked. */
+static void engine_8x2x300_shared_file(void **state)
+{
+	(void)state;
+	engine_workers(8, 2, 150, 0, "engine_8x2x300_shared_file");
+}
+
 /* Regions nested 40 deep: the 32 outer ones, balanced. */
 static void engine_deep_regions(void **state)
 {
@@ -1151,6 +1187,285 @@ static void engine_deep_regions(void **state)
 	(void)state;
 	SKIP_WITHOUT_ENGINE("engine_deep_regions");
 	engine_run(run_children, &k, 0, 0, "engine_deep_regions", 3 + 1 + 32);
+}
+
+/* A count of "<what> " lines of check_trace.mjs's report. */
+static int report_count(const char *report, const char *what)
+{
+	size_t n, i, len = strlen(what);
+	char **lines = t2_lines(report, &n);
+	int count = 0;
+
+	for (i = 0; i < n; i++)
+		count += !strncmp(lines[i], what, len);
+	t2_strv_free(lines);
+	return count;
+}
+
+/* The engine's report on the trace at path, as written: no engine
+ * error, no mismatch and flows flows (caller frees); speedscope imports
+ * it without a warning. */
+static char *expect_loaded(const char *path, int flows, const char *label)
+{
+	char *report = viewer_report("check_trace.mjs", path);
+	const char *total = strstr(report, "\ntotal ");
+	int f = -1, m = -1, e = -1;
+
+	if (report_count(report, "engine-error ") || report_count(report, "mismatch "))
+		fail_msg("the engine reported:\n%s", report);
+	assert_non_null(total);
+	assert_int_equal(sscanf(total, "\ntotal %*d slices %d flows %d mismatches %d engine-errors",
+				&f, &m, &e), 3);
+	assert_int_equal(m, 0);
+	assert_int_equal(e, 0);
+	if (flows >= 0)
+		assert_int_equal(f, flows);
+	speedscope_check(path, SPEEDSCOPE_CLEAN, label);
+	return report;
+}
+
+/*
+ * maxFileSize in a shared file: each process ends its part with an
+ * instant event that says so (a trace event like the others), and the
+ * file loads.
+ */
+static void engine_full_file(void **state)
+{
+	struct kids k = { 2, { "worker", "2", "50", NULL } };
+	char *dir = t2_tmpdir(), *path = t2_path(dir, "trace.json"), *text, *report;
+	struct t2_env env = { 0 };
+	char **lines;
+	size_t n, i, sentinels = 0;
+
+	(void)state;
+	SKIP_WITHOUT_ENGINE("engine_full_file");
+	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", path);
+	t2_env_add(&env, "GIT_TRACE2_MAX_FILE_SIZE=8k");
+	assert_int_equal(t2_run(run_children, &k, t2_env_list(&env)), 0);
+	text = t2_read_file(path, NULL);
+	assert_non_null(text);
+	lines = t2_lines(text, &n);
+	for (i = 1; i < n; i++) {
+		size_t l = strlen(lines[i]);
+		const char *err;
+		struct tjson *v = tjson_parse(lines[i], l - 1, &err);
+
+		if (!v)
+			fail_msg("line %zu is no trace event (%s): %s", i + 1, err, lines[i]);
+		if (!strcmp(tjson_get_str(v, "name"), "max_file_size")) {
+			const struct tjson *args = tjson_get(v, "args");
+
+			sentinels++;
+			assert_string_equal(tjson_get_str(v, "ph"), "i");
+			assert_non_null(tjson_get(v, "ts"));
+			assert_non_null(tjson_get(v, "pid"));
+			assert_non_null(tjson_get(v, "tid"));
+			assert_non_null(args);
+			assert_int_equal((int)tjson_get(args, "max_file_size")->number, 8192);
+		}
+		tjson_free(v);
+	}
+	assert_true(sentinels >= 1);
+	report = expect_loaded(path, -1, "engine_full_file");
+	print_message("engine_full_file: %zu lines, %zu sentinels, loaded\n", n, sentinels);
+	free(report);
+	t2_strv_free(lines);
+	free(text);
+	t2_env_free(&env);
+	t2_rmtree(dir);
+	free(path);
+	free(dir);
+}
+
+/* The file of a directory target, from the driver's 006data; its size
+ * and the length of its last line. */
+static char *own_file(const char *dir, const char *max_size, size_t *size, size_t *last)
+{
+	char *names, *path, *text;
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	size_t n;
+
+	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", dir);
+	if (max_size)
+		t2_env_add(&env, "GIT_TRACE2_MAX_FILE_SIZE=%s", max_size);
+	t2_tool(t2_env_list(&env), &p, "trace2", "006data", "c", "k", "7", NULL);
+	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
+	names = t2_listdir(dir);
+	assert_null(strchr(names, ' '));
+	path = t2_path(dir, names);
+	text = t2_read_file(path, size);
+	assert_non_null(text);
+	for (n = *size - 1; n > 0 && text[n - 1] != '\n'; n--)
+		;
+	*last = *size - n;
+	t2_proc_free(&p);
+	t2_env_free(&env);
+	free(path);
+	free(names);
+	return text;
+}
+
+/* The record that closes a file of its own does not fit: the instant
+ * event takes its "]", and the file is still strict JSON. */
+static void full_own_file(void **state)
+{
+	char *dir = t2_tmpdir(), *a = t2_path(dir, "a"), *b = t2_path(dir, "b"), *text, *max;
+	size_t size, last;
+	struct tjson *v;
+	const char *err;
+
+	(void)state;
+	assert_int_equal(t2_mkdirs(a), 0);
+	assert_int_equal(t2_mkdirs(b), 0);
+	free(own_file(a, NULL, &size, &last));
+	max = t2_xfmt("%zu", size - last / 2);
+	text = own_file(b, max, &size, &last);
+	v = tjson_parse(text, size, &err);
+	if (!v)
+		fail_msg("not strict JSON (%s):\n%s", err, text);
+	tjson_free(v);
+	assert_true(t2_matches(text, "\n\\{\"name\":\"max_file_size\",\"ph\":\"i\",[^\n]*\"args\":"
+				     "\\{\"max_file_size\":[0-9]+\\}\\}\\]\n$"));
+	free(text);
+	free(max);
+	t2_rmtree(dir);
+	free(a);
+	free(b);
+	free(dir);
+}
+
+/* The rotation scenario: a region open on main and on a worker while
+ * the file is renamed away and trace2_reopen() opens a new one. */
+struct rotation {
+	const char *path;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int step; /* 1: the worker is in its region; 2: it may leave it */
+};
+
+static void *rotation_worker(void *p)
+{
+	struct rotation *r = p;
+
+	trace2_thread_start("worker");
+	trace2_region_enter("rot", "work", NULL);
+	pthread_mutex_lock(&r->lock);
+	r->step = 1;
+	pthread_cond_broadcast(&r->cond);
+	while (r->step < 2)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	trace2_region_leave("rot", "work", NULL);
+	trace2_thread_exit();
+	return NULL;
+}
+
+static void rotation_scenario(void *p)
+{
+	static const char *argv[] = { "/usr/bin/rot", "rotate", NULL };
+	struct rotation *r = p;
+	char *old = t2_xfmt("%s.1", r->path);
+	pthread_t th;
+
+	trace2_cmd_start(argv);
+	trace2_cmd_name("rotate");
+	trace2_region_enter("rot", "outer", NULL);
+	pthread_create(&th, NULL, rotation_worker, r);
+	pthread_mutex_lock(&r->lock);
+	while (r->step < 1)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	if (rename(r->path, old))
+		exit(5);
+	trace2_reopen();
+	trace2_region_enter("rot", "inner", NULL);
+	trace2_region_leave("rot", "inner", NULL);
+	pthread_mutex_lock(&r->lock);
+	r->step = 2;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(th, NULL);
+	trace2_region_leave("rot", "outer", NULL);
+	trace2_cmd_exit(0);
+	free(old);
+}
+
+/* The file after a rotation inside open regions, loaded alone: the
+ * process's and threads' names, and the regions that were open. */
+static void engine_rotated_file(void **state)
+{
+	char *dir = t2_tmpdir(), *path = t2_path(dir, "trace.json"), *report;
+	struct rotation r = { path, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct t2_env env = { 0 };
+
+	(void)state;
+	SKIP_WITHOUT_ENGINE("engine_rotated_file");
+	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", path);
+	assert_int_equal(t2_run(rotation_scenario, &r, t2_env_list(&env)), 0);
+	report = expect_loaded(path, 0, "engine_rotated_file");
+	/* the names, and the slices at their depths (main: the process's
+	 * at 0, outer, inner; the worker: work) */
+	assert_true(t2_matches(report, "(^|\n)process [0-9]+ rot rotate\n"));
+	assert_true(t2_matches(report, "\nthread [0-9]+ 1 main\n"));
+	assert_true(t2_matches(report, "\nthread [0-9]+ 2 th01:worker\n"));
+	assert_true(t2_matches(report, "\nslice [0-9]+ 1 0 [0-9]+ [0-9]+ process\n"));
+	assert_true(t2_matches(report, "\nslice [0-9]+ 1 1 [0-9]+ [0-9]+ outer\n"));
+	assert_true(t2_matches(report, "\nslice [0-9]+ 1 2 [0-9]+ [0-9]+ inner\n"));
+	assert_true(t2_matches(report, "\nslice [0-9]+ 2 0 [0-9]+ [0-9]+ work\n"));
+	free(report);
+	t2_env_free(&env);
+	t2_rmtree(dir);
+	free(path);
+	free(dir);
+}
+
+/* The test driver starting a child that starts a child, all writing to
+ * one file: each child linked to its parent as written. */
+static void engine_driver_children(void **state)
+{
+	char *dir = t2_tmpdir(), *path = t2_path(dir, "trace.json"), *report, **lines;
+	char *tool = t2_path(t2_bin_dir(), "trace2-tool");
+	struct t2_env env = { 0 };
+	struct t2_proc p;
+	size_t n, i;
+	long from[2], to[2];
+	int flows = 0;
+
+	(void)state;
+	SKIP_WITHOUT_ENGINE("engine_driver_children");
+	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", path);
+	t2_tool(t2_env_list(&env), &p, "trace2", "004child", tool, "trace2", "004child", tool,
+		"trace2", "006data", "c", "k", "7", NULL);
+	assert_true(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0);
+	report = expect_loaded(path, 2, "engine_driver_children");
+	/* flow <parent> <child #0's track> <ts> -> <child> <its main> <ts>:
+	 * the parent of the first link is the child of the second */
+	lines = t2_lines(report, &n);
+	for (i = 0; i < n; i++) {
+		long pid, tid, pid2, tid2;
+		unsigned long long ts, ts2;
+
+		if (sscanf(lines[i], "flow %ld %ld %llu -> %ld %ld %llu", &pid, &tid, &ts, &pid2,
+			   &tid2, &ts2) != 6)
+			continue;
+		assert_int_equal(tid, CHILD_TID_BASE);
+		assert_int_equal(tid2, 1);
+		assert_true(flows < 2 && pid != pid2);
+		from[flows] = pid;
+		to[flows++] = pid2;
+	}
+	assert_int_equal(flows, 2);
+	assert_true(to[0] == from[1] || to[1] == from[0]);
+	assert_true(from[0] != from[1] && to[0] != to[1]);
+	t2_strv_free(lines);
+	free(report);
+	t2_proc_free(&p);
+	t2_env_free(&env);
+	t2_rmtree(dir);
+	free(tool);
+	free(path);
+	free(dir);
 }
 
 int main(int argc, char **argv)
@@ -1167,6 +1482,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(engine_8x4_dir_buffered),
 		cmocka_unit_test(engine_crash_and_open_exit),
 		cmocka_unit_test(engine_deep_regions),
+		cmocka_unit_test(engine_8x2x300_shared_file),
+		cmocka_unit_test(full_own_file),
+		cmocka_unit_test(engine_full_file),
+		cmocka_unit_test(engine_rotated_file),
+		cmocka_unit_test(engine_driver_children),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
 

@@ -175,6 +175,7 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 		exit(2);
 	}
 	cp->st->replay = 1;
+	cp->st->link_by_pid = 1; /* child_exit gives the child's pid */
 	/* a SID without one (not Git's form): a pid no system hands out */
 	if (t2_pid_of_sid(p->pub.sid, &cp->pid))
 		cp->pid = 0x7f000000u + (uint32_t)c->next_pid++;
