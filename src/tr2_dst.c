@@ -778,7 +778,8 @@ int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)
 	if (before + len <= max)
 		return 1;
 	if (!__atomic_exchange_n(&dst->capped, 1, __ATOMIC_ACQ_REL) && dst->fd >= 0) {
-		size_t n = dst->full_line ? dst->full_line(line, sizeof(line), record, len, max) : 0;
+		size_t n = dst->full_line ?
+			   dst->full_line(line, sizeof(line), record, len, max) : 0;
 		ssize_t w;
 
 		if (!n || n > sizeof(line))
