@@ -627,6 +627,15 @@ static int child_tid(int id)
 	return TR2_CHROME_CHILD_TID + id;
 }
 
+/* The thread_name of the track of child id. */
+static void child_track_name(const state *st, uint64_t ts, int id)
+{
+	char track[48], json[TR2_JSON_ESCAPED_MAX(48)];
+	int n = snprintf(track, sizeof(track), "child #%d", id);
+
+	meta(st, "thread_name", ts, child_tid(id), json, tr2_json_escape(json, track, (size_t)n));
+}
+
 /* s appended to out (holding n bytes, room for cap), cut to fit. */
 static size_t append(char *out, size_t n, size_t cap, const char *s)
 {
@@ -684,8 +693,6 @@ static void child_start(state *st, event_t *ev)
 {
 	const struct trace2_ev_child *ch = &ev->child;
 	struct tr2_chrome_child *c;
-	char track[48], json[TR2_JSON_ESCAPED_MAX(48)];
-	int n;
 
 	pthread_mutex_lock(&st->lock);
 	c = free_child(st);
@@ -697,9 +704,7 @@ static void child_start(state *st, event_t *ev)
 		     ch->hook_name ? "hook" : ch->child_class ? ch->child_class : "?");
 	}
 	pthread_mutex_unlock(&st->lock);
-	n = snprintf(track, sizeof(track), "child #%d", ch->id);
-	meta(st, "thread_name", ev->time_us, child_tid(ch->id), json,
-	     tr2_json_escape(json, track, (size_t)n));
+	child_track_name(st, ev->time_us, ch->id);
 	/* before the child exists, so before its end in a shared file */
 	if (!st->link_by_pid && ch->argv)
 		flow(st, 's', ev->time_us, child_tid(ch->id),
@@ -913,9 +918,7 @@ static void rewrite_context(state *st, event_t *ev)
 	unsigned now = dst ? __atomic_load_n(&dst->file_gen, __ATOMIC_ACQUIRE) : 0;
 	unsigned seen = __atomic_load_n(&st->file_gen, __ATOMIC_ACQUIRE);
 	struct tr2_chrome_thread *t;
-	char json[TR2_JSON_ESCAPED_MAX(48)], track[48];
 	size_t i;
-	int n;
 
 	if (now == seen || !__atomic_compare_exchange_n(&st->file_gen, &seen, now, 0,
 							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
@@ -929,11 +932,8 @@ static void rewrite_context(state *st, event_t *ev)
 	if (*st->argv0 || *st->cmd || *st->mode)
 		process_name(st, ev);
 	for (i = 0; i < st->n_children; i++)
-		if (st->children[i].used) {
-			n = snprintf(track, sizeof(track), "child #%d", st->children[i].id);
-			meta(st, "thread_name", ev->time_us, child_tid(st->children[i].id), json,
-			     tr2_json_escape(json, track, (size_t)n));
-		}
+		if (st->children[i].used)
+			child_track_name(st, ev->time_us, st->children[i].id);
 	pthread_mutex_unlock(&st->lock);
 }
 
