@@ -125,13 +125,23 @@ static int fits(const struct tr2_buf *b, size_t len)
 	return b->len + TR2_JSON_ESCAPED_MAX(len) + 64 <= TR2_BUF_STACK;
 }
 
-/* The head of a complete slice from start to end. */
+/*
+ * The head of a complete slice from start to end.  One that begins and
+ * ends within the same microsecond lasts 0.001: speedscope turns each
+ * slice into a begin and an end and, at one time, takes ends before
+ * begins, so a slice of no length at its parent's start would end before
+ * it began.
+ */
 static void complete_head(const state *st, struct tr2_buf *b, const char *name,
 			  const char *cat, uint64_t start, uint64_t end, int tid)
 {
 	head(st, b, name, cat, 'X', start, tid);
-	TR2_JSON_KEY(b, "dur");
-	tr2_buf_add_u64(b, end > start ? end - start : 0);
+	if (end > start) {
+		TR2_JSON_KEY(b, "dur");
+		tr2_buf_add_u64(b, end - start);
+	} else {
+		tr2_buf_addlit(b, ",\"dur\":0.001");
+	}
 }
 
 static int tid_of(event_t *ev)

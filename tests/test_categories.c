@@ -180,7 +180,7 @@ static char *read_scrubbed(const char *dir, const char *name)
 	a = t2_regsub(b, "\"ts\":[0-9]+,\"pid\":[0-9]+", "\"ts\":0,\"pid\":0");
 	free(b);
 	b = a;
-	a = t2_regsub(b, "\"dur\":[0-9]+", "\"dur\":0");
+	a = t2_regsub(b, "\"dur\":[0-9.]+", "\"dur\":0");
 	free(b);
 	free(raw);
 	free(path);

@@ -9,7 +9,8 @@
 // process slice (version to its last atexit, on main: a process that
 // detaches writes records after its first), regions below it (on other
 // threads regions start at 0); ts, dur: microseconds since the epoch of
-// the records' "time" (a child: child_exit's time minus its t_rel).
+// the records' "time" (a child: child_exit's time minus its t_rel); a
+// slice shorter than a microsecond lasts 0.001 (docs/targets.md).
 // A flow links a child's slice to the child process's slice when the
 // child_exit's pid is the pid of a process whose SID extends the
 // parent's; for a child started with use_shell (the pid is the shell's),
@@ -30,6 +31,7 @@ function micros(time) {
 // The target keeps 79 bytes of a slice's name, 159 of a child's command
 // line (docs/targets.md); the logs here are ASCII.
 const cut = (s, n) => s.length > n ? s.slice(0, n) : s;
+const dur = us => us > 0 ? us : 0.001;
 const pidOf = sid => parseInt(/-P([0-9a-f]+)$/.exec(sid.split('/').pop())[1], 16);
 
 const files = traceFiles(process.argv.slice(2));
@@ -64,17 +66,17 @@ for (const f of files) {
     case 'region_leave': {
       const r = stack.pop();
       out.push(`slice ${pid} ${e.thread} ${base + stack.length} ${r.ts} ` +
-               `${micros(e.time) - r.ts} ${r.name}`);
+               `${dur(micros(e.time) - r.ts)} ${r.name}`);
       break;
     }
     case 'child_exit': {
-      const dur = Math.round(e.t_rel * 1e6);
-      const begin = micros(e.time) - dur;
+      const t_rel = Math.round(e.t_rel * 1e6);
+      const begin = micros(e.time) - t_rel;
       const start = childStarts.get(`${e.sid}\n${e.child_id}`);
       childExits.push({sid: e.sid, pid: e.pid, id: e.child_id, begin,
                        end: micros(e.time), shell: start.use_shell});
       const argv = cut((start.argv ?? []).join(' ') || 'child', 159);
-      out.push(`slice ${pid} child #${e.child_id} 0 ${begin} ${dur} ${argv}`);
+      out.push(`slice ${pid} child #${e.child_id} 0 ${begin} ${dur(t_rel)} ${argv}`);
       break;
     }
     case 'cmd_ancestry':
@@ -87,7 +89,7 @@ for (const f of files) {
   }
 }
 for (const [sid, end] of ends)
-  out.push(`slice ${pidOf(sid)} main 0 ${procs.get(sid)} ${end - procs.get(sid)} process`);
+  out.push(`slice ${pidOf(sid)} main 0 ${procs.get(sid)} ${dur(end - procs.get(sid))} process`);
 const linked = new Set();
 const parentOf = sid => sid.slice(0, Math.max(sid.lastIndexOf('/'), 0));
 for (const c of childExits) {
