@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "reader.h"
 #include "text.h"
 #include "tr2_json.h"
@@ -928,12 +929,16 @@ int cmd_summary(int argc, char **argv)
 {
 	struct t2_summary *s;
 	struct t2_reader r;
+	const char *out = NULL;
 	long top = -1;
-	int json = 0, i, ret = 0;
+	int json = 0, i, ret = 0, o;
 	char *end;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if ((o = t2_output_option("summary", argc, argv, &i, &out))) {
+			if (o == 2)
+				return 2;
+		} else if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
 			const char *n = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < argc ? argv[++i] : "";
@@ -953,6 +958,8 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage_error("summary", "no input (give FILE, DIR or -)");
+	if (t2_output_begin("summary", out, argv + i, argc - i))
+		return 1;
 
 	s = t2_summary_new(&r, 0);
 	for (; i < argc; i++)
