@@ -19,20 +19,15 @@
 
 int t2_output_option(const char *cmd, int argc, char **argv, int *i, const char **path)
 {
-	const char *a = argv[*i];
+	const char *a = argv[*i], *v = usage_option(argc, argv, i, "-o");
 
-	if (!strncmp(a, "--output=", 9))
-		*path = a + 9;
-	else if (strcmp(a, "-o") && strcmp(a, "--output"))
+	if (!v && !(v = usage_option(argc, argv, i, "--output")))
 		return 0;
-	else if (*i + 1 < argc)
-		*path = argv[++*i];
-	else
-		*path = "";
-	if (!**path) {
+	if (!*v) {
 		usage_error(cmd, "%s needs a FILE", a);
 		return 2;
 	}
+	*path = v;
 	return 1;
 }
 

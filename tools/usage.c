@@ -18,7 +18,7 @@ static const char main_text[] =
 "SYNOPSIS\n"
 "    trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE...\n"
 "    trace2 convert --to otlp [-o FILE] FILE...\n"
-"    trace2 summary [--json] [--top N] [-o FILE] FILE...\n"
+"    trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...\n"
 "    trace2 validate [--strict] [--quiet] [-o FILE] FILE...\n"
 "    trace2 validate [--strict] [--quiet] [-o FILE] --listen af_unix:PATH [--count N]\n"
 "    trace2 help [COMMAND]\n"
@@ -124,12 +124,14 @@ static const struct page pages[] = {
 "    trace2 convert --to perf /tmp/log.json\n"
 "    trace2 convert --to chrome /tmp/log.json >/tmp/trace.json\n"
 "    trace2 convert --to otlp /tmp/log.json >/tmp/traces.jsonl\n" },
-	{ "summary", "trace2 summary [--json] [--top N] [-o FILE] FILE...",
+	{ "summary", "trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...",
 "NAME\n"
 "    trace2 summary - an event log in short: processes and where time went\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 summary [--json] [--top N] [-o FILE] FILE...\n"
+"    trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...\n"
+"    FILTER: --command NAME, --sid PREFIX, --category CATEGORY (each may\n"
+"    be repeated: any of them), --since TIME, --until TIME\n"
 "\n"
 "DESCRIPTION\n"
 "    Prints, for the event-format FILEs (a file, a directory target's\n"
@@ -137,7 +139,10 @@ static const struct page pages[] = {
 "      - the process tree: each process (SID) with its command name\n"
 "        (cmd_name, else its program), mode (cmd_mode), exit code and\n"
 "        elapsed time (atexit's or exit's t_abs, else its last record's),\n"
-"        its child processes (SID <its SID>/...) indented under it;\n"
+"        its child processes (SID <its SID>/...) indented under it; over\n"
+"        50 processes, one line per command name instead: the number of\n"
+"        its processes, of those that failed (exit code not 0, a signal\n"
+"        or no exit), and their total, min, median and max elapsed time;\n"
 "      - per region category/label, over all processes and threads: the\n"
 "        count, total time, self time (total minus the regions directly\n"
 "        nested in it on its thread), min, median, p95 and max of the\n"
@@ -154,6 +159,21 @@ static const struct page pages[] = {
 "        the same as one JSON document (docs/tools.md has its shape).\n"
 "    --top N\n"
 "        only the N region rows with the largest totals.\n"
+"    --tree\n"
+"        the process tree however many processes there are.\n"
+"    --command NAME\n"
+"        only the processes of that command name (as shown), and their\n"
+"        records.\n"
+"    --sid PREFIX\n"
+"        only the processes whose SID starts with PREFIX (a process's SID\n"
+"        selects it and its descendants), and their records.\n"
+"    --since TIME, --until TIME\n"
+"        a time window, UTC as the log writes it (2026-01-31T12:00:00Z;\n"
+"        the fraction may be given, the Z left out): only the processes\n"
+"        that ran during it (first to last record), and only the regions\n"
+"        that ended in it and the timers and counters written in it.\n"
+"    --category CATEGORY\n"
+"        only the regions, timers and counters of that category.\n"
 "    -o FILE, --output FILE\n"
 "        write to FILE instead of standard output.\n"
 "\n"
@@ -164,7 +184,8 @@ static const struct page pages[] = {
 "\n"
 "EXAMPLE\n"
 "    GIT_TRACE2_EVENT=/tmp/log.json GIT_TRACE2_EVENT_NESTING=100 git clone ...\n"
-"    trace2 summary --top 20 /tmp/log.json\n" },
+"    trace2 summary --top 20 /tmp/log.json\n"
+"    trace2 summary --command gc --tree /tmp/logs/\n" },
 	{ "validate", "trace2 validate [--strict] [--quiet] [-o FILE] FILE... | --listen af_unix:PATH [--count N]",
 "NAME\n"
 "    trace2 validate - check event logs against the event format\n"
@@ -227,6 +248,19 @@ int usage_known(const char *name)
 		if (!strcmp(pages[i].name, name))
 			return 1;
 	return 0;
+}
+
+const char *usage_option(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : "";
 }
 
 int usage_show(const char *cmd, int code)
