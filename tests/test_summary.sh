@@ -325,6 +325,14 @@ grep -q '^ *500  n/k$' "$tmp/cmd.out" && ok || bad "--command: counter"
 [ "$(grep -c '^  [a-z-]*  mode=-  exit=[0-9]  elapsed=[0-9.]*  sid=R/c000[1-9]$' "$tmp/sid.out")" = 9 ] &&
 	ok || bad "--sid: not the 9 process lines"
 grep -q '^ *9  n/k$' "$tmp/sid.out" && ok || bad "--sid: counter"
+# --sid repeated: either prefix; 50 processes (R/c0010..59) are a tree, 51
+# are grouped
+"$T2" summary --sid R/c001 --sid R/c002 --sid R/c003 --sid R/c004 --sid R/c005 "$big" \
+	>"$tmp/sid50.out" 2>&1
+[ "$(grep -c ' sid=R/c00[1-5][0-9]$' "$tmp/sid50.out")" = 50 ] && ok || bad "50 processes: not a tree"
+"$T2" summary --sid R/c001 --sid R/c002 --sid R/c003 --sid R/c004 --sid R/c005 --sid R/c0060 \
+	"$big" >"$tmp/sid51.out" 2>&1
+sed -n 2p "$tmp/sid51.out" | grep -q '^commands: ' && ok || bad "51 processes: not grouped"
 # --since/--until: seconds 1000 to 1999 of the day (the fraction and the Z
 # may be left out): those children and the root, which runs all along;
 # the regions and counters of those children

@@ -39,7 +39,9 @@ static int open_as_stdout(const char *cmd, const char *path, int *created)
 	*created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
 		fd = open(path, O_WRONLY | O_CLOEXEC); /* emptied once the inputs pass */
-	if (fd < 0 || (fflush(stdout), dup2(fd, 1)) < 0) {
+	if (fd >= 0)
+		fflush(stdout); /* nothing is written before this, but be sure */
+	if (fd < 0 || dup2(fd, 1) < 0) {
 		fprintf(stderr, "trace2 %s: %s: %s\n", cmd, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -47,7 +49,8 @@ static int open_as_stdout(const char *cmd, const char *path, int *created)
 			unlink(path);
 		return 1;
 	}
-	close(fd);
+	if (fd != 1) /* 1 when standard output was closed */
+		close(fd);
 	return 0;
 }
 
