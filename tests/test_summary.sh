@@ -234,6 +234,153 @@ else
 	echo "test_summary: python3 missing: --json checks skipped" >&2
 fi
 
+# --- a long log: by command, and the filters --------------------------------
+# 5,001 processes, generated here: the root R (fetch) and its children
+# R/cK, K = 1..5000, each at second K of 2026-01-01 (every record's time;
+# the root's atexit at second 5001), named by K % 10 (0-5 rev-list, 6-8
+# index-pack, 9 gc), elapsed ((K * 7919) % 1000 + 1) * 100 us, exit code
+# 1 when K % 13 == 0, killed by signal 9 (no exit) when K % 101 == 0, one
+# region work in category a (K even) or b (K odd) of 1 ms, and a counter
+# n/k of 1.  The expected rows are worked out from the same rules, with
+# sort and awk, not by the command.
+big=$tmp/big.event
+awk 'function t(k) { return sprintf("2026-01-01T%02d:%02d:%02d.000000Z", int(k / 3600), int(k % 3600 / 60), k % 60) }
+function ev(sid, k, e, rest) { printf "{\"event\":\"%s\",\"sid\":\"%s\",\"thread\":\"main\",\"time\":\"%s\"%s}\n", e, sid, t(k), rest }
+BEGIN {
+	ev("R", 0, "version", ",\"evt\":\"4\",\"exe\":\"2.47.0\"")
+	ev("R", 0, "start", ",\"t_abs\":0.000010,\"argv\":[\"git\",\"fetch\"]")
+	ev("R", 0, "cmd_name", ",\"name\":\"fetch\",\"hierarchy\":\"fetch\"")
+	for (k = 1; k <= 5000; k++) {
+		sid = sprintf("R/c%04d", k); m = k % 10
+		name = m <= 5 ? "rev-list" : m <= 8 ? "index-pack" : "gc"
+		el = sprintf("%.6f", ((k * 7919) % 1000 + 1) / 10000)
+		cat = k % 2 ? "b" : "a"
+		ev(sid, k, "version", ",\"evt\":\"4\",\"exe\":\"2.47.0\"")
+		ev(sid, k, "start", ",\"t_abs\":0.000010,\"argv\":[\"git\",\"" name "\"]")
+		ev(sid, k, "cmd_name", ",\"name\":\"" name "\",\"hierarchy\":\"fetch/" name "\"")
+		ev(sid, k, "region_enter", ",\"nesting\":1,\"category\":\"" cat "\",\"label\":\"work\"")
+		ev(sid, k, "region_leave", ",\"t_rel\":0.001000,\"nesting\":1,\"category\":\"" cat "\",\"label\":\"work\"")
+		ev(sid, k, "counter", ",\"category\":\"n\",\"name\":\"k\",\"count\":1")
+		if (k % 101 == 0) { ev(sid, k, "signal", ",\"t_abs\":" el ",\"signo\":9"); continue }
+		code = k % 13 ? 0 : 1
+		ev(sid, k, "exit", ",\"t_abs\":" el ",\"code\":" code)
+		ev(sid, k, "atexit", ",\"t_abs\":" el ",\"code\":" code)
+	}
+	ev("R", 5001, "atexit", ",\"t_abs\":5001.000000,\"code\":0")
+}' >"$big"
+# expect_rows FIRST LAST: the rows of the children K = FIRST..LAST, as
+# "count failed total min median max name", sorted by total (descending),
+# the median the ceil(n/2)-th smallest; the root's row too when FIRST is 0
+# or ROOT=1
+expect_rows() {
+	awk -v a="$1" -v b="$2" -v root="${ROOT:-0}" 'BEGIN {
+		if (a == 0 || root) print "fetch", 5001000000, 0
+		if (a == 0) a = 1
+		for (k = a; k <= b; k++) { m = k % 10
+			name = m <= 5 ? "rev-list" : m <= 8 ? "index-pack" : "gc"
+			print name, ((k * 7919) % 1000 + 1) * 100, (k % 13 == 0 || k % 101 == 0) }
+	}' | sort -k1,1 -k2,2n | awk '
+		function flush() { if (!n) return
+			printf "%d %d %.6f %.6f %.6f %.6f %s\n", n, f, tot / 1e6, v[1] / 1e6, v[int((n + 1) / 2)] / 1e6, v[n] / 1e6, name }
+		$1 != name { flush(); name = $1; n = 0; f = 0; tot = 0 }
+		{ v[++n] = $2; tot += $2; f += $3 }
+		END { flush() }' | sort -k3,3nr -k7,7
+}
+# got_rows FILE: the rows under "commands:"
+got_rows() {
+	awk '/^commands:/ { on = 1; next } /^regions:/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6, $7 }' "$1"
+}
+"$T2" summary "$big" >"$tmp/big.out" 2>"$tmp/big.err"
+[ $? = 0 ] && [ ! -s "$tmp/big.err" ] && ok || bad "long log: summary failed: $(head -3 "$tmp/big.err")"
+[ "$(sed -n 1p "$tmp/big.out")" = "processes: 5001 (1 root)" ] && ok ||
+	bad "long log: first line $(sed -n 1p "$tmp/big.out")"
+sed -n 2p "$tmp/big.out" | grep -q '^commands: 4 ' && ok || bad "long log: no commands line second"
+[ "$(grep -c ' sid=' "$tmp/big.out")" = 0 ] && ok || bad "long log: process lines without --tree"
+expect_rows 0 5000 >"$tmp/big.exp"
+got_rows "$tmp/big.out" >"$tmp/big.got"
+same "long log: one row per command" "$tmp/big.exp" "$tmp/big.got"
+# --tree: every process, the children under the root
+"$T2" summary --tree "$big" >"$tmp/tree.out" 2>&1
+[ "$(grep -c '^  fetch  .* sid=R$' "$tmp/tree.out")" = 1 ] && ok || bad "--tree: no root line"
+[ "$(grep -c '^    [a-z-]*  mode=.* sid=R/c[0-9]*$' "$tmp/tree.out")" = 5000 ] && ok ||
+	bad "--tree: not 5000 children under the root"
+grep -q '^commands:' "$tmp/tree.out" && bad "--tree: grouped all the same" || ok
+# --command (repeated: either): only its processes, their regions and counters
+"$T2" summary --command gc --command=fetch "$big" >"$tmp/cmd.out" 2>&1
+[ "$(sed -n 1p "$tmp/cmd.out")" = "processes: 501 (1 root), 4500 filtered out" ] && ok ||
+	bad "--command: $(sed -n 1p "$tmp/cmd.out")"
+expect_rows 0 5000 | awk '$7 == "gc" || $7 == "fetch"' >"$tmp/cmd.exp"
+got_rows "$tmp/cmd.out" >"$tmp/cmd.got"
+same "--command: rows" "$tmp/cmd.exp" "$tmp/cmd.got"
+# gc is K % 10 == 9, all odd: 500 regions b/work, none a/work; 500 counts
+awk '$8 == "b/work" { print $1 } $8 == "a/work" { print "a", $1 }' "$tmp/cmd.out" |
+	tr '\n' ' ' >"$tmp/cmd.regions"
+[ "$(cat "$tmp/cmd.regions")" = "500 " ] && ok || bad "--command: regions $(cat "$tmp/cmd.regions")"
+grep -q '^ *500  n/k$' "$tmp/cmd.out" && ok || bad "--command: counter"
+# --sid: a prefix; 9 processes (R/c0001..9), a tree, 9 roots (R is out)
+"$T2" summary --sid R/c000 "$big" >"$tmp/sid.out" 2>&1
+[ "$(sed -n 1p "$tmp/sid.out")" = "processes: 9 (9 roots), 4992 filtered out" ] && ok ||
+	bad "--sid: $(sed -n 1p "$tmp/sid.out")"
+[ "$(grep -c '^  [a-z-]*  mode=-  exit=[0-9]  elapsed=[0-9.]*  sid=R/c000[1-9]$' "$tmp/sid.out")" = 9 ] &&
+	ok || bad "--sid: not the 9 process lines"
+grep -q '^ *9  n/k$' "$tmp/sid.out" && ok || bad "--sid: counter"
+# --sid repeated: either prefix; 50 processes (R/c0010..59) are a tree, 51
+# are grouped
+"$T2" summary --sid R/c001 --sid R/c002 --sid R/c003 --sid R/c004 --sid R/c005 "$big" \
+	>"$tmp/sid50.out" 2>&1
+[ "$(grep -c ' sid=R/c00[1-5][0-9]$' "$tmp/sid50.out")" = 50 ] && ok || bad "50 processes: not a tree"
+"$T2" summary --sid R/c001 --sid R/c002 --sid R/c003 --sid R/c004 --sid R/c005 --sid R/c0060 \
+	"$big" >"$tmp/sid51.out" 2>&1
+sed -n 2p "$tmp/sid51.out" | grep -q '^commands: ' && ok || bad "51 processes: not grouped"
+# --since/--until: seconds 1000 to 1999 of the day (the fraction and the Z
+# may be left out): those children and the root, which runs all along;
+# the regions and counters of those children
+"$T2" summary --since 2026-01-01T00:16:40Z --until 2026-01-01T00:33:19.5 "$big" \
+	>"$tmp/win.out" 2>&1
+[ "$(sed -n 1p "$tmp/win.out")" = "processes: 1001 (1 root), 4000 filtered out" ] && ok ||
+	bad "--since/--until: $(sed -n 1p "$tmp/win.out")"
+ROOT=1 expect_rows 1000 1999 >"$tmp/win.exp"
+got_rows "$tmp/win.out" >"$tmp/win.got"
+same "--since/--until: rows" "$tmp/win.exp" "$tmp/win.got"
+awk '$8 ~ /^[ab]\/work$/ { print $8, $1 }' "$tmp/win.out" | sort | tr '\n' ' ' >"$tmp/win.regions"
+[ "$(cat "$tmp/win.regions")" = "a/work 500 b/work 500 " ] && ok ||
+	bad "--since/--until: regions $(cat "$tmp/win.regions")"
+grep -q '^ *1000  n/k$' "$tmp/win.out" && ok || bad "--since/--until: counter"
+# --category: every process, only the regions and counters of the category
+"$T2" summary --category a "$big" >"$tmp/cat.out" 2>&1
+[ "$(sed -n 1p "$tmp/cat.out")" = "processes: 5001 (1 root)" ] && ok ||
+	bad "--category: $(sed -n 1p "$tmp/cat.out")"
+grep -q '^regions: 1 key ' "$tmp/cat.out" && grep -q '^ *2500 .* a/work$' "$tmp/cat.out" && ok ||
+	bad "--category: regions"
+grep -q '^counters: 0 ' "$tmp/cat.out" && ok || bad "--category: counters of n"
+# filters together: rev-list (K % 10 <= 5) and category a (K even): 1500
+"$T2" summary --command rev-list --category a "$big" >"$tmp/both.out" 2>&1
+grep -q '^ *1500 .* a/work$' "$tmp/both.out" && ok || bad "--command --category: regions"
+# a small log is a tree still
+grep -q '^commands:' "$tmp/hand.out" && bad "hand: grouped" || ok
+# --json: the tree and the rows, whatever the number of processes
+if command -v python3 >/dev/null 2>&1; then
+	"$T2" summary --json "$big" >"$tmp/big.json" 2>&1
+	if python3 - "$tmp/big.json" "$tmp/big.exp" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = ["%d %d %.6f %.6f %.6f %.6f %s" % (c["count"], c["failed"], c["total"], c["min"],
+       c["median"], c["max"], c["name"]) for c in d["commands"]]
+want = open(sys.argv[2]).read().split("\n")[:-1]
+assert got == want, (got, want)
+assert len(d["processes"]) == 1 and len(d["processes"][0]["children"]) == 5000
+assert d["processes_filtered_out"] == 0
+EOF
+	then ok; else bad "long log: --json"; fi
+fi
+# usage errors
+for opt in "--since yesterday" "--until 2026-13-01T00:00:00Z" "--command" "--sid="; do
+	# shellcheck disable=SC2086
+	"$T2" summary $opt "$big" >/dev/null 2>&1
+	[ $? = 2 ] && ok || bad "$opt: not status 2"
+done
+
 # --- odd logs ---------------------------------------------------------------
 # The validator's corpus and the reader fuzzer's seeds (broken SIDs, bad
 # UTF-8, missing keys, cut lines...): status 0, and --json stays JSON.

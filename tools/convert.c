@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "otlp.h"
+#include "output.h"
 #include "reader.h"
 #include "tr2_dst.h"
 #include "tr2_json.h"
@@ -332,12 +333,15 @@ int cmd_convert(int argc, char **argv)
 	struct convert c;
 	struct t2_reader r;
 	struct tr2_dst dst;
-	const char *to = NULL;
-	int brief = 0, i, nfiles = 0, ret = 0, chrome = 0;
+	const char *to = NULL, *out = NULL;
+	int brief = 0, i, nfiles = 0, ret = 0, chrome = 0, o;
 
 	memset(&c, 0, sizeof(c));
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+		if ((o = t2_output_option("convert", argc, argv, &i, &out))) {
+			if (o == 2)
+				return 2;
+		} else if (!strcmp(argv[i], "--to") && i + 1 < argc)
 			to = argv[++i];
 		else if (!strncmp(argv[i], "--to=", 5))
 			to = argv[i] + 5;
@@ -360,6 +364,8 @@ int cmd_convert(int argc, char **argv)
 			return usage_error("convert", "--brief is for chrome, perf and normal");
 		if (!nfiles)
 			return usage_error("convert", "no input (give FILE, DIR or -)");
+		if (t2_output_begin("convert", out, argv + i, nfiles))
+			return 1;
 		return otlp_convert(argv + i, nfiles, stdout);
 	}
 	if (!strcmp(to, "perf"))
@@ -373,6 +379,8 @@ int cmd_convert(int argc, char **argv)
 				   to);
 	if (!nfiles)
 		return usage_error("convert", "no input (give FILE, DIR or -)");
+	if (t2_output_begin("convert", out, argv + i, nfiles))
+		return 1;
 
 	tr2_dst_init(&dst, c.target == &tr2_tgt_normal ? TR2_SYSENV_NORMAL : TR2_SYSENV_PERF);
 	tr2_dst_attach_fd(&dst, 1);

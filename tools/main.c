@@ -8,6 +8,7 @@
 
 #include "convert.h"
 #include "summary.h"
+#include "trace2.h"
 #include "usage.h"
 #include "validate.h"
 
@@ -21,6 +22,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
 		return usage_show(NULL, 0);
+	if (!strcmp(cmd, "--version")) {
+		printf("trace2 (libtrace2) %s\n", trace2_version());
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
 	if (!strcmp(cmd, "help"))
 		return usage_show(argc > 2 ? argv[2] : NULL, 0);
 	if (!strcmp(cmd, "convert"))

@@ -63,6 +63,22 @@ enum trace2_event_kind t2_event_kind(const char *name)
 	return (enum trace2_event_kind)0;
 }
 
+/* Standard output and error, where they are regular files. */
+static void note_outputs(struct t2_reader *r)
+{
+	struct stat st;
+	int fd;
+
+	for (fd = 1; fd <= 2; fd++)
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+			r->outputs[r->n_outputs].dev = st.st_dev;
+			r->outputs[r->n_outputs].ino = st.st_ino;
+			r->outputs[r->n_outputs].fd = fd;
+			r->n_outputs++;
+		}
+	r->stdout_name = "standard output";
+}
+
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 		    t2_bad_line_fn on_bad_line, void *ctx)
 {
@@ -77,6 +93,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 		xmalloc(SIZE_MAX); /* reports and exits */
 	jobj_init(&r->obj);
 	tr2_time_cache_init(&r->times);
+	note_outputs(r);
 }
 
 static void free_process(struct t2_process *p)
@@ -835,26 +852,51 @@ static void progress_end(const struct progress *p)
 		progress_show(p, ", done.\n");
 }
 
+static int input_error(struct t2_reader *r, const char *name, const char *what)
+{
+	fprintf(stderr, "trace2: %s: %s\n", name, what);
+	r->io_errors++;
+	return -1;
+}
+
+/* Which of the command's outputs the file is, or NULL. */
+static const char *output_named(const struct t2_reader *r, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_outputs; i++)
+		if (r->outputs[i].dev == st->st_dev && r->outputs[i].ino == st->st_ino)
+			return r->outputs[i].fd == 1 ? r->stdout_name : "standard error";
+	return NULL;
+}
+
 static int read_fd(struct t2_reader *r, int fd, const char *name)
 {
 	static char chunk[READ_CHUNK];
+	char why[96];
+	const char *out;
 	struct t2_source s;
 	struct progress prog = { name, 0, 0, -1 };
 	struct stat st;
 	ssize_t n;
 	int ret = 0;
 
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		if ((out = output_named(r, &st))) {
+			snprintf(why, sizeof(why), "also this command's %s; not read", out);
+			return input_error(r, name, why);
+		}
 		prog.size = (uint64_t)st.st_size;
+	}
+	if (r->check_only)
+		return 0;
 	t2_source_init(&s, name);
 	while (!r->stop) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "trace2: %s: %s\n", name, strerror(errno));
-			r->io_errors++;
-			ret = -1;
+			ret = input_error(r, name, strerror(errno));
 			break;
 		}
 		if (!n)
@@ -880,11 +922,8 @@ static int read_dir(struct t2_reader *r, const char *path)
 	size_t n = 0, alloc = 0, i;
 	int ret = 0;
 
-	if (!d) {
-		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
-		r->io_errors++;
-		return -1;
-	}
+	if (!d)
+		return input_error(r, path, strerror(errno));
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -927,20 +966,32 @@ int t2_reader_read_path(struct t2_reader *r, const char *path)
 
 	if (!strcmp(path, "-"))
 		return read_fd(r, 0, "-");
-	if (stat(path, &st)) {
-		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
-		r->io_errors++;
-		return -1;
-	}
+	if (stat(path, &st))
+		return input_error(r, path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return read_dir(r, path);
+	/* a FIFO opened and closed by the check would lose its writer */
+	if (r->check_only && !S_ISREG(st.st_mode))
+		return access(path, R_OK) ? input_error(r, path, strerror(errno)) : 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "trace2: %s: %s\n", path, strerror(errno));
-		r->io_errors++;
-		return -1;
-	}
+	if (fd < 0)
+		return input_error(r, path, strerror(errno));
 	ret = read_fd(r, fd, path);
 	close(fd);
+	return ret;
+}
+
+int t2_reader_check_paths(char *const *paths, int n, const char *stdout_name)
+{
+	struct t2_reader r;
+	int i, ret = 0;
+
+	t2_reader_init(&r, NULL, NULL, NULL);
+	r.check_only = 1;
+	r.stdout_name = stdout_name;
+	for (i = 0; i < n; i++)
+		if (t2_reader_read_path(&r, paths[i]))
+			ret = -1;
+	t2_reader_free(&r);
 	return ret;
 }

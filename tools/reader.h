@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "json.h"
 #include "tr2_event.h"
@@ -82,6 +83,15 @@ struct t2_source {
 	int skipping;           /* in a line over the limit, already reported */
 };
 
+/* A file the command writes into: its standard output or error, when a
+ * regular file.  The reader does not read it: it would read the
+ * command's own output, growing as it reads. */
+struct t2_output_id {
+	dev_t dev;
+	ino_t ino;
+	int fd;                 /* 1 or 2 */
+};
+
 struct t2_reader {
 	t2_record_fn on_record;
 	t2_bad_line_fn on_bad_line;
@@ -96,6 +106,10 @@ struct t2_reader {
 	int io_errors;
 	int stop;               /* set by a callback: read no further */
 	size_t max_line;        /* T2_LINE_MAX (tests set less) */
+	struct t2_output_id outputs[2];
+	size_t n_outputs;
+	const char *stdout_name; /* for messages: "standard output" */
+	int check_only;         /* open each input, read none */
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
@@ -106,6 +120,15 @@ void t2_reader_free(struct t2_reader *r);
  * standard input.  Returns 0, or -1 when it cannot be read (reported on
  * stderr). */
 int t2_reader_read_path(struct t2_reader *r, const char *path);
+
+/*
+ * Whether every path can be read, without reading it: a file can be
+ * opened, a directory listed and each of its files opened, and none is
+ * the command's standard output or error (same device and inode;
+ * stdout_name names standard output in the message).  Returns 0, or -1
+ * when one cannot (each reported on stderr).
+ */
+int t2_reader_check_paths(char *const *paths, int n, const char *stdout_name);
 
 /* Feed bytes of a stream (a socket connection); t2_source_end() at its
  * end handles a last line without LF.  t2_source_feed() returns -1 when

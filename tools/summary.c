@@ -1,8 +1,11 @@
 /*
- * trace2 summary [--json] [--top N] FILE...: what the event logs say in
- * short: the process tree (SID hierarchy), then per region category/label
- * the count, total and self time and the quantiles of its durations, then
- * the process timers and counters summed over all processes.
+ * trace2 summary [--json] [--top N] [--tree] [FILTER...] FILE...: what
+ * the event logs say in short: the process tree (SID hierarchy), or over
+ * GROUP_OVER processes one line per command, then per region
+ * category/label the count, total and self time and the quantiles of its
+ * durations, then the process timers and counters summed over all
+ * processes.  The filters (by command, SID prefix, time window and
+ * category) choose the processes and records that count.
  *
  * Memory: per process a small record, per thread the stack of its open
  * regions, per distinct region category/label a fixed histogram, per
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "reader.h"
 #include "text.h"
 #include "tr2_json.h"
@@ -33,6 +37,10 @@
 #define H_LOG 1200     /* then H_LINEAR * H_RATIO^k: up to ~2e12 us (23 days) */
 #define H_RATIO 1.018
 #define H_BUCKETS (H_LINEAR + H_LOG)
+
+/* More processes than this are listed one line per command, unless
+ * --tree: a long log's thousands of processes would bury the rest. */
+#define GROUP_OVER 50
 
 static double h_low[H_LOG + 1]; /* low bound of log bucket k */
 
@@ -251,15 +259,26 @@ struct sthread {
 
 struct sproc {
 	unsigned long seq;   /* order of first appearance */
+	long shown;          /* index among the processes shown; -1: filtered out */
 	char *name, *mode, *prog;
 	int code, signo;
-	unsigned have_exit : 1, have_atexit : 1, have_signal : 1;
+	unsigned have_exit : 1, have_atexit : 1, have_signal : 1, sid_ok : 1;
 	uint64_t exit_abs, atexit_abs, signal_abs;
+	uint64_t first_us;   /* the time of its first record */
+};
+
+/* What counts (cmd_summary's options); an empty list: everything. */
+struct filter {
+	const char **commands, **sids, **categories;
+	size_t n_commands, n_sids, n_categories;
+	uint64_t since_us, until_us; /* the time window, inclusive */
 };
 
 struct t2_summary {
 	struct t2_reader *reader;
 	int quiet;                    /* no messages on stderr */
+	int tree;                     /* --tree: the tree, whatever its size */
+	struct filter filter;
 	struct table regions, timers, counters;
 	unsigned long nproc;
 	unsigned long open_regions;   /* never left: not counted */
@@ -270,6 +289,44 @@ static void set_str(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = xstrdup_or_null(s);
+}
+
+static const char *shown_name(const struct sproc *sp)
+{
+	return sp->name ? sp->name : sp->prog;
+}
+
+static int listed(const char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (same(v[i], s))
+			return 1;
+	return !n;
+}
+
+static int sid_selected(const struct filter *f, const char *sid)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_sids; i++)
+		if (!strncmp(sid, f->sids[i], strlen(f->sids[i])))
+			return 1;
+	return !f->n_sids;
+}
+
+/* Whether a record of category cat counts: its process passes the
+ * SID and command filters (by the name known now), its time is in the
+ * window and its category listed. */
+static int record_counts(const struct t2_summary *s, const struct sproc *p,
+			 const struct trace2_event *ev, const char *cat)
+{
+	const struct filter *f = &s->filter;
+
+	return p->sid_ok && listed(f->commands, f->n_commands, shown_name(p)) &&
+	       ev->time_us >= f->since_us && ev->time_us <= f->until_us &&
+	       listed(f->categories, f->n_categories, cat);
 }
 
 static void region_enter(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev)
@@ -292,7 +349,8 @@ static void region_enter(struct t2_summary *s, struct sthread *t, const struct t
 	f->child_us = 0;
 }
 
-static void region_leave(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev)
+static void region_leave(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev,
+			 const struct sproc *p)
 {
 	size_t i = t->n;
 	struct rkey *k;
@@ -313,6 +371,8 @@ static void region_leave(struct t2_summary *s, struct sthread *t, const struct t
 	self = us > t->stack[i - 1].child_us ? us - t->stack[i - 1].child_us : 0;
 	if (t->n)
 		t->stack[t->n - 1].child_us += us;
+	if (!record_counts(s, p, ev, ev->region.category))
+		return;
 	if (!k->count || us < k->min)
 		k->min = us;
 	if (us > k->max)
@@ -337,6 +397,8 @@ static void record(void *ctx, struct t2_record *rec)
 	if (!rec->proc->user) {
 		p = rec->proc->user = xcalloc(1, sizeof(*p));
 		p->seq = s->nproc++;
+		p->sid_ok = sid_selected(&s->filter, rec->proc->pub.sid);
+		p->first_us = ev->time_us;
 	}
 	p = rec->proc->user;
 	if (!rec->thread->user)
@@ -381,9 +443,11 @@ static void record(void *ctx, struct t2_record *rec)
 		region_enter(s, t, ev);
 		break;
 	case TRACE2_EVENT_REGION_LEAVE:
-		region_leave(s, t, ev);
+		region_leave(s, t, ev, p);
 		break;
 	case TRACE2_EVENT_TIMER:
+		if (!record_counts(s, p, ev, ev->timer.category))
+			break;
 		m = mkey_get(&s->timers, ev->timer.category, ev->timer.name);
 		m->intervals += ev->timer.intervals;
 		m->total_ns += ev->timer.total_ns;
@@ -393,6 +457,8 @@ static void record(void *ctx, struct t2_record *rec)
 			m->max_ns = ev->timer.max_ns;
 		break;
 	case TRACE2_EVENT_COUNTER:
+		if (!record_counts(s, p, ev, ev->counter.category))
+			break;
 		m = mkey_get(&s->counters, ev->counter.category, ev->counter.name);
 		m->value += ev->counter.value;
 		break;
@@ -408,6 +474,16 @@ static void put_secs(FILE *f, uint64_t us)
 {
 	fprintf(f, "%llu.%06llu", (unsigned long long)(us / 1000000),
 		(unsigned long long)(us % 1000000));
+}
+
+/* A time column of the text tables: " %14s" of its seconds. */
+static void put_secs_col(FILE *f, uint64_t us)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(us / 1000000),
+		 (unsigned long long)(us % 1000000));
+	fprintf(f, " %14s", buf);
 }
 
 static void put_json_str(FILE *f, const char *s)
@@ -526,7 +602,7 @@ static long find_sid(struct t2_process **by_sid, size_t n, const char *sid, size
 		int c = cmp_sid(&kp, &by_sid[mid]);
 
 		if (!c)
-			return (long)((struct sproc *)by_sid[mid]->user)->seq;
+			return ((struct sproc *)by_sid[mid]->user)->shown;
 		if (c < 0)
 			hi = mid;
 		else
@@ -535,14 +611,39 @@ static long find_sid(struct t2_process **by_sid, size_t n, const char *sid, size
 	return -1;
 }
 
+/* Whether a process is shown: it passes the SID and command filters and
+ * ran during the time window (its first to last record's time). */
+static int process_selected(const struct filter *f, const struct t2_process *p)
+{
+	const struct sproc *sp = p->user;
+
+	return sp->sid_ok && listed(f->commands, f->n_commands, shown_name(sp)) &&
+	       sp->first_us <= f->until_us && p->last_us >= f->since_us;
+}
+
+/* The processes shown, in order of first appearance, in t->v. */
+static void select_processes(struct t2_summary *s, struct tree *t)
+{
+	size_t i;
+
+	t->v = xcalloc(s->nproc, sizeof(*t->v));
+	t2_reader_each_process(s->reader, collect, t);
+	t->n = 0;
+	for (i = 0; i < s->nproc; i++) {
+		struct sproc *sp = t->v[i]->user;
+
+		sp->shown = process_selected(&s->filter, t->v[i]) ? (long)t->n : -1;
+		if (sp->shown >= 0)
+			t->v[t->n++] = t->v[i];
+	}
+}
+
 static void build_tree(struct t2_summary *s, struct tree *t)
 {
 	struct t2_process **by_sid;
 	size_t i;
 
-	t->n = s->nproc;
-	t->v = xcalloc(t->n, sizeof(*t->v));
-	t2_reader_each_process(s->reader, collect, t);
+	select_processes(s, t);
 	t->parent = xcalloc(t->n, sizeof(long));
 	t->first = xcalloc(t->n, sizeof(long));
 	t->last = xcalloc(t->n, sizeof(long));
@@ -593,11 +694,6 @@ static uint64_t elapsed(const struct t2_process *p)
 	if (sp->have_signal)
 		return sp->signal_abs;
 	return p->last_abs_us;
-}
-
-static const char *shown_name(const struct sproc *sp)
-{
-	return sp->name ? sp->name : sp->prog;
 }
 
 static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, int first)
@@ -680,6 +776,117 @@ static void print_tree(FILE *f, int json, struct tree *t)
 	}
 }
 
+/* ---------------------------------------------------------------- */
+/* Processes by command.                                              */
+
+struct cmd_row {
+	const char *name;    /* NULL: none known */
+	size_t count, failed;
+	uint64_t total, min, median, max;
+};
+
+/* NULL first, then by strcmp(). */
+static int cmp_names(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+static int cmp_name_elapsed(const void *a, const void *b)
+{
+	const struct t2_process *x = *(struct t2_process *const *)a;
+	const struct t2_process *y = *(struct t2_process *const *)b;
+	int c = cmp_names(shown_name(x->user), shown_name(y->user));
+	uint64_t ex = elapsed(x), ey = elapsed(y);
+
+	return c ? c : (ex > ey) - (ex < ey);
+}
+
+static int cmp_cmd_row(const void *a, const void *b)
+{
+	const struct cmd_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return cmp_names(x->name, y->name);
+}
+
+/* Its exit code is not 0, it got a signal, or its log has no exit. */
+static int failed(const struct sproc *sp)
+{
+	return !(sp->have_exit || sp->have_atexit) || sp->code || sp->have_signal;
+}
+
+/* One row per command name of the processes shown, sorted by total
+ * elapsed time; the median is the exact nearest-rank one. */
+static struct cmd_row *group_commands(const struct tree *t, size_t *nrows)
+{
+	struct t2_process **v = xcalloc(t->n, sizeof(*v));
+	struct cmd_row *rows = xcalloc(t->n, sizeof(*rows));
+	size_t i, j, n = 0;
+
+	memcpy(v, t->v, t->n * sizeof(*v));
+	qsort(v, t->n, sizeof(*v), cmp_name_elapsed);
+	for (i = 0; i < t->n; i = j) {
+		struct cmd_row *r = &rows[n++];
+
+		r->name = shown_name(v[i]->user);
+		for (j = i; j < t->n && !cmp_names(r->name, shown_name(v[j]->user)); j++) {
+			r->count++;
+			r->total += elapsed(v[j]);
+			r->failed += (size_t)failed(v[j]->user);
+		}
+		r->min = elapsed(v[i]);
+		r->max = elapsed(v[j - 1]);
+		r->median = elapsed(v[i + (r->count + 1) / 2 - 1]);
+	}
+	free(v);
+	qsort(rows, n, sizeof(*rows), cmp_cmd_row);
+	*nrows = n;
+	return rows;
+}
+
+static void print_commands(FILE *f, int json, const struct tree *t)
+{
+	size_t n, i;
+	struct cmd_row *rows = group_commands(t, &n);
+
+	if (json)
+		fputs("\"commands\":[", f);
+	else
+		fprintf(f, "commands: %zu (more than %d processes: one line per command; "
+			"--tree lists each process)\n%10s %10s %14s %14s %14s %14s  %s\n", n,
+			GROUP_OVER, "count", "failed", "total", "min", "median", "max", "command");
+	for (i = 0; i < n; i++) {
+		const struct cmd_row *r = &rows[i];
+
+		if (json) {
+			fputs(i ? ",{\"name\":" : "{\"name\":", f);
+			put_json_str(f, r->name);
+			fprintf(f, ",\"count\":%zu,\"failed\":%zu,\"total\":", r->count, r->failed);
+			put_secs(f, r->total);
+			fputs(",\"min\":", f);
+			put_secs(f, r->min);
+			fputs(",\"median\":", f);
+			put_secs(f, r->median);
+			fputs(",\"max\":", f);
+			put_secs(f, r->max);
+			fputc('}', f);
+			continue;
+		}
+		fprintf(f, "%10zu %10zu", r->count, r->failed);
+		put_secs_col(f, r->total);
+		put_secs_col(f, r->min);
+		put_secs_col(f, r->median);
+		put_secs_col(f, r->max);
+		fputs("  ", f);
+		text_put(f, r->name ? r->name : "?");
+		fputc('\n', f);
+	}
+	if (json)
+		fputs("],", f);
+	free(rows);
+}
+
 static void free_tree(struct tree *t)
 {
 	free(t->v);
@@ -750,14 +957,8 @@ static void print_regions(FILE *f, int json, struct t2_summary *s, long top)
 			continue;
 		}
 		fprintf(f, "%10llu", (unsigned long long)k->count);
-		for (j = 0; j < 6; j++) {
-			char buf[40];
-
-			snprintf(buf, sizeof(buf), "%llu.%06llu",
-				 (unsigned long long)(vals[j] / 1000000),
-				 (unsigned long long)(vals[j] % 1000000));
-			fprintf(f, " %14s", buf);
-		}
+		for (j = 0; j < 6; j++)
+			put_secs_col(f, vals[j]);
 		fputs("  ", f);
 		put_name(f, k->h.cat, k->h.name);
 	}
@@ -826,14 +1027,8 @@ static void print_metrics(FILE *f, int json, struct table *t, int timers)
 			x[1] = mn / 1000;
 			x[2] = m->max_ns / 1000;
 			fprintf(f, "%10llu", (unsigned long long)m->intervals);
-			for (j = 0; j < 3; j++) {
-				char buf[40];
-
-				snprintf(buf, sizeof(buf), "%llu.%06llu",
-					 (unsigned long long)(x[j] / 1000000),
-					 (unsigned long long)(x[j] % 1000000));
-				fprintf(f, " %14s", buf);
-			}
+			for (j = 0; j < 3; j++)
+				put_secs_col(f, x[j]);
 			fputs("  ", f);
 			put_name(f, m->h.cat, m->h.name);
 		} else {
@@ -889,6 +1084,7 @@ struct t2_summary *t2_summary_new(struct t2_reader *r, int quiet)
 	table_init(&s->timers);
 	table_init(&s->counters);
 	s->quiet = quiet;
+	s->filter.until_us = UINT64_MAX;
 	t2_reader_init(r, record, quiet ? NULL : t2_report_bad_line, s);
 	s->reader = r;
 	return s;
@@ -905,10 +1101,18 @@ int t2_summary_write(struct t2_summary *s, FILE *f, int json, long top)
 		fputs("{\"processes\":[", f);
 		print_tree(f, 1, &tree);
 		fputs("],", f);
+		print_commands(f, 1, &tree);
+		fprintf(f, "\"processes_filtered_out\":%zu,", s->nproc - tree.n);
 	} else {
-		fprintf(f, "processes: %zu (%zu root%s)\n", tree.n, tree.nroots,
+		fprintf(f, "processes: %zu (%zu root%s)", tree.n, tree.nroots,
 			tree.nroots == 1 ? "" : "s");
-		print_tree(f, 0, &tree);
+		if (tree.n < s->nproc)
+			fprintf(f, ", %zu filtered out", s->nproc - tree.n);
+		fputc('\n', f);
+		if (s->tree || tree.n <= GROUP_OVER)
+			print_tree(f, 0, &tree);
+		else
+			print_commands(f, 0, &tree);
 	}
 	free_tree(&tree);
 	t2_reader_each_process(r, free_names, NULL);
@@ -924,22 +1128,105 @@ int t2_summary_write(struct t2_summary *s, FILE *f, int json, long top)
 	return fflush(f) || ferror(f) ? -1 : 0;
 }
 
-int cmd_summary(int argc, char **argv)
+struct options {
+	struct filter filter;
+	const char *out;  /* -o FILE */
+	long top;         /* -1: every region row */
+	int json, tree;
+};
+
+/* --command, --sid, --category (each may be repeated): 1 when argv[*i]
+ * is one (its value listed), 2 for a usage error (reported), else 0. */
+static int list_option(struct filter *f, int argc, char **argv, int *i)
 {
-	struct t2_summary *s;
-	struct t2_reader r;
-	long top = -1;
-	int json = 0, i, ret = 0;
+	struct {
+		const char *name;
+		const char **v;
+		size_t *n;
+	} lists[] = {
+		{ "--command", f->commands, &f->n_commands },
+		{ "--sid", f->sids, &f->n_sids },
+		{ "--category", f->categories, &f->n_categories },
+	};
+	const char *v;
+	size_t k;
+
+	for (k = 0; k < sizeof(lists) / sizeof(*lists); k++) {
+		if (!(v = usage_option(argc, argv, i, lists[k].name)))
+			continue;
+		if (!*v) {
+			usage_error("summary", "%s needs a value", lists[k].name);
+			return 2;
+		}
+		lists[k].v[(*lists[k].n)++] = v;
+		return 1;
+	}
+	return 0;
+}
+
+/* TIME as the log writes it, 2026-01-31T12:00:00.000000Z, or shorter:
+ * fewer digits of the fraction, none, no Z (UTC all the same). */
+static int parse_when(const char *arg, uint64_t *us)
+{
+	char buf[28];
+	size_t n = strlen(arg), frac;
+
+	if (n && arg[n - 1] == 'Z')
+		n--;
+	if (n < 19 || n > 26 || (n > 19 && arg[19] != '.'))
+		return -1;
+	frac = n > 20 ? n - 20 : 0;
+	memcpy(buf, arg, 19);
+	buf[19] = '.';
+	if (frac)
+		memcpy(buf + 20, arg + 20, frac);
+	memset(buf + 20 + frac, '0', 6 - frac);
+	buf[26] = 'Z';
+	return parse_utc_time(buf, 27, us);
+}
+
+/* --since TIME, --until TIME: as list_option(). */
+static int time_option(struct filter *f, int argc, char **argv, int *i)
+{
+	const char *v = usage_option(argc, argv, i, "--since");
+	const char *name = "--since";
+	uint64_t *us = &f->since_us;
+
+	if (!v) {
+		v = usage_option(argc, argv, i, "--until");
+		name = "--until";
+		us = &f->until_us;
+	}
+	if (!v)
+		return 0;
+	if (parse_when(v, us)) {
+		usage_error("summary", "%s needs a UTC time such as 2026-01-31T12:00:00Z", name);
+		return 2;
+	}
+	return 1;
+}
+
+/* The options into o; *first: the first FILE.  Returns -1 to go on, else
+ * the exit status. */
+static int parse_options(int argc, char **argv, struct options *o, int *first)
+{
+	const char *v;
 	char *end;
+	int i, k;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
-			const char *n = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < argc ? argv[++i] : "";
-
-			top = strtol(n, &end, 10);
-			if (!*n || *end || top < 0)
+		if ((k = t2_output_option("summary", argc, argv, &i, &o->out)) ||
+		    (k = list_option(&o->filter, argc, argv, &i)) ||
+		    (k = time_option(&o->filter, argc, argv, &i))) {
+			if (k == 2)
+				return 2;
+		} else if (!strcmp(argv[i], "--json"))
+			o->json = 1;
+		else if (!strcmp(argv[i], "--tree"))
+			o->tree = 1;
+		else if ((v = usage_option(argc, argv, &i, "--top"))) {
+			o->top = strtol(v, &end, 10);
+			if (!*v || *end || o->top < 0)
 				return usage_error("summary", "--top needs a number >= 0");
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return usage_show("summary", 0);
@@ -953,15 +1240,47 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage_error("summary", "no input (give FILE, DIR or -)");
+	*first = i;
+	return -1;
+}
 
+static int summarize(int argc, char **argv, const struct options *o, int i)
+{
+	struct t2_summary *s;
+	struct t2_reader r;
+	int ret = 0;
+
+	if (t2_output_begin("summary", o->out, argv + i, argc - i))
+		return 1;
 	s = t2_summary_new(&r, 0);
+	s->filter = o->filter;
+	s->tree = o->tree;
 	for (; i < argc; i++)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
-	if (t2_summary_write(s, stdout, json, top)) {
+	if (t2_summary_write(s, stdout, o->json, o->top)) {
 		fprintf(stderr, "trace2: standard output: %s\n", strerror(errno));
 		ret = 1;
 	}
 	t2_reader_free(&r);
+	return ret;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	struct options o;
+	const char **lists = xcalloc(3 * (size_t)argc, sizeof(*lists));
+	int first = 0, ret;
+
+	memset(&o, 0, sizeof(o));
+	o.top = -1;
+	o.filter.commands = lists;
+	o.filter.sids = lists + argc;
+	o.filter.categories = lists + 2 * argc;
+	o.filter.until_us = UINT64_MAX;
+	ret = parse_options(argc, argv, &o, &first);
+	if (ret < 0)
+		ret = summarize(argc, argv, &o, first);
+	free(lists);
 	return ret;
 }

@@ -16,13 +16,14 @@ static const char main_text[] =
 "    trace2 - read, convert and check Trace2 event logs\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 convert --to chrome|perf|normal [--brief] FILE...\n"
-"    trace2 convert --to otlp FILE...\n"
-"    trace2 summary [--json] [--top N] FILE...\n"
-"    trace2 validate [--strict] [--quiet] FILE...\n"
-"    trace2 validate [--strict] [--quiet] --listen af_unix:PATH [--count N]\n"
+"    trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE...\n"
+"    trace2 convert --to otlp [-o FILE] FILE...\n"
+"    trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...\n"
+"    trace2 validate [--strict] [--quiet] [-o FILE] FILE...\n"
+"    trace2 validate [--strict] [--quiet] [-o FILE] --listen af_unix:PATH [--count N]\n"
 "    trace2 help [COMMAND]\n"
 "    trace2 --help\n"
+"    trace2 --version\n"
 "\n"
 "DESCRIPTION\n"
 "    Works on event-format logs (GIT_TRACE2_EVENT), evt \"3\" or \"4\", as\n"
@@ -31,6 +32,12 @@ static const char main_text[] =
 "    input. Logs of many processes may be interleaved in one file. Lines\n"
 "    that are not events are reported as FILE:LINE: REASON on standard\n"
 "    error and skipped.\n"
+"\n"
+"    Every command writes to standard output, or to FILE with -o FILE.\n"
+"    Nothing is written until every input has been found readable and\n"
+"    none is the command's own output (standard output, standard error\n"
+"    or -o's FILE, also as a file of an input directory); else the\n"
+"    command reports the inputs at fault and exits with status 1.\n"
 "\n"
 "    Get a log from any Git command:\n"
 "        GIT_TRACE2_EVENT=/tmp/status.json git status\n"
@@ -44,6 +51,9 @@ static const char main_text[] =
 "                format and the collectors' rules\n"
 "    help        show the manual of a command\n"
 "\n"
+"OPTIONS\n"
+"    --version   the version of libtrace2 the command is built with.\n"
+"\n"
 "EXIT STATUS\n"
 "    0 success, 1 a problem found (see each command), 2 usage error.\n"
 "\n"
@@ -51,14 +61,14 @@ static const char main_text[] =
 "    docs/tools.md, docs/event-schema.md, docs/targets.md\n";
 
 static const struct page pages[] = {
-	{ "convert", "trace2 convert --to chrome|perf|normal [--brief] FILE... | --to otlp FILE...",
+	{ "convert", "trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE... | --to otlp [-o FILE] FILE...",
 "NAME\n"
 "    trace2 convert - an event log as a Chrome trace, as the perf or normal\n"
 "    target writes it, or as OpenTelemetry traces\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 convert --to chrome|perf|normal [--brief] FILE...\n"
-"    trace2 convert --to otlp FILE...\n"
+"    trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE...\n"
+"    trace2 convert --to otlp [-o FILE] FILE...\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads every record of the event-format FILEs (a file, a directory\n"
@@ -101,10 +111,12 @@ static const struct page pages[] = {
 "    --brief\n"
 "        write the brief form (GIT_TRACE2_PERF_BRIEF, GIT_TRACE2_BRIEF,\n"
 "        GIT_TRACE2_CHROME_BRIEF): no time and location columns, no args.\n"
+"    -o FILE, --output FILE\n"
+"        write to FILE instead of standard output (see trace2 --help).\n"
 "\n"
 "EXIT STATUS\n"
-"    0, or 1 when an input could not be read or standard output failed.\n"
-"    Malformed lines are reported on standard error and skipped; they do\n"
+"    0, or 1 when an input could not be read (or is the output) or the\n"
+"    output failed. Malformed lines are reported on standard error and skipped; they do\n"
 "    not change the exit status.\n"
 "\n"
 "EXAMPLE\n"
@@ -112,12 +124,14 @@ static const struct page pages[] = {
 "    trace2 convert --to perf /tmp/log.json\n"
 "    trace2 convert --to chrome /tmp/log.json >/tmp/trace.json\n"
 "    trace2 convert --to otlp /tmp/log.json >/tmp/traces.jsonl\n" },
-	{ "summary", "trace2 summary [--json] [--top N] FILE...",
+	{ "summary", "trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...",
 "NAME\n"
 "    trace2 summary - an event log in short: processes and where time went\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 summary [--json] [--top N] FILE...\n"
+"    trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...\n"
+"    FILTER: --command NAME, --sid PREFIX, --category CATEGORY (each may\n"
+"    be repeated: any of them), --since TIME, --until TIME\n"
 "\n"
 "DESCRIPTION\n"
 "    Prints, for the event-format FILEs (a file, a directory target's\n"
@@ -125,7 +139,10 @@ static const struct page pages[] = {
 "      - the process tree: each process (SID) with its command name\n"
 "        (cmd_name, else its program), mode (cmd_mode), exit code and\n"
 "        elapsed time (atexit's or exit's t_abs, else its last record's),\n"
-"        its child processes (SID <its SID>/...) indented under it;\n"
+"        its child processes (SID <its SID>/...) indented under it; over\n"
+"        50 processes, one line per command name instead: the number of\n"
+"        its processes, of those that failed (exit code not 0, a signal\n"
+"        or no exit), and their total, min, median and max elapsed time;\n"
 "      - per region category/label, over all processes and threads: the\n"
 "        count, total time, self time (total minus the regions directly\n"
 "        nested in it on its thread), min, median, p95 and max of the\n"
@@ -142,22 +159,40 @@ static const struct page pages[] = {
 "        the same as one JSON document (docs/tools.md has its shape).\n"
 "    --top N\n"
 "        only the N region rows with the largest totals.\n"
+"    --tree\n"
+"        the process tree however many processes there are.\n"
+"    --command NAME\n"
+"        only the processes of that command name (as shown), and their\n"
+"        records.\n"
+"    --sid PREFIX\n"
+"        only the processes whose SID starts with PREFIX (a process's SID\n"
+"        selects it and its descendants), and their records.\n"
+"    --since TIME, --until TIME\n"
+"        a time window, UTC as the log writes it (2026-01-31T12:00:00Z;\n"
+"        the fraction may be given, the Z left out): only the processes\n"
+"        that ran during it (first to last record), and only the regions\n"
+"        that ended in it and the timers and counters written in it.\n"
+"    --category CATEGORY\n"
+"        only the regions, timers and counters of that category.\n"
+"    -o FILE, --output FILE\n"
+"        write to FILE instead of standard output.\n"
 "\n"
 "EXIT STATUS\n"
-"    0, or 1 when an input could not be read or standard output failed,\n"
-"    2 for a usage error. Malformed lines are reported on standard error\n"
-"    and skipped.\n"
+"    0, or 1 when an input could not be read (or is the output) or the\n"
+"    output failed, 2 for a usage error. Malformed lines are reported on\n"
+"    standard error and skipped.\n"
 "\n"
 "EXAMPLE\n"
 "    GIT_TRACE2_EVENT=/tmp/log.json GIT_TRACE2_EVENT_NESTING=100 git clone ...\n"
-"    trace2 summary --top 20 /tmp/log.json\n" },
-	{ "validate", "trace2 validate [--strict] [--quiet] FILE... | --listen af_unix:PATH [--count N]",
+"    trace2 summary --top 20 /tmp/log.json\n"
+"    trace2 summary --command gc --tree /tmp/logs/\n" },
+	{ "validate", "trace2 validate [--strict] [--quiet] [-o FILE] FILE... | --listen af_unix:PATH [--count N]",
 "NAME\n"
 "    trace2 validate - check event logs against the event format\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 validate [--strict] [--quiet] FILE...\n"
-"    trace2 validate [--strict] [--quiet] --listen af_unix:PATH [--count N]\n"
+"    trace2 validate [--strict] [--quiet] [-o FILE] FILE...\n"
+"    trace2 validate [--strict] [--quiet] [-o FILE] --listen af_unix:PATH [--count N]\n"
 "\n"
 "DESCRIPTION\n"
 "    Checks every line: valid JSON, the required keys of its event and\n"
@@ -178,6 +213,8 @@ static const struct page pages[] = {
 "        exit with status 1 on warnings too.\n"
 "    --quiet\n"
 "        print no summary line.\n"
+"    -o FILE, --output FILE\n"
+"        write the problems to FILE instead of standard output.\n"
 "    --listen af_unix:PATH\n"
 "        be a local stand-in collector: listen on a stream socket at PATH\n"
 "        (created; removed at the end), accept connections (one per\n"
@@ -188,8 +225,8 @@ static const struct page pages[] = {
 "        with --listen: stop after N connections have closed.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 no error, 1 an error (--strict: or a warning) or unreadable input,\n"
-"    2 usage error.\n"
+"    0 no error, 1 an error (--strict: or a warning) or unreadable input\n"
+"    (or one that is the output), 2 usage error.\n"
 "\n"
 "EXAMPLE\n"
 "    trace2 validate --listen af_unix:/tmp/t2.sock --count 1 &\n"
@@ -211,6 +248,19 @@ int usage_known(const char *name)
 		if (!strcmp(pages[i].name, name))
 			return 1;
 	return 0;
+}
+
+const char *usage_option(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : "";
 }
 
 int usage_show(const char *cmd, int code)

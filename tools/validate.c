@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "listen.h"
+#include "output.h"
 #include "reader.h"
 #include "text.h"
 #include "usage.h"
@@ -578,14 +579,17 @@ int cmd_validate(int argc, char **argv)
 {
 	struct vctx c;
 	struct t2_reader r;
-	const char *listen_on = NULL;
+	const char *listen_on = NULL, *out = NULL;
 	long count = 0;
-	int strict = 0, i, ret = 0;
+	int strict = 0, i, ret = 0, o;
 	char *end;
 
 	memset(&c, 0, sizeof(c));
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--strict"))
+		if ((o = t2_output_option("validate", argc, argv, &i, &out))) {
+			if (o == 2)
+				return 2;
+		} else if (!strcmp(argv[i], "--strict"))
 			strict = 1;
 		else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
 			c.v.quiet = 1;
@@ -613,6 +617,8 @@ int cmd_validate(int argc, char **argv)
 		return usage_error("validate", "--count goes with --listen");
 	if (!listen_on && i == argc)
 		return usage_error("validate", "no input (give FILE, DIR or -)");
+	if (t2_output_begin("validate", out, argv + i, argc - i))
+		return 1;
 	t2_reader_init(&r, record, bad_line, &c);
 	c.r = &r;
 	if (listen_on) {

@@ -1,0 +1,76 @@
+/*
+ * Where a trace2 command writes (see output.h).  The inputs are checked
+ * before the first byte is written, so that a missing input leaves no
+ * half output (a Chrome file's "{"traceEvents":[" and "]}" around
+ * nothing), and an input that is also the output is neither emptied by
+ * -o nor read as the command appends to it.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "usage.h"
+
+int t2_output_option(const char *cmd, int argc, char **argv, int *i, const char **path)
+{
+	const char *a = argv[*i], *v = usage_option(argc, argv, i, "-o");
+
+	if (!v && !(v = usage_option(argc, argv, i, "--output")))
+		return 0;
+	if (!*v) {
+		usage_error(cmd, "%s needs a FILE", a);
+		return 2;
+	}
+	*path = v;
+	return 1;
+}
+
+/* FILE as standard output; *created: it did not exist. */
+static int open_as_stdout(const char *cmd, const char *path, int *created)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC); /* emptied once the inputs pass */
+	if (fd >= 0)
+		fflush(stdout); /* nothing is written before this, but be sure */
+	if (fd < 0 || dup2(fd, 1) < 0) {
+		fprintf(stderr, "trace2 %s: %s: %s\n", cmd, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (*created)
+			unlink(path);
+		return 1;
+	}
+	if (fd != 1) /* 1 when standard output was closed */
+		close(fd);
+	return 0;
+}
+
+int t2_output_begin(const char *cmd, const char *path, char *const *inputs, int n)
+{
+	struct stat st;
+	int created = 0;
+
+	if (path && !strcmp(path, "-"))
+		path = NULL;
+	if (path && open_as_stdout(cmd, path, &created))
+		return 1;
+	if (t2_reader_check_paths(inputs, n, path ? "output (-o)" : "standard output")) {
+		if (created)
+			unlink(path);
+		return 1;
+	}
+	if (path && !created && !fstat(1, &st) && S_ISREG(st.st_mode) && ftruncate(1, 0)) {
+		fprintf(stderr, "trace2 %s: %s: %s\n", cmd, path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
