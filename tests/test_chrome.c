@@ -22,11 +22,10 @@
  *   atexit, the process slice from version to the end, each child as a
  *   slice from child_start to child_exit on its own track, linked by a
  *   flow to the child's process slice; regions deeper than 32 levels get
- *   none.  The engine must report no error, every flow must end at a
- *   child's process slice, and speedscope must import every file.  What
- *   else must hold (no begin/end mismatch and the event target's slices,
- *   every child linked, no speedscope warning) is set by the *_CHECKS
- *   below, per scenario.
+ *   none.  The engine must report no error and no begin/end mismatch
+ *   and find exactly those slices and flows (every child linked, every
+ *   flow ending at a child's process slice); speedscope must import
+ *   every file without a warning.
  *   Scenarios: one process with 4 threads; a parent and two children;
  *   8 children x 4 threads into one file, and into one directory (each
  *   file there strict JSON; also in buffered mode);
@@ -878,34 +877,13 @@ static const char *report_thread_name(char **lines, size_t n, long pid, long tid
 	return "?";
 }
 
-/* What a scenario's trace, loaded as written, must show beyond loading
- * without an engine error, every flow ending at a child's process slice
- * and speedscope importing it. */
-enum {
-	AS_WRITTEN_BALANCED = 1, /* no begin/end mismatch; the model's slices */
-	AS_WRITTEN_LINKED = 2,	 /* the model's flows: every child linked */
-	SPEEDSCOPE_CLEAN = 4,	 /* speedscope warns of nothing */
-};
-
 /*
- * The checks of every scenario: the engine pairing begin and end events
- * of every thread and process as written; flows in a file shared by a
- * parent and its children, and in a directory target's files (one
- * process each, joined in name order: parents first); speedscope's.
+ * Compare the engine's report with the model: no engine error and no
+ * begin/end mismatch, the same slices (thread named, not numbered), and
+ * a flow for every child, each from a track of the parent to the child's
+ * main thread at its version time.  Returns the number of slices.
  */
-#define BEGIN_END_CHECKS AS_WRITTEN_BALANCED
-#define SHARED_FILE_FLOW_CHECKS AS_WRITTEN_LINKED
-#define DIR_FLOW_CHECKS AS_WRITTEN_LINKED
-#define SPEEDSCOPE_CHECKS SPEEDSCOPE_CLEAN
-
-/*
- * Compare the engine's report with the model: no engine error, each flow
- * from a track of the parent to a child's main thread at its version
- * time; with AS_WRITTEN_BALANCED no mismatch and the same slices (thread
- * named, not numbered); with AS_WRITTEN_LINKED a flow for every child.
- * Returns the number of slices.
- */
-static size_t compare_report(const char *report, struct model *m, int checks)
+static size_t compare_report(const char *report, struct model *m)
 {
 	size_t n, i, slices = 0;
 	char **lines = t2_lines(report, &n), *got = NULL, *want, *got_sorted;
@@ -919,8 +897,7 @@ static size_t compare_report(const char *report, struct model *m, int checks)
 		unsigned long long ts, ts2;
 		char dur[24];
 
-		if (!strncmp(lines[i], "engine-error ", 13) ||
-		    (!strncmp(lines[i], "mismatch ", 9) && (checks & AS_WRITTEN_BALANCED)))
+		if (!strncmp(lines[i], "engine-error ", 13) || !strncmp(lines[i], "mismatch ", 9))
 			fail_msg("the engine reported: %s", lines[i]);
 		if (sscanf(lines[i], "slice %ld %ld %d %llu %23s %n", &pid, &tid, &depth, &ts,
 			   dur, &off) == 5 && off) {
@@ -954,13 +931,13 @@ static size_t compare_report(const char *report, struct model *m, int checks)
 		t2_write_file("/tmp/t2-chrome-got.txt", got_sorted);
 		t2_write_file("/tmp/t2-chrome-want.txt", want);
 	}
-	if ((checks & AS_WRITTEN_BALANCED) && strcmp(want, got_sorted))
+	if (strcmp(want, got_sorted))
 		fail_msg("the engine's slices:\n%s\nthe event target's regions:\n%s", got_sorted,
 			 want);
 	want_flows = sorted_lines(m->flows ? m->flows : "");
 	free(got);
 	got = sorted_lines(flows);
-	if ((checks & AS_WRITTEN_LINKED) && strcmp(want_flows, got))
+	if (strcmp(want_flows, got))
 		fail_msg("the engine's flows:\n%s\nthe children:\n%s", got, want_flows);
 	free(got);
 	free(got_sorted);
@@ -974,9 +951,9 @@ static size_t compare_report(const char *report, struct model *m, int checks)
 /*
  * speedscope's import of the traces at path (a file, or each file of a
  * directory on its own): every file imported into at least one profile,
- * nothing thrown; with SPEEDSCOPE_CLEAN no warning.  Says what it found.
+ * nothing thrown, no warning.  Says what it found.
  */
-static void speedscope_check(const char *path, int checks, const char *label)
+static void speedscope_check(const char *path, const char *label)
 {
 	char *report = viewer_report("check_speedscope.mjs", path);
 	const char *total = strstr(report, "\ntotal ");
@@ -987,7 +964,7 @@ static void speedscope_check(const char *path, int checks, const char *label)
 	if (profiles < 1 || strstr(report, "\nwarning speedscope imported nothing") ||
 	    strstr(report, "\nwarning the importer threw"))
 		fail_msg("%s: speedscope did not import the trace:\n%s", label, report);
-	if ((checks & SPEEDSCOPE_CLEAN) && warnings)
+	if (warnings)
 		fail_msg("%s: speedscope warned:\n%s", label, report);
 	print_message("%s: speedscope made %ld profiles, with %ld warnings\n", label, profiles,
 		      warnings);
@@ -998,8 +975,8 @@ static void speedscope_check(const char *path, int checks, const char *label)
  * Run fn with the chrome and event targets both writing into one file
  * each, shared by every process (dir_mode: a directory each), load the
  * chrome trace as written in the engine and compare, and in speedscope;
- * expect_signal: some process must have been killed by a signal.  With
- * AS_WRITTEN_BALANCED the engine must find want_slices slices.
+ * expect_signal: some process must have been killed by a signal; the
+ * engine must find want_slices slices.
  */
 static void engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_signal,
 		       const char *label, size_t want_slices)
@@ -1012,7 +989,6 @@ static void engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_s
 	size_t slices;
 	long flows = -1, mismatches = -1;
 	int status;
-	int checks = BEGIN_END_CHECKS | (dir_mode ? DIR_FLOW_CHECKS : SHARED_FILE_FLOW_CHECKS);
 
 	assert_non_null(m);
 	if (dir_mode) {
@@ -1060,10 +1036,10 @@ static void engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_s
 	if (getenv("T2_KEEP"))
 		print_message("%s: in %s\n", label, dir);
 	report = viewer_report("check_trace.mjs", chrome);
-	slices = compare_report(report, m, checks);
+	slices = compare_report(report, m);
 	if (expect_signal && !m->nsignal)
 		fail_msg("%s: no process was killed by a signal", label);
-	if ((checks & AS_WRITTEN_BALANCED) && slices != want_slices)
+	if (slices != want_slices)
 		fail_msg("%s: %zu slices, want %zu", label, slices, want_slices);
 	total = strstr(report, "\ntotal ");
 	if (total)
@@ -1071,7 +1047,7 @@ static void engine_run(t2_scenario_fn *fn, void *arg, int dir_mode, int expect_s
 	print_message("%s: as written, the engine found %zu slices, %ld flows for %d children, "
 		      "%ld begin/end mismatches\n", label, slices, flows, m->nchild, mismatches);
 	free(report);
-	speedscope_check(chrome, SPEEDSCOPE_CHECKS, label);
+	speedscope_check(chrome, label);
 	free(m->slices);
 	free(m->flows);
 	free(m);
@@ -1233,7 +1209,7 @@ static char *expect_loaded(const char *path, int flows, const char *label)
 	assert_int_equal(e, 0);
 	if (flows >= 0)
 		assert_int_equal(f, flows);
-	speedscope_check(path, SPEEDSCOPE_CLEAN, label);
+	speedscope_check(path, label);
 	return report;
 }
 
