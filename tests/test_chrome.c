@@ -34,8 +34,8 @@
  *   deep; 8 children x 2 threads x 300 regions into one file.
  * full_own_file, engine_full_file: maxFileSize ends a file of its own
  *   and a shared file with trace events.
- * engine_rotated_file: the file after a trace2_reopen() inside open
- *   regions loads alone, with its names and those regions.
+ * engine_rotated_file: each file of a trace2_reopen() inside open
+ *   regions loads alone, the new one with its names and those regions.
  * engine_driver_children: the test driver's chain of children, linked
  *   as written.
  *
@@ -1191,20 +1191,21 @@ static int report_count(const char *report, const char *what)
 	return count;
 }
 
-/* The engine's report on the trace at path, as written: no engine
- * error, no mismatch and flows flows (caller frees); speedscope imports
- * it without a warning. */
+/* The engine's report on the trace at path, as written: at least one
+ * slice, no engine error, no mismatch and flows flows (caller frees);
+ * speedscope imports it without a warning. */
 static char *expect_loaded(const char *path, int flows, const char *label)
 {
 	char *report = viewer_report("check_trace.mjs", path);
 	const char *total = strstr(report, "\ntotal ");
-	int f = -1, m = -1, e = -1;
+	int s = -1, f = -1, m = -1, e = -1;
 
 	if (report_count(report, "engine-error ") || report_count(report, "mismatch "))
 		fail_msg("the engine reported:\n%s", report);
 	assert_non_null(total);
-	assert_int_equal(sscanf(total, "\ntotal %*d slices %d flows %d mismatches %d engine-errors",
-				&f, &m, &e), 3);
+	assert_int_equal(sscanf(total, "\ntotal %d slices %d flows %d mismatches %d engine-errors",
+				&s, &f, &m, &e), 4);
+	assert_true(s >= 1);
 	assert_int_equal(m, 0);
 	assert_int_equal(e, 0);
 	if (flows >= 0)
@@ -1324,8 +1325,9 @@ static void full_own_file(void **state)
 	free(dir);
 }
 
-/* The rotation scenario: a region open on main and on a worker while
- * the file is renamed away and trace2_reopen() opens a new one. */
+/* The rotation scenario: a region left on main, then a region open on
+ * main and on a worker while the file is renamed away and
+ * trace2_reopen() opens a new one. */
 struct rotation {
 	const char *path;
 	pthread_mutex_t lock;
@@ -1359,6 +1361,8 @@ static void rotation_scenario(void *p)
 
 	trace2_cmd_start(argv);
 	trace2_cmd_name("rotate");
+	trace2_region_enter("rot", "before", NULL);
+	trace2_region_leave("rot", "before", NULL);
 	trace2_region_enter("rot", "outer", NULL);
 	pthread_create(&th, NULL, rotation_worker, r);
 	pthread_mutex_lock(&r->lock);
@@ -1380,11 +1384,13 @@ static void rotation_scenario(void *p)
 	free(old);
 }
 
-/* The file after a rotation inside open regions, loaded alone: the
- * process's and threads' names, and the regions that were open. */
+/* Each file of a rotation inside open regions loads alone: the old one
+ * with the region left before it, the new one with the process's and
+ * threads' names and the regions that were open. */
 static void engine_rotated_file(void **state)
 {
 	char *dir = t2_tmpdir(), *path = t2_path(dir, "trace.json"), *report;
+	char *old = t2_xfmt("%s.1", path);
 	struct rotation r = { path, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 	struct t2_env env = { 0 };
 
@@ -1392,7 +1398,11 @@ static void engine_rotated_file(void **state)
 	SKIP_WITHOUT_ENGINE("engine_rotated_file");
 	t2_env_add(&env, "GIT_TRACE2_CHROME=%s", path);
 	assert_int_equal(t2_run(rotation_scenario, &r, t2_env_list(&env)), 0);
-	report = expect_loaded(path, 0, "engine_rotated_file");
+	report = expect_loaded(old, 0, "engine_rotated_file (the old file)");
+	assert_true(t2_matches(report, "(^|\n)process [0-9]+ rot rotate\n"));
+	assert_true(t2_matches(report, "\nslice [0-9]+ 1 0 [0-9]+ [0-9]+ before\n"));
+	free(report);
+	report = expect_loaded(path, 0, "engine_rotated_file (the new file)");
 	/* the names, and the slices at their depths (main: the process's
 	 * at 0, outer, inner; the worker: work) */
 	assert_true(t2_matches(report, "(^|\n)process [0-9]+ rot rotate\n"));
@@ -1402,9 +1412,11 @@ static void engine_rotated_file(void **state)
 	assert_true(t2_matches(report, "\nslice [0-9]+ 1 1 [0-9]+ [0-9]+ outer\n"));
 	assert_true(t2_matches(report, "\nslice [0-9]+ 1 2 [0-9]+ [0-9]+ inner\n"));
 	assert_true(t2_matches(report, "\nslice [0-9]+ 2 0 [0-9]+ [0-9]+ work\n"));
+	assert_false(t2_matches(report, " before\n"));
 	free(report);
 	t2_env_free(&env);
 	t2_rmtree(dir);
+	free(old);
 	free(path);
 	free(dir);
 }
