@@ -1,8 +1,10 @@
 #!/bin/sh
 # make demo's script (examples/demo.sh): one run of the example traced by
 # the perf, chrome and event targets; it explains the perf columns, names
-# the Chrome file it wrote and the viewers that open it, summarizes the
-# event log of that same run, and ends with the stats target's table.
+# the Chrome file it wrote (which Chrome DevTools' trace engine and
+# speedscope load as written, with no mismatch and no warning) and the
+# viewers that open it, summarizes the event log of that same run, and
+# ends with the stats target's table.
 # usage: T2_BIN=build/bin tests/test_demo.sh
 set -u
 . "$(dirname "$0")/tool_test_lib.sh"
@@ -21,7 +23,33 @@ for col in "time of day" "file and line" "depth" "thread" "event" "repository" "
 	has "legend for '$col'" "^  [^ ].* +.*$col"
 done
 
-# The Chrome file: named with its absolute path, written by this run.
+# viewers_load FILE N: FILE as written in both viewers (tests/chrome/):
+# in Chrome DevTools' trace engine N hash-file slices, each nested in a
+# hasher thread's worker slice, no flow, no begin/end mismatch, no
+# error; speedscope imports it without a warning.  Skipped with a
+# message when the viewers cannot be installed.
+viewers_load() {
+	engine=${T2_CHROME_DIR:-build/chrome}
+	if ! tests/chrome/install.sh "$engine" 2>"$tmp/install.err"; then
+		echo "$t2_test: SKIP: $1 not loaded in the viewers: $(cat "$tmp/install.err")"
+		return
+	fi
+	node "$engine/check_trace.mjs" "$1" >"$tmp/engine" 2>&1 ||
+		bad "check_trace.mjs failed: $(head -3 "$tmp/engine")"
+	grep -qx 'total [1-9][0-9]* slices 0 flows 0 mismatches 0 engine-errors' "$tmp/engine" && ok ||
+		bad "$1 as written in the engine: $(tail -1 "$tmp/engine")"
+	h=$(awk '$1 == "thread" && $4 ~ /:hasher$/ { hasher[$2 " " $3] = 1 }
+		 $1 == "slice" && $NF == "hash-file" && $4 == 1 && hasher[$2 " " $3] { n++ }
+		 END { print n + 0 }' "$tmp/engine")
+	[ "$h" = "$2" ] && ok || bad "$1: the engine shows $h hash-file slices on hasher threads, want $2"
+	node "$engine/check_speedscope.mjs" "$1" >"$tmp/speedscope" 2>&1 ||
+		bad "check_speedscope.mjs failed: $(head -3 "$tmp/speedscope")"
+	grep -qx 'total [1-9][0-9]* profiles 0 warnings' "$tmp/speedscope" && ok ||
+		bad "$1 in speedscope: $(grep -m3 '^warning\|^total' "$tmp/speedscope")"
+}
+
+# The Chrome file: named with its absolute path, written by this run,
+# loaded as written in both viewers.
 chrome=$tmp/demo/hashsort.json
 has "Chrome file's path" "^  $chrome\$"
 for viewer in ui.perfetto.dev chrome://tracing speedscope.app; do has "viewer $viewer" "$viewer"; done
@@ -29,6 +57,7 @@ if [ -s "$chrome" ]; then
 	[ "$(head -c 1 "$chrome")" = "[" ] && ok || bad "$chrome: not a Chrome trace array"
 	n=$(grep -c '"name":"hash-file"' "$chrome")
 	[ "$n" -ge 2 ] && ok || bad "$chrome: $n hash-file regions, want 2 or more"
+	viewers_load "$chrome" "$n"
 else
 	bad "no $chrome"
 fi
