@@ -852,6 +852,7 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	struct t2_process *p = rec->proc;
 	struct oproc *op;
 	void **head;
+	char unnamed[T2_UNNAMED_MAX];
 
 	op = xzalloc(sizeof(*op));
 	op->p = p;
@@ -870,7 +871,8 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	op->id = span_id(op->h);
 	op->has_pid = !t2_pid_of_sid(p->pub.sid, &op->pid);
 	put_str(&op->sid_attr, "trace2.sid", p->pub.sid);
-	op->sp = span_new(o, ns_of(rec), "");
+	/* named by its cmd_name or argv[0] when they come */
+	op->sp = span_new(o, ns_of(rec), t2_unnamed(p, unnamed));
 	op->sp->id = op->id;
 	put_str(&op->sp->fixed, "trace2.span", "process");
 	sb_add(&op->sp->fixed, ",", 1);

@@ -182,6 +182,16 @@ int t2_pid_of_sid(const char *sid, uint32_t *pid)
 	return 0;
 }
 
+const char *t2_unnamed(const struct t2_process *p, char *buf)
+{
+	uint32_t pid;
+
+	if (t2_pid_of_sid(p->pub.sid, &pid))
+		return "?";
+	snprintf(buf, T2_UNNAMED_MAX, "(pid %lu)", (unsigned long)pid);
+	return buf;
+}
+
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx)
 {

@@ -197,6 +197,12 @@ enum trace2_event_kind t2_event_kind(const char *name);
  * 0, or -1 if it has none. */
 int t2_pid_of_sid(const char *sid, uint32_t *pid);
 
+/* What names a process whose input has neither its cmd_name nor its
+ * start (it started before the input: a rotated file): "(pid N)" from
+ * its SID, else "?"; into buf of T2_UNNAMED_MAX bytes. */
+#define T2_UNNAMED_MAX 24
+const char *t2_unnamed(const struct t2_process *p, char *buf);
+
 /* The process with that SID, if read so far. */
 struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len);
 

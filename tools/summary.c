@@ -745,6 +745,7 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 {
 	const struct sproc *sp = p->user;
 	int complete = sp->have_exit || sp->have_atexit;
+	char unnamed[T2_UNNAMED_MAX];
 
 	if (json) {
 		fputs(first ? "" : ",", f);
@@ -768,7 +769,7 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 		return;
 	}
 	fprintf(f, "%*s", 2 + 2 * depth, "");
-	text_put(f, shown_name(sp) ? shown_name(sp) : "?");
+	text_put(f, shown_name(sp) ? shown_name(sp) : t2_unnamed(p, unnamed));
 	fputs("  mode=", f);
 	text_put(f, sp->mode ? sp->mode : "-");
 	fputs("  exit=", f);
