@@ -916,7 +916,7 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 
 	if (!op)
 		return proc_new(o, rec);
-	if (rec->resumed && op->ended)
+	if (op->ended) /* the reader says rec->resumed */
 		return proc_detached(o, op, rec);
 	return op;
 }

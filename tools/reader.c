@@ -806,9 +806,11 @@ static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_reco
 		rec->repeat = 1;
 		rec->first_repeat = !s->repeats++;
 	}
-	if (p && !rec->repeat) {
-		if (rec->has_time && r->find_repeats)
-			take_anchor(p, s, time_us, line, len);
+	if (p && !rec->repeat && r->find_repeats && rec->has_time)
+		take_anchor(p, s, time_us, line, len);
+	/* only records every subcommand takes (t2_record_usable()) end or
+	 * resume a process, so that they all see the same */
+	if (p && !rec->repeat && rec->known && rec->thread) {
 		if (p->exited) {
 			resume(p);
 			rec->resumed = 1;
