@@ -107,17 +107,7 @@ static int teardown(void **state)
 
 static void exec_trace2(void *arg)
 {
-	const char *const *args = arg;
-	const char *argv[8];
-	char *prog = t2_path(t2_bin_dir(), "trace2");
-	size_t n = 0;
-
-	argv[n++] = prog;
-	for (; *args && n < 7; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	execv(prog, (char *const *)argv);
-	_exit(127);
+	t2_exec_program(t2_bin_dir(), "trace2", arg);
 }
 
 /* trace2 with args (NULL-terminated). */

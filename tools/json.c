@@ -561,33 +561,41 @@ static int jnum_scaled(const struct jnum *n, int scale, uint64_t *out, int *inex
 	return 0;
 }
 
-int jval_int(const struct jval *v, int64_t *out)
+/* |v| * 10^scale into *x, its sign into *neg: 0; -1 when v is not a
+ * number; -2 when it does not fit 64 bits. */
+static int jval_scaled(const struct jval *v, int scale, uint64_t *x, int *neg, int *inexact)
 {
 	struct jnum n;
-	uint64_t x;
-	int inexact;
 
 	if (jnum_parse(v, &n))
 		return -1;
-	if (jnum_scaled(&n, 0, &x, &inexact))
-		return -2;
+	*neg = n.neg;
+	return jnum_scaled(&n, scale, x, inexact) ? -2 : 0;
+}
+
+int jval_int(const struct jval *v, int64_t *out)
+{
+	uint64_t x;
+	int neg, inexact, r = jval_scaled(v, 0, &x, &neg, &inexact);
+
+	if (r)
+		return r;
 	if (inexact)
 		return -1; /* a fraction: not an integer */
-	if (n.neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
+	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
 		return -2;
-	*out = n.neg ? (int64_t)(0 - x) : (int64_t)x;
+	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
 	return 0;
 }
 
 int jval_micros(const struct jval *v, uint64_t *out)
 {
-	struct jnum n;
 	uint64_t x;
-	int inexact;
+	int neg, inexact, r = jval_scaled(v, 6, &x, &neg, &inexact);
 
-	if (jnum_parse(v, &n))
-		return -1;
-	if (jnum_scaled(&n, 6, &x, &inexact) || (n.neg && x))
+	if (r)
+		return r;
+	if (neg && x)
 		return -2;
 	*out = x;
 	return 0;
