@@ -686,7 +686,7 @@ void t2_exec_program(const char *bin_dir, const char *name, const char *const *a
 	for (; args && *args && n < 63; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	execv(prog, (char *const *)argv);
+	t2_exec_built(prog, (char *const *)argv); /* through the emulator, if any */
 	_exit(127);
 }
 
