@@ -496,17 +496,7 @@ static void fork_while_busy(void **state)
 
 static void exec_hashsort(void *arg)
 {
-	const char *const *args = arg;
-	const char *argv[16];
-	char *prog = t2_path(t2_bin_dir(), "example-hashsort");
-	size_t n = 0;
-
-	argv[n++] = prog;
-	for (; *args && n < 15; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	execv(prog, (char *const *)argv);
-	_exit(127);
+	t2_exec_program(t2_bin_dir(), "example-hashsort", arg);
 }
 
 /* hashsort's stdout: one "<16 hex digits> <path>" line per readable file,

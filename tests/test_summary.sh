@@ -420,6 +420,27 @@ fi
 grep -q '^  hashsort  .* exit=0 ' "$tmp/hs.out" && ok || bad "hashsort: no process line"
 grep -q ' hashsort/hash-file$' "$tmp/hs.out" && ok || bad "hashsort: no hash-file regions"
 
+# Numbers past what their key holds, 64 bits included: reported, their
+# record skipped, never read as 0.
+: >"$log"
+ev N main version '"evt":"4","exe":"2.47.0"'
+ev N main cmd_name '"name":"big","hierarchy":"big"'
+ev N main exit '"t_abs":0.5,"code":99999999999999999999999'
+ev N main atexit '"t_abs":1e999,"code":0'
+ev N main region_enter '"category":"r","label":"x"'
+ev N main region_leave '"t_rel":18446744073709.551616,"category":"r","label":"x"'
+"$T2" summary "$log" >"$tmp/big.out" 2>"$tmp/big.err"
+cat >"$tmp/big.want" <<EOF
+$log:3: "code" 99999999999999999999999 is out of range (-2147483648 to 2147483647); skipped
+$log:4: "t_abs" 1e999 is out of range (0 to 4294967295 seconds); skipped
+$log:6: "t_rel" 18446744073709.551616 is out of range (0 to 4294967295 seconds); skipped
+EOF
+same "numbers out of range: reported" "$tmp/big.want" "$tmp/big.err"
+grep -q '^  big  mode=-  exit=-  elapsed=' "$tmp/big.out" && ok ||
+	bad "numbers out of range: read as something: $(head -3 "$tmp/big.out")"
+grep -q '^regions: 1 never left' "$tmp/big.out" && ok ||
+	bad "numbers out of range: the region was counted"
+
 if command -v git >/dev/null 2>&1; then
 	g="$tmp/git"
 	mkdir "$g"

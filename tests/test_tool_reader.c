@@ -82,24 +82,42 @@ static void numbers(void **state)
 	(void)state;
 	assert_int_equal(parse("{\"i\":-42,\"big\":9223372036854775807,\"over\":9223372036854775808,"
 			       "\"neg\":-9223372036854775808,\"f\":1.5,\"s\":0.000250,"
-			       "\"r\":1.0000005,\"e\":1e3,\"str\":\"1\"}"), 0);
+			       "\"r\":1.0000005,\"e\":1e3,\"str\":\"1\",\"huge\":99999999999999999999999,"
+			       "\"inf\":1e999,\"tiny\":1e-999,\"ef\":2.5E+1,\"nz\":-0.0,"
+			       "\"ebig\":1e99999999999999999999}"), 0);
 	assert_int_equal(jval_int(jobj_get(&obj, "i"), &i), 0);
 	assert_int_equal(i, -42);
 	assert_int_equal(jval_int(jobj_get(&obj, "big"), &i), 0);
 	assert_true(i == INT64_MAX);
-	assert_int_equal(jval_int(jobj_get(&obj, "over"), &i), -1);
+	assert_int_equal(jval_int(jobj_get(&obj, "over"), &i), -2);  /* out of range */
+	assert_int_equal(jval_int(jobj_get(&obj, "huge"), &i), -2);
+	assert_int_equal(jval_int(jobj_get(&obj, "inf"), &i), -2);
+	assert_int_equal(jval_int(jobj_get(&obj, "ebig"), &i), -2);
 	assert_int_equal(jval_int(jobj_get(&obj, "neg"), &i), 0);
 	assert_true(i == INT64_MIN);
-	assert_int_equal(jval_int(jobj_get(&obj, "f"), &i), -1);
+	assert_int_equal(jval_int(jobj_get(&obj, "f"), &i), -1);     /* not an integer */
+	assert_int_equal(jval_int(jobj_get(&obj, "tiny"), &i), -1);
 	assert_int_equal(jval_int(jobj_get(&obj, "str"), &i), -1);
+	assert_int_equal(jval_int(jobj_get(&obj, "e"), &i), 0);
+	assert_int_equal(i, 1000);
+	assert_int_equal(jval_int(jobj_get(&obj, "ef"), &i), 0);
+	assert_int_equal(i, 25);
 	assert_int_equal(jval_micros(jobj_get(&obj, "s"), &us), 0);
 	assert_true(us == 250);
 	assert_int_equal(jval_micros(jobj_get(&obj, "f"), &us), 0);
 	assert_true(us == 1500000);
 	assert_int_equal(jval_micros(jobj_get(&obj, "r"), &us), 0);
 	assert_true(us == 1000001);                    /* rounded */
-	assert_int_equal(jval_micros(jobj_get(&obj, "i"), &us), -1);
-	assert_int_equal(jval_micros(jobj_get(&obj, "e"), &us), -1);
+	assert_int_equal(jval_micros(jobj_get(&obj, "e"), &us), 0);
+	assert_true(us == 1000000000);
+	assert_int_equal(jval_micros(jobj_get(&obj, "tiny"), &us), 0);
+	assert_true(us == 0);
+	assert_int_equal(jval_micros(jobj_get(&obj, "nz"), &us), 0);
+	assert_true(us == 0);
+	assert_int_equal(jval_micros(jobj_get(&obj, "i"), &us), -2);  /* negative */
+	assert_int_equal(jval_micros(jobj_get(&obj, "huge"), &us), -2);
+	assert_int_equal(jval_micros(jobj_get(&obj, "inf"), &us), -2);
+	assert_int_equal(jval_micros(jobj_get(&obj, "str"), &us), -1);
 }
 
 static void times(void **state)

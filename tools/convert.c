@@ -165,22 +165,31 @@ static struct chrome_proc *parent_of(struct convert *c, const struct t2_process 
 	return pp ? pp->user : NULL;
 }
 
-static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
-				       uint64_t time_us)
+/* cp's trace (re)starts: a chrome target state of its own. */
+static void chrome_state(struct convert *c, struct chrome_proc *cp)
 {
-	struct chrome_proc *cp = calloc(1, sizeof(*cp));
-
-	if (!cp || !(cp->st = calloc(1, sizeof(*cp->st))) ||
-	    tr2_tgt_chrome.open(cp->st, &c->config)) {
+	if (!(cp->st = calloc(1, sizeof(*cp->st))) || tr2_tgt_chrome.open(cp->st, &c->config)) {
 		fprintf(stderr, "trace2: out of memory\n");
 		exit(2);
 	}
 	cp->st->replay = 1;
 	cp->st->link_by_pid = 1; /* child_exit gives the child's pid */
+	cp->st->pid = (long)cp->pid;
+}
+
+static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
+				       uint64_t time_us)
+{
+	struct chrome_proc *cp = calloc(1, sizeof(*cp));
+
+	if (!cp) {
+		fprintf(stderr, "trace2: out of memory\n");
+		exit(2);
+	}
 	/* a SID without one (not Git's form): a pid no system hands out */
 	if (t2_pid_of_sid(p->pub.sid, &cp->pid))
 		cp->pid = 0x7f000000u + (uint32_t)c->next_pid++;
-	cp->st->pid = (long)cp->pid;
+	chrome_state(c, cp);
 	cp->start_us = time_us;
 	cp->parent = parent_of(c, p);
 	p->user = cp;
@@ -293,6 +302,8 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 	if (!t2_record_usable(rec, 0))
 		return;
 	cp = rec->proc->user ? rec->proc->user : chrome_open(c, rec->proc, ev->time_us);
+	if (!cp->st && rec->resumed)
+		chrome_state(c, cp); /* it went on after its atexit: Git's daemonized child */
 	if (!cp->st)
 		return;
 	if (ev->kind == TRACE2_EVENT_CMD_ANCESTRY)

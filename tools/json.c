@@ -485,58 +485,119 @@ const struct jval *jobj_get(const struct jobj *o, const char *key)
 	return NULL;
 }
 
-int jval_int(const struct jval *v, int64_t *out)
+/* A JSON number's parts: [-] int digits [. frac digits] [e exp]. */
+struct jnum {
+	const char *ip, *fp;
+	size_t ni, nf;
+	long long exp;   /* clamped to +-1e9: beyond, every value is 0 or out of range */
+	int neg;
+};
+
+static int jnum_parse(const struct jval *v, struct jnum *n)
 {
 	const char *p = v->raw, *end = v->raw + v->raw_len;
-	int neg = 0;
-	uint64_t x = 0;
+	int eneg = 0;
 
+	memset(n, 0, sizeof(*n));
 	if (v->type != J_NUMBER)
 		return -1;
 	if (p < end && *p == '-')
-		neg = 1, p++;
-	for (; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (x > (UINT64_MAX - 9) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*p - '0');
+		n->neg = 1, p++;
+	for (n->ip = p; p < end && *p >= '0' && *p <= '9'; p++)
+		n->ni++;
+	if (p < end && *p == '.')
+		for (n->fp = ++p; p < end && *p >= '0' && *p <= '9'; p++)
+			n->nf++;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (n->exp < 1000000000)
+				n->exp = n->exp * 10 + (*p - '0');
+		if (eneg)
+			n->exp = -n->exp;
 	}
-	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
+	return p == end && n->ni ? 0 : -1;
+}
+
+static int jnum_digit(const struct jnum *n, size_t i)
+{
+	return i < n->ni ? n->ip[i] - '0' : n->fp[i - n->ni] - '0';
+}
+
+/* |n| * 10^scale, rounded half up (*inexact: nonzero digits were
+ * dropped); -2 when it does not fit 64 bits. */
+static int jnum_scaled(const struct jnum *n, int scale, uint64_t *out, int *inexact)
+{
+	size_t len = n->ni + n->nf, keep = len, i;
+	long long p = n->exp - (long long)n->nf + scale;
+	uint64_t x = 0;
+	int d;
+
+	*inexact = 0;
+	if (p < 0)
+		keep = (unsigned long long)-p >= len ? 0 : len - (size_t)-p;
+	for (i = 0; i < keep; i++) {
+		d = jnum_digit(n, i);
+		if (x > (UINT64_MAX - (uint64_t)d) / 10)
+			return -2;
+		x = x * 10 + (uint64_t)d;
+	}
+	for (; p > 0 && x; p--) {
+		if (x > UINT64_MAX / 10)
+			return -2;
+		x *= 10;
+	}
+	if (keep < len && jnum_digit(n, keep) >= 5) {
+		if (x == UINT64_MAX)
+			return -2;
+		x++;
+	}
+	for (i = keep; i < len; i++)
+		if (jnum_digit(n, i))
+			*inexact = 1;
+	*out = x;
+	return 0;
+}
+
+/* |v| * 10^scale into *x, its sign into *neg: 0; -1 when v is not a
+ * number; -2 when it does not fit 64 bits. */
+static int jval_scaled(const struct jval *v, int scale, uint64_t *x, int *neg, int *inexact)
+{
+	struct jnum n;
+
+	if (jnum_parse(v, &n))
 		return -1;
+	*neg = n.neg;
+	return jnum_scaled(&n, scale, x, inexact) ? -2 : 0;
+}
+
+int jval_int(const struct jval *v, int64_t *out)
+{
+	uint64_t x;
+	int neg, inexact, r = jval_scaled(v, 0, &x, &neg, &inexact);
+
+	if (r)
+		return r;
+	if (inexact)
+		return -1; /* a fraction: not an integer */
+	if (neg ? x > (uint64_t)INT64_MAX + 1 : x > (uint64_t)INT64_MAX)
+		return -2;
 	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
 	return 0;
 }
 
 int jval_micros(const struct jval *v, uint64_t *out)
 {
-	const char *p = v->raw, *end = v->raw + v->raw_len;
-	uint64_t sec = 0, frac = 0;
-	int digits = 0, round_up = 0;
+	uint64_t x;
+	int neg, inexact, r = jval_scaled(v, 6, &x, &neg, &inexact);
 
-	if (v->type != J_NUMBER || p >= end || *p == '-')
-		return -1;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		if (sec > UINT64_MAX / 10 / 1000000)
-			return -1;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
-			if (digits < 6) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				digits++;
-			} else if (digits == 6) {
-				round_up = *p >= '5';
-				digits++;
-			}
-		}
-	}
-	if (p != end)
-		return -1; /* an exponent: not the writers' form */
-	while (digits < 6)
-		frac *= 10, digits++;
-	*out = sec * 1000000 + frac + (uint64_t)round_up;
+	if (r)
+		return r;
+	if (neg && x)
+		return -2;
+	*out = x;
 	return 0;
 }
 

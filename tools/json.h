@@ -58,10 +58,13 @@ int jobj_parse(struct jobj *o, const char *line, size_t len, char *err,
 /* The member named key (the last one), or NULL. */
 const struct jval *jobj_get(const struct jobj *o, const char *key);
 
-/* An integer number (no fraction or exponent) in range; 0 or -1. */
+/* A number that is an integer (an exponent allowed, no fraction left):
+ * 0; -1 when v is not one (not a number, a fraction); -2 when it is out
+ * of the int64 range. */
 int jval_int(const struct jval *v, int64_t *out);
-/* A non-negative decimal number of seconds as microseconds, rounded;
- * 0 or -1. */
+/* A number of seconds as microseconds, rounded half up: 0; -1 when v is
+ * not a number; -2 when it is negative or the microseconds do not fit 64
+ * bits. */
 int jval_micros(const struct jval *v, uint64_t *out);
 
 /* "YYYY-MM-DDTHH:MM:SS.ffffffZ" (exactly) as microseconds since the

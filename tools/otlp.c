@@ -608,6 +608,9 @@ struct oproc {
 	struct oproc *tnext;     /* the same tree */
 	struct oproc *wnext;     /* waiting for the same parent */
 	uint64_t h;              /* FNV-1a of the SID */
+	uint64_t idh;            /* what its span ids hash from: h, or for a
+				  * process gone on after its atexit h of
+				  * "<SID>\ndetached\n<N>" */
 	uint64_t id, parent;     /* the process span's */
 	uint64_t start_ns;
 	uint32_t pid;            /* from the SID's own part */
@@ -615,7 +618,8 @@ struct oproc {
 	unsigned ended : 1;      /* atexit (or the end of the input) */
 	unsigned written : 1;    /* everything of it is out */
 	unsigned in_window : 1;  /* a root that may still record a traceparent */
-	unsigned late : 1;       /* a record after its atexit was reported */
+	unsigned detached : 1;   /* it went on after its atexit (same SID) */
+	char *name;              /* its span's name, once ended */
 	struct cdone *done;
 	/* until it ends */
 	struct span *sp;         /* the process span */
@@ -734,7 +738,7 @@ static void flush_proc(struct otlp *o, struct oproc *op)
 	if (!op->tree->settled || op->written)
 		return;
 	if (op->ended && op->parent_known) {
-		if (!op->p->pub.sid_len || !strchr(op->p->pub.sid, '/')) {
+		if (!op->detached && (!op->p->pub.sid_len || !strchr(op->p->pub.sid, '/'))) {
 			op->has_parent = op->tree->has_tp;
 			op->parent = op->tree->tp_span;
 		}
@@ -746,11 +750,9 @@ static void flush_proc(struct otlp *o, struct oproc *op)
 	if (op->batch.len)
 		write_line(o, op);
 	if (op->written) {
+		/* its service and version stay for a detached part (few bytes) */
 		sb_free(&op->batch);
 		sb_free(&op->psp);
-		free(op->service);
-		free(op->version);
-		op->service = op->version = NULL;
 	}
 }
 
@@ -844,14 +846,14 @@ static struct otree *get_tree(struct otlp *o, const char *sid)
 	return t;
 }
 
-static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
+/* A process span for the records of p from rec on. */
+static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 {
 	struct t2_process *p = rec->proc;
-	struct oproc *op = p->user;
+	struct oproc *op;
 	void **head;
+	char unnamed[T2_UNNAMED_MAX];
 
-	if (op)
-		return op;
 	op = xzalloc(sizeof(*op));
 	op->p = p;
 	p->user = op;
@@ -865,16 +867,57 @@ static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
 	*o->tail = op;
 	o->tail = &op->next;
 	op->in_window = !strchr(p->pub.sid, '/');
+	op->idh = op->h;
 	op->id = span_id(op->h);
 	op->has_pid = !t2_pid_of_sid(p->pub.sid, &op->pid);
 	put_str(&op->sid_attr, "trace2.sid", p->pub.sid);
-	op->sp = span_new(o, ns_of(rec), "");
+	/* named by its cmd_name or argv[0] when they come */
+	op->sp = span_new(o, ns_of(rec), t2_unnamed(p, unnamed));
 	op->sp->id = op->id;
 	put_str(&op->sp->fixed, "trace2.span", "process");
 	sb_add(&op->sp->fixed, ",", 1);
 	sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
 	if (op->has_pid)
 		put_int(&op->sp->fixed, "process.pid", op->pid);
+	return op;
+}
+
+/*
+ * The process writes again after its atexit: Git's daemonized child
+ * (maintenance --detach, gc --auto), the same SID in another process.
+ * Its span is a child of the process span, named as it, and the regions
+ * it leaves that were open at the fork come out whole (their
+ * region_leave has their time).
+ */
+static struct oproc *proc_detached(struct otlp *o, struct oproc *old, struct t2_record *rec)
+{
+	struct oproc *op = proc_new(o, rec);
+	struct sb b = { 0 };
+
+	sb_puts(&b, "\ndetached\n");
+	sb_i64(&b, (int64_t)rec->proc->detached);
+	op->idh = fnv64_add(op->h, b.s, b.len);
+	sb_free(&b);
+	op->id = op->sp->id = span_id(op->idh);
+	op->detached = op->has_parent = op->parent_known = 1;
+	op->parent = old->id;
+	op->in_window = 0;
+	op->named = 1;
+	span_name(op->sp, old->name);
+	op->service = old->service ? xstrdup(old->service) : NULL;
+	op->version = old->version ? xstrdup(old->version) : NULL;
+	kv_bool(&op->sp->attrs, "trace2.detached", 1);
+	return op;
+}
+
+static struct oproc *get_proc(struct otlp *o, struct t2_record *rec)
+{
+	struct oproc *op = rec->proc->user;
+
+	if (!op)
+		return proc_new(o, rec);
+	if (op->ended) /* the reader says rec->resumed */
+		return proc_detached(o, op, rec);
 	return op;
 }
 
@@ -890,7 +933,7 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 	t->user = ot;
 	ot->next = op->threads;
 	op->threads = ot;
-	ot->h = fnv64_add(fnv64_add(op->h, "\n", 1), name, strlen(name));
+	ot->h = fnv64_add(fnv64_add(op->idh, "\n", 1), name, strlen(name));
 	ot->h = fnv64_add(ot->h, "\n", 1);
 	put_str(&ot->attr, "trace2.thread", name);
 	return ot;
@@ -957,6 +1000,19 @@ static void region_close(struct otlp *o, struct oproc *op, struct othread *ot, u
 	s->end_ns = ns;
 	store_span(o, op, s);
 	span_recycle(o, s);
+}
+
+/* A region_leave of a region entered before what the input has of its
+ * thread (before a detached process's fork, or before the input began):
+ * the region whole, from its t_rel. */
+static void region_whole(struct otlp *o, struct oproc *op, struct othread *ot,
+			 const struct t2_record *rec)
+{
+	uint64_t ns = ns_of(rec), took = rec->ev.pub.t_rel_us * 1000;
+
+	region_enter(o, op, ot, rec);
+	ot->top->start_ns = took < ns ? ns - took : 0;
+	region_close(o, op, ot, ns);
 }
 
 static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
@@ -1108,7 +1164,7 @@ static void proc_end(struct otlp *o, struct oproc *op)
 		s->end_ns = op->sp->end_ns;
 		sb_puts(&b, "\nchild_id\n");
 		sb_i64(&b, s->child_id);
-		s->id = span_id(fnv64_add(op->h, b.s, b.len));
+		s->id = span_id(fnv64_add(op->idh, b.s, b.len));
 		sb_free(&b);
 		kv_bool(&s->attrs, "trace2.unfinished", 1);
 		child_done(o, op, s, 0, 0);
@@ -1120,12 +1176,13 @@ static void proc_end(struct otlp *o, struct oproc *op)
 		free(ot);
 	}
 	op->start_ns = op->sp->start_ns;
+	op->name = xstrdup(op->sp->name.s);
 	span_rest(&op->psp, op->sp);
 	span_recycle(o, op->sp);
 	op->sp = NULL;
 	sb_free(&op->sid_attr);
 	op->ended = 1;
-	if (resolve_parent(o, op, 0)) {
+	if (op->detached || resolve_parent(o, op, 0)) {
 		op->parent_known = 1;
 	} else {
 		void **head = omap_at(&o->waiting, otlp_fnv1a64(op->p->pub.sid,
@@ -1197,15 +1254,6 @@ static void set_exit(struct oproc *op, int code)
 	}
 }
 
-/* A record of a process after its atexit: its span is out already. */
-static void after_atexit(struct oproc *op, const struct t2_record *rec)
-{
-	if (!op->late)
-		fprintf(stderr, "%s:%lu: after the atexit of %s; skipped (and any later records of it)\n",
-			rec->src, rec->lineno, op->p->pub.sid);
-	op->late = 1;
-}
-
 static void on_data(struct oproc *op, struct othread *ot, const struct trace2_event *ev)
 {
 	struct sb key = { 0 }, v = { 0 };
@@ -1241,10 +1289,6 @@ static void on_record(void *ctx, struct t2_record *rec)
 	if (!t2_record_usable(rec, 0))
 		return;
 	op = get_proc(o, rec);
-	if (op->ended) {
-		after_atexit(op, rec);
-		return;
-	}
 	if (op->in_window && ev->kind != TRACE2_EVENT_VERSION && ev->kind != TRACE2_EVENT_START &&
 	    !is_traceparent_record(ev)) {
 		op->in_window = 0; /* the root recorded no traceparent */
@@ -1369,6 +1413,8 @@ static void on_record(void *ctx, struct t2_record *rec)
 	case TRACE2_EVENT_REGION_LEAVE:
 		if (ot->top)
 			region_close(o, op, ot, ns);
+		else if (op->detached || rec->thread->mid)
+			region_whole(o, op, ot, rec);
 		break;
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
@@ -1431,6 +1477,7 @@ static void free_proc(struct oproc *op)
 	sb_free(&op->psp);
 	free(op->service);
 	free(op->version);
+	free(op->name);
 	op->p->user = NULL;
 	free(op);
 }

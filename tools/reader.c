@@ -87,6 +87,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->on_bad_line = on_bad_line;
 	r->ctx = ctx;
 	r->max_line = T2_LINE_MAX;
+	r->find_repeats = 1;
 	r->table_size = 64;
 	r->table = calloc(r->table_size, sizeof(*r->table));
 	if (!r->table)
@@ -109,6 +110,7 @@ static void free_process(struct t2_process *p)
 	}
 	free((char *)p->pub.sid);
 	free((char *)p->pub.sid_json);
+	free(p->anchors);
 	free(p->user);
 	free(p);
 }
@@ -146,6 +148,12 @@ int t2_record_usable(const struct t2_record *rec, int quiet)
 	if (rec->no_newline && !quiet)
 		fprintf(stderr, "%s:%lu: warning: last line, no newline (cut off?); read\n",
 			rec->src, rec->lineno);
+	if (rec->first_repeat && !quiet)
+		fprintf(stderr, "%s:%lu: a record read before, again (the same log given "
+			"twice?); skipped, as are the later ones of this input that repeat\n",
+			rec->src, rec->lineno);
+	if (rec->repeat)
+		return 0;
 	if (!rec->known)
 		return 0; /* another version's event: nothing to do with it */
 	if (rec->proc && rec->thread)
@@ -172,6 +180,16 @@ int t2_pid_of_sid(const char *sid, uint32_t *pid)
 		return -1;
 	*pid = (uint32_t)v;
 	return 0;
+}
+
+const char *t2_unnamed(const struct t2_process *p, char *buf)
+{
+	uint32_t pid;
+
+	if (t2_pid_of_sid(p->pub.sid, &pid))
+		return "?";
+	snprintf(buf, T2_UNNAMED_MAX, "(pid %lu)", (unsigned long)pid);
+	return buf;
 }
 
 void t2_reader_each_process(struct t2_reader *r,
@@ -289,6 +307,7 @@ static struct t2_thread *get_thread(struct t2_process *p, const char *name, size
 	t->pub.json_name = json_escaped(name, len, &t->pub.json_name_len);
 	t->pub.id = thread_id(p, t->pub.name);
 	t->level = 1;
+	t->mid = p->mid;
 	*tail = t;
 	*created = 1;
 	return t;
@@ -514,32 +533,40 @@ static const struct int_range int_ranges[] = {
 /* Numbers of seconds: nanoseconds of them must fit 64 bits. */
 static const char *const seconds_keys[] = { "t_abs", "t_rel", "t_total", "t_min", "t_max" };
 
-/* NULL, or why the number v of key is out of its range (into buf). */
+/* NULL, or why the number v of key is out of its range (into buf): a
+ * number too large for 64 bits too, which would otherwise read as missing. */
 static const char *number_out_of_range(const char *key, const struct jval *v, char *buf,
 				       size_t size)
 {
 	int64_t x;
 	uint64_t us;
 	size_t i;
+	int cut = v->raw_len > 24;
 
 	for (i = 0; i < sizeof(int_ranges) / sizeof(*int_ranges); i++) {
 		const struct int_range *ir = &int_ranges[i];
+		int got;
 
 		if (strcmp(key, ir->key))
 			continue;
-		if (jval_int(v, &x) || (x >= ir->min && x <= ir->max))
+		got = jval_int(v, &x);
+		if (got == -1 || (!got && x >= ir->min && x <= ir->max))
 			return NULL;
-		snprintf(buf, size, "\"%s\" %lld is out of range (%lld to %lld)", key,
-			 (long long)x, (long long)ir->min, (long long)ir->max);
+		snprintf(buf, size, "\"%s\" %.*s%s is out of range (%lld to %lld)", key,
+			 cut ? 24 : (int)v->raw_len, v->raw, cut ? "..." : "", (long long)ir->min,
+			 (long long)ir->max);
 		return buf;
 	}
 	for (i = 0; i < sizeof(seconds_keys) / sizeof(*seconds_keys); i++) {
+		int got;
+
 		if (strcmp(key, seconds_keys[i]))
 			continue;
-		if (jval_micros(v, &us) || us / 1000000 <= T2_SECONDS_MAX)
+		got = jval_micros(v, &us);
+		if (got == -1 || (!got && us / 1000000 <= T2_SECONDS_MAX))
 			return NULL;
-		snprintf(buf, size, "\"%s\" %.*s is out of range (0 to %u seconds)", key,
-			 (int)(v->raw_len > 24 ? 24 : v->raw_len), v->raw, T2_SECONDS_MAX);
+		snprintf(buf, size, "\"%s\" %.*s%s is out of range (0 to %u seconds)", key,
+			 cut ? 24 : (int)v->raw_len, v->raw, cut ? "..." : "", T2_SECONDS_MAX);
 		return buf;
 	}
 	return NULL;
@@ -559,15 +586,43 @@ static const char *out_of_range(const struct jobj *o, char *buf, size_t size)
 	return NULL;
 }
 
+/*
+ * A thread of a process that started before the input may be inside
+ * regions entered before it: a record's nesting deeper than the level
+ * seen says how many, and the level is raised to it.
+ */
+static size_t level_with_hidden(const struct t2_record *rec, int64_t n, size_t level)
+{
+	size_t want = 0;
+
+	if (!rec->thread || !rec->thread->mid || n < 0)
+		return level;
+	switch (rec->ev.pub.kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		want = (size_t)n;
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
+		want = (size_t)n + 1;
+		break;
+	default:
+		break;
+	}
+	return want > level ? want : level;
+}
+
 /* The record's nesting, and the thread's level after it. */
 static void track_nesting(struct t2_record *rec)
 {
 	struct trace2_event *ev = &rec->ev.pub;
 	struct t2_thread *t = rec->thread;
 	int64_t n = int_or(rec->obj, "nesting", -1);
-	size_t level = t ? t->level : 1;
+	size_t level = level_with_hidden(rec, n, t ? t->level : 1);
 
 	rec->level_before = level;
+	if (t && ev->kind == TRACE2_EVENT_ATEXIT && !rec->repeat)
+		t->exit_level = level; /* back if the process goes on */
 	switch (ev->kind) {
 	case TRACE2_EVENT_REGION_ENTER:
 		ev->nesting = n >= 0 ? (size_t)n : level;
@@ -597,65 +652,200 @@ static void track_nesting(struct t2_record *rec)
 		t->level = level;
 }
 
-static void make_record(struct t2_reader *r, struct t2_record *rec)
+static uint64_t line_hash(const char *line, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ (unsigned char)*line++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether the line, of time t, is one of p's anchors read again. */
+static int is_anchor(const struct t2_process *p, uint64_t t, const char *line, size_t len)
+{
+	size_t i;
+	uint64_t h = 0;
+
+	for (i = 0; i < p->nanchors; i++)
+		if (p->anchors[i].time_us == t) {
+			if (!h)
+				h = line_hash(line, len) | 1;
+			if (p->anchors[i].hash == h)
+				return 1;
+		}
+	return 0;
+}
+
+/* p's first timed record of each input is an anchor (up to
+ * T2_ANCHORS_MAX: a process in more inputs is not checked for them). */
+static void take_anchor(struct t2_process *p, const struct t2_source *s, uint64_t t,
+			const char *line, size_t len)
+{
+	struct t2_anchor *a;
+
+	if ((p->nanchors && p->anchor_source == s->seq) || p->nanchors == T2_ANCHORS_MAX)
+		return;
+	a = realloc(p->anchors, (p->nanchors + 1) * sizeof(*a));
+	if (!a)
+		xmalloc(SIZE_MAX);
+	p->anchors = a;
+	a[p->nanchors].time_us = t;
+	a[p->nanchors++].hash = line_hash(line, len) | 1;
+	p->anchor_source = s->seq;
+}
+
+/*
+ * Whether the record repeats p's records read before: the same log
+ * given twice (or a directory and a file in it) holds the same lines,
+ * so a line equal to an anchor starts a repeat, which lasts while the
+ * times do not go past those seen before it began.
+ */
+static int is_repeat(struct t2_process *p, const struct t2_record *rec, uint64_t t,
+		     const char *line, size_t len)
+{
+	if (p->repeating) {
+		if (!rec->has_time || t <= p->repeat_until)
+			return 1;
+		p->repeating = 0;
+		return 0;
+	}
+	if (!rec->has_time || t > p->max_us || !is_anchor(p, t, line, len))
+		return 0;
+	p->repeating = 1;
+	p->repeat_until = p->max_us;
+	return 1;
+}
+
+/* The process writes again after its atexit: a child that daemonized
+ * (Git's maintenance --detach, gc --auto) goes on with what was open. */
+static void resume(struct t2_process *p)
+{
+	struct t2_thread *t;
+
+	p->exited = 0;
+	p->detached++;
+	for (t = p->threads; t; t = t->next)
+		if (t->exit_level) {
+			t->level = t->exit_level;
+			t->exit_level = 0;
+		}
+}
+
+/* The record's times; what it tells of its process's, unless a repeat. */
+static void track_times(struct t2_record *rec, uint64_t *time_us, uint64_t *t_abs)
+{
+	struct t2_process *p = rec->proc;
+
+	if (rec->has_time) {
+		if (!rec->repeat) {
+			p->last_us = *time_us;
+			p->have_time = 1;
+			if (*time_us > p->max_us)
+				p->max_us = *time_us;
+		}
+	} else
+		*time_us = p->last_us;
+	if (rec->has_time && rec->has_t_abs && !p->have_start && *time_us >= *t_abs &&
+	    !rec->repeat) {
+		p->start_us = *time_us - *t_abs;
+		p->have_start = 1;
+	}
+	if (!rec->has_t_abs) {
+		rec->t_abs_estimated = 1;
+		if (rec->has_time && p->have_start && *time_us >= p->start_us)
+			*t_abs = *time_us - p->start_us;
+		else
+			*t_abs = p->last_abs_us;
+	}
+	if (rec->repeat)
+		return;
+	p->last_abs_us = *t_abs;
+	p->records++;
+}
+
+/* The record's process (and whether it started before the input) and
+ * thread. */
+static void find_owner(struct t2_reader *r, struct t2_source *s, struct t2_record *rec)
+{
+	const struct jval *v = jobj_get(rec->obj, "sid");
+	struct t2_process *p;
+
+	if (!v || v->type != J_STRING || !v->str_len)
+		return;
+	p = rec->proc = get_process(r, v->str, v->str_len, &rec->new_process);
+	if (rec->new_process && rec->ev.pub.kind != TRACE2_EVENT_VERSION) {
+		if (!s->records)
+			s->mid = rec->mid_start = 1;
+		p->mid = (unsigned)s->mid;
+	}
+	v = jobj_get(rec->obj, "thread");
+	if (v && v->type == J_STRING && v->str_len)
+		rec->thread = get_thread(p, v->str, v->str_len, &rec->new_thread);
+}
+
+static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+			const char *line, size_t len)
 {
 	const struct jobj *o = rec->obj;
 	struct trace2_event *ev = &rec->ev.pub;
 	const struct jval *v;
 	uint64_t time_us = 0, t_abs = 0;
-	struct t2_process *p = NULL;
+	struct t2_process *p;
+	size_t level = 0;
 
 	rec->event = str_or(o, "event", "");
 	ev->kind = t2_event_kind(rec->event);
 	rec->known = ev->kind != 0;
-	v = jobj_get(o, "sid");
-	if (v && v->type == J_STRING && v->str_len) {
-		p = get_process(r, v->str, v->str_len, &rec->new_process);
-		rec->proc = p;
-		v = jobj_get(o, "thread");
-		if (v && v->type == J_STRING && v->str_len)
-			rec->thread = get_thread(p, v->str, v->str_len, &rec->new_thread);
-	}
+	find_owner(r, s, rec);
+	p = rec->proc;
 	v = jobj_get(o, "time");
 	rec->has_time = v && v->type == J_STRING && !parse_utc_time(v->str, v->str_len, &time_us);
 	rec->has_t_abs = !micros(o, "t_abs", &t_abs);
-	if (p) {
-		if (rec->has_time) {
-			p->last_us = time_us;
-			p->have_time = 1;
-		} else
-			time_us = p->last_us;
-		if (rec->has_time && rec->has_t_abs && !p->have_start && time_us >= t_abs) {
-			p->start_us = time_us - t_abs;
-			p->have_start = 1;
-		}
-		if (!rec->has_t_abs) {
-			rec->t_abs_estimated = 1;
-			if (rec->has_time && p->have_start && time_us >= p->start_us)
-				t_abs = time_us - p->start_us;
-			else
-				t_abs = p->last_abs_us;
-		}
-		p->last_abs_us = t_abs;
-		p->records++;
+	if (p && !rec->new_process && r->find_repeats && is_repeat(p, rec, time_us, line, len)) {
+		rec->repeat = 1;
+		rec->first_repeat = !s->repeats++;
 	}
+	if (p && !rec->repeat && r->find_repeats && rec->has_time)
+		take_anchor(p, s, time_us, line, len);
+	/* only records every subcommand takes (t2_record_usable()) end or
+	 * resume a process, so that they all see the same */
+	if (p && !rec->repeat && rec->known && rec->thread) {
+		if (p->exited) {
+			resume(p);
+			rec->resumed = 1;
+		}
+		if (ev->kind == TRACE2_EVENT_ATEXIT)
+			p->exited = 1;
+	}
+	if (p)
+		track_times(rec, &time_us, &t_abs);
 	tr2_ev_start(&rec->ev, ev->kind, str_or(o, "file", NULL), (int)int_or(o, "line", 0),
 		     time_us, t_abs, &r->times);
 	ev->process = p ? &p->pub : NULL;
 	ev->thread = rec->thread ? &rec->thread->pub : NULL;
+	if (rec->thread)
+		level = rec->thread->level;
 	track_nesting(rec);
 	fill_payload(r, rec);
-	if (rec->thread) {
-		if (ev->kind == TRACE2_EVENT_THREAD_START)
-			rec->thread->started = 1;
-		if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
-			rec->thread->exited = 1;
+	if (!rec->thread)
+		return;
+	if (rec->repeat) {
+		rec->thread->level = level; /* read before: it changes nothing */
+		return;
 	}
+	if (ev->kind == TRACE2_EVENT_THREAD_START)
+		rec->thread->started = 1;
+	if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
+		rec->thread->exited = 1;
 }
 
-void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
-		    const char *line, size_t len, int no_newline)
+/* One line of s (without its LF). */
+static void source_line(struct t2_reader *r, struct t2_source *s, const char *line, size_t len,
+			int no_newline)
 {
+	const char *src = s->name;
+	unsigned long lineno = s->lineno;
 	struct t2_record rec;
 	char err[128];
 	const char *range;
@@ -703,7 +893,10 @@ void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
 	rec.src = src;
 	rec.lineno = lineno;
 	rec.no_newline = no_newline;
-	make_record(r, &rec);
+	if (!s->seq)
+		s->seq = ++r->sources;
+	make_record(r, s, &rec, line, len);
+	s->records++;
 	r->records++;
 	if (r->on_record)
 		r->on_record(r->ctx, &rec);
@@ -775,10 +968,13 @@ int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, s
 			s->skipping = 0; /* its end */
 		else if (s->len) {
 			append(s, data, k);
-			t2_reader_line(r, s->name, ++s->lineno, s->buf, s->len, 0);
+			s->lineno++;
+			source_line(r, s, s->buf, s->len, 0);
 			s->len = 0;
-		} else
-			t2_reader_line(r, s->name, ++s->lineno, data, k, 0);
+		} else {
+			s->lineno++;
+			source_line(r, s, data, k, 0);
+		}
 		data += k + 1;
 		n -= k + 1;
 	}
@@ -790,7 +986,7 @@ void t2_source_end(struct t2_reader *r, struct t2_source *s)
 	s->skipping = 0;
 	if (s->len) {
 		s->lineno++;
-		t2_reader_line(r, s->name, s->lineno, s->buf, s->len, 1);
+		source_line(r, s, s->buf, s->len, 1);
 	}
 	free(s->buf);
 	s->buf = NULL;

@@ -33,9 +33,19 @@ struct t2_thread {
 	struct trace2_thread pub;
 	struct t2_thread *next;
 	size_t level;       /* 1 + the regions open now, as the stream says */
+	size_t exit_level;  /* its level when its process wrote atexit, 0: none */
 	unsigned started : 1, exited : 1;
+	unsigned mid : 1;   /* of a process that started before the input */
 	void *user;         /* for the caller (the validator's state) */
 };
+
+/* A record a process's records are compared with to find them read a
+ * second time: its first timed record in each input. */
+struct t2_anchor {
+	uint64_t time_us, hash;
+};
+
+#define T2_ANCHORS_MAX 64
 
 struct t2_process {
 	struct trace2_process pub;
@@ -43,6 +53,17 @@ struct t2_process {
 	struct t2_thread *threads;
 	int next_thread_id; /* for thread names without "thNN:" */
 	unsigned have_start : 1, have_time : 1;
+	/* it started before the input: its first record is not version, in
+	 * an input that starts mid-process (a rotated file) */
+	unsigned mid : 1;
+	unsigned exited : 1;    /* atexit read, nothing since */
+	unsigned repeating : 1; /* its records now repeat what was read */
+	unsigned long detached; /* times it went on after an atexit */
+	uint64_t max_us;        /* the latest time seen */
+	uint64_t repeat_until;  /* the latest time seen when repeating began */
+	struct t2_anchor *anchors;
+	size_t nanchors;
+	unsigned long anchor_source; /* the input of the last anchor */
 	uint64_t start_us;  /* time - t_abs of its first record with both */
 	uint64_t last_us;   /* the last time seen */
 	uint64_t last_abs_us;
@@ -64,6 +85,17 @@ struct t2_record {
 	int new_process, new_thread;
 	size_t level_before;       /* the thread's level before this record */
 	unsigned has_time : 1, has_t_abs : 1, t_abs_estimated : 1;
+	/* a record of its process read a second time (the same log given
+	 * twice): it changes nothing in the reader; first_repeat: the first
+	 * of its input */
+	unsigned repeat : 1, first_repeat : 1;
+	/* the first record after its process's atexit: the process went on
+	 * (Git's daemonized child, same SID); the thread levels it had at
+	 * atexit are back */
+	unsigned resumed : 1;
+	/* the input's first record, of a process without its version: the
+	 * input starts mid-process (a rotated file, or one cut at its start) */
+	unsigned mid_start : 1;
 };
 
 struct t2_reader;
@@ -78,6 +110,10 @@ typedef void (*t2_record_fn)(void *ctx, struct t2_record *rec);
 struct t2_source {
 	const char *name;
 	unsigned long lineno;
+	unsigned long seq;      /* its number among the reader's inputs */
+	unsigned long records;  /* read from it so far */
+	int mid;                /* it starts mid-process */
+	unsigned long repeats;  /* records of it that repeat others */
 	char *buf;              /* the partial line so far */
 	size_t len, cap;
 	int skipping;           /* in a line over the limit, already reported */
@@ -103,6 +139,7 @@ struct t2_reader {
 	char *scratch;
 	size_t scratch_cap;
 	unsigned long lines, records, bad;
+	unsigned long sources;  /* inputs begun */
 	int io_errors;
 	int stop;               /* set by a callback: read no further */
 	size_t max_line;        /* T2_LINE_MAX (tests set less) */
@@ -110,6 +147,9 @@ struct t2_reader {
 	size_t n_outputs;
 	const char *stdout_name; /* for messages: "standard output" */
 	int check_only;         /* open each input, read none */
+	/* look for records read a second time (default); off for streams
+	 * that cannot repeat each other (a collector's clients) */
+	int find_repeats;
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
@@ -138,17 +178,14 @@ void t2_source_init(struct t2_source *s, const char *name);
 int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n);
 void t2_source_end(struct t2_reader *r, struct t2_source *s);
 
-/* One line (without its LF). */
-void t2_reader_line(struct t2_reader *r, const char *src, unsigned long lineno,
-		    const char *line, size_t len, int no_newline);
-
 /* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr (a
  * last line without newline, cut off: as a warning). */
 void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
 			int ignored, int no_newline);
 /* Whether a record is one a converter can take: a known event of a
  * process and thread (else, unless quiet, the missing string is reported
- * on stderr).  Unless quiet, a record read from a last line without
+ * on stderr), not read before (the first record of a repeat is reported
+ * on stderr unless quiet).  Unless quiet, a record read from a last line without
  * newline is noted on stderr as a warning: the line may have been cut
  * just before its newline. */
 int t2_record_usable(const struct t2_record *rec, int quiet);
@@ -159,6 +196,12 @@ enum trace2_event_kind t2_event_kind(const char *name);
 /* The pid in a SID's own part ("...-P<hex>" after the last '/'):
  * 0, or -1 if it has none. */
 int t2_pid_of_sid(const char *sid, uint32_t *pid);
+
+/* What names a process whose input has neither its cmd_name nor its
+ * start (it started before the input: a rotated file): "(pid N)" from
+ * its SID, else "?"; into buf of T2_UNNAMED_MAX bytes. */
+#define T2_UNNAMED_MAX 24
+const char *t2_unnamed(const struct t2_process *p, char *buf);
 
 /* The process with that SID, if read so far. */
 struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len);

@@ -255,6 +255,9 @@ struct frame {
 struct sthread {
 	struct frame *stack;
 	size_t n, cap;
+	size_t parked;       /* open at its process's atexit: back if it goes on */
+	uint64_t base_child_us; /* regions left with none open (a thread that
+				 * started before the input: in regions of before) */
 };
 
 struct sproc {
@@ -349,18 +352,49 @@ static void region_enter(struct t2_summary *s, struct sthread *t, const struct t
 	f->child_us = 0;
 }
 
-static void region_leave(struct t2_summary *s, struct sthread *t, const struct trace2_event *ev,
+/* A region of key k that took us, us_in of it in regions nested in it. */
+static void count_region(struct rkey *k, uint64_t us, uint64_t us_in)
+{
+	if (!k->count || us < k->min)
+		k->min = us;
+	if (us > k->max)
+		k->max = us;
+	k->count++;
+	k->total += us;
+	k->self += us > us_in ? us - us_in : 0;
+	k->hist[h_bucket(us)]++;
+}
+
+/* The leave of a region entered before the input began (a thread of a
+ * process that started before it): its t_rel is its whole time. */
+static void early_region_leave(struct t2_summary *s, struct sthread *t,
+			       const struct trace2_event *ev, const struct sproc *p)
+{
+	uint64_t us_in = t->base_child_us;
+
+	t->base_child_us = ev->t_rel_us; /* nested in the region around it */
+	if (record_counts(s, p, ev, ev->region.category))
+		count_region(rkey_get(&s->regions, ev->region.category, ev->region.label),
+			     ev->t_rel_us, us_in);
+}
+
+static void region_leave(struct t2_summary *s, struct sthread *t, const struct t2_record *rec,
 			 const struct sproc *p)
 {
+	const struct trace2_event *ev = &rec->ev.pub;
 	size_t i = t->n;
 	struct rkey *k;
-	uint64_t us = ev->t_rel_us, self;
+	uint64_t us = ev->t_rel_us;
 
 	/* its enter: the innermost open region with its category/label;
 	 * regions opened inside it and never left are dropped */
 	while (i > 0 && !(same(t->stack[i - 1].key->h.cat, ev->region.category) &&
 			  same(t->stack[i - 1].key->h.name, ev->region.label)))
 		i--;
+	if (!i && rec->thread->mid) {
+		early_region_leave(s, t, ev, p);
+		return;
+	}
 	if (!i) {
 		s->lone_leaves++;
 		return;
@@ -368,19 +402,28 @@ static void region_leave(struct t2_summary *s, struct sthread *t, const struct t
 	s->open_regions += t->n - i;
 	t->n = i - 1;
 	k = t->stack[i - 1].key;
-	self = us > t->stack[i - 1].child_us ? us - t->stack[i - 1].child_us : 0;
 	if (t->n)
 		t->stack[t->n - 1].child_us += us;
-	if (!record_counts(s, p, ev, ev->region.category))
-		return;
-	if (!k->count || us < k->min)
-		k->min = us;
-	if (us > k->max)
-		k->max = us;
-	k->count++;
-	k->total += us;
-	k->self += self;
-	k->hist[h_bucket(us)]++;
+	else
+		t->base_child_us += us;
+	if (record_counts(s, p, ev, ev->region.category))
+		count_region(k, us, t->stack[i - 1].child_us);
+}
+
+/* The process went on after its atexit (a daemonized child): the regions
+ * its threads had open then are open again. */
+static void resume_regions(struct t2_process *p)
+{
+	struct t2_thread *t;
+
+	for (t = p->threads; t; t = t->next) {
+		struct sthread *st = t->user;
+
+		if (st && st->parked) {
+			st->n = st->parked;
+			st->parked = 0;
+		}
+	}
 }
 
 static void record(void *ctx, struct t2_record *rec)
@@ -404,6 +447,8 @@ static void record(void *ctx, struct t2_record *rec)
 	if (!rec->thread->user)
 		rec->thread->user = xcalloc(1, sizeof(struct sthread));
 	t = rec->thread->user;
+	if (rec->resumed)
+		resume_regions(rec->proc);
 	switch (ev->kind) {
 	case TRACE2_EVENT_START:
 		a0 = ev->start.argv ? ev->start.argv[0] : NULL;
@@ -427,7 +472,7 @@ static void record(void *ctx, struct t2_record *rec)
 		p->have_atexit = 1;
 		p->code = ev->exit.code;
 		p->atexit_abs = ev->t_abs_us;
-		s->open_regions += t->n; /* the thread's open regions end here */
+		t->parked = t->n; /* they end here, unless the process goes on */
 		t->n = 0;
 		break;
 	case TRACE2_EVENT_SIGNAL:
@@ -443,7 +488,7 @@ static void record(void *ctx, struct t2_record *rec)
 		region_enter(s, t, ev);
 		break;
 	case TRACE2_EVENT_REGION_LEAVE:
-		region_leave(s, t, ev, p);
+		region_leave(s, t, rec, p);
 		break;
 	case TRACE2_EVENT_TIMER:
 		if (!record_counts(s, p, ev, ev->timer.category))
@@ -700,6 +745,7 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 {
 	const struct sproc *sp = p->user;
 	int complete = sp->have_exit || sp->have_atexit;
+	char unnamed[T2_UNNAMED_MAX];
 
 	if (json) {
 		fputs(first ? "" : ",", f);
@@ -723,7 +769,7 @@ static void proc_open(FILE *f, int json, const struct t2_process *p, int depth, 
 		return;
 	}
 	fprintf(f, "%*s", 2 + 2 * depth, "");
-	text_put(f, shown_name(sp) ? shown_name(sp) : "?");
+	text_put(f, shown_name(sp) ? shown_name(sp) : t2_unnamed(p, unnamed));
 	fputs("  mode=", f);
 	text_put(f, sp->mode ? sp->mode : "-");
 	fputs("  exit=", f);
@@ -1054,7 +1100,7 @@ static void finish_process(void *ctx, struct t2_process *p)
 		struct sthread *st = t->user;
 
 		if (st) {
-			s->open_regions += st->n;
+			s->open_regions += st->n + st->parked;
 			free(st->stack);
 			st->stack = NULL;
 			st->n = st->cap = 0;

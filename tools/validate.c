@@ -96,6 +96,10 @@ struct validator {
 	int quiet;
 };
 
+/* How bad a problem is: a note is what the log says of itself, no
+ * problem (it counts for no exit status). */
+enum severity { NOTE = -1, WARNING, ERROR };
+
 static void report(struct validator *v, const char *src, unsigned long lineno, int error,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -104,12 +108,12 @@ static void report(struct validator *v, const char *src, unsigned long lineno, i
 {
 	va_list ap;
 
-	if (error)
+	if (error == ERROR)
 		v->errors++;
-	else
+	else if (error == WARNING)
 		v->warnings++;
 	text_put(stdout, src);
-	printf(":%lu: %s: ", lineno, error ? "error" : "warning");
+	printf(":%lu: %s: ", lineno, error == ERROR ? "error" : error == WARNING ? "warning" : "note");
 	va_start(ap, fmt);
 	text_vprintf(stdout, fmt, ap); /* it quotes the log's strings */
 	va_end(ap);
@@ -158,7 +162,7 @@ static void check_type(struct validator *v, const struct t2_record *rec, const c
 {
 	int64_t i;
 	uint64_t us;
-	int ok;
+	int ok, numeric;
 
 	if (j->type == J_NULL && (t == T_STR || t == T_STR_OR_NUM)) {
 		report(v, rec->src, rec->lineno, 0,
@@ -174,9 +178,13 @@ static void check_type(struct validator *v, const struct t2_record *rec, const c
 	case T_STR_OR_NUM: ok = j->type == J_STRING || j->type == J_NUMBER; break;
 	default: ok = 1; break;
 	}
+	/* a number that is not the right one (a fraction for an integer):
+	 * its type is right, its value not (numbers out of range are the
+	 * reader's, reported as such) */
+	numeric = j->type == J_NUMBER && (t == T_INT || t == T_SECS);
 	if (!ok)
-		report(v, rec->src, rec->lineno, 1, "\"%s\" must be %s, not %s: %.*s%s", key,
-		       type_name(t), jtype_name(j->type),
+		report(v, rec->src, rec->lineno, 1, "\"%s\" must be %s%s%s: %.*s%s", key,
+		       type_name(t), numeric ? "" : ", not ", numeric ? "" : jtype_name(j->type),
 		       (int)(j->raw_len > 40 ? 40 : j->raw_len), j->raw,
 		       j->raw_len > 40 ? "..." : "");
 }
@@ -395,7 +403,9 @@ static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_
 	}
 	slash = memrchr(sid, '/', len);
 	if (slash) {
-		/* a traced parent in the input must have started a child first */
+		/* a traced parent in the input must have started a child first
+		 * (unless it started before the input, where its child_start
+		 * may have been) */
 		size_t plen = (size_t)(slash - sid);
 		size_t i;
 
@@ -406,7 +416,7 @@ static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_
 				if (p->pub.sid_len == plen && !memcmp(p->pub.sid, sid, plen)) {
 					struct proc_state *pp = p->user;
 
-					if (pp && !pp->started_child)
+					if (pp && !pp->started_child && !p->mid)
 						report(v, rec->src, rec->lineno, 0, "child process "
 						       "before its parent %.*s started a child",
 						       (int)plen, sid);
@@ -447,13 +457,23 @@ static void record(void *ctx, struct t2_record *rec)
 		       j->type != J_STRING ? "\"thread\" must be a string" : "\"thread\" is empty");
 		return;
 	}
+	if (rec->first_repeat)
+		report(v, rec->src, rec->lineno, WARNING, "a record read before, again (the "
+		       "same log given twice?); this input's records that repeat others are "
+		       "not checked");
+	if (rec->repeat)
+		return;
+	if (rec->mid_start)
+		report(v, rec->src, rec->lineno, NOTE, "the input starts mid-process (a rotated "
+		       "file; or in buffered mode a thread's records written before main's "
+		       "version): what its processes did before is not here");
 	if (!rec->proc->user)
 		rec->proc->user = zalloc(sizeof(struct proc_state));
 	ps = rec->proc->user;
 	check_common(v, rec);
 	if (rec->new_process) {
 		check_sid(v, c->r, rec);
-		if (rec->ev.pub.kind != TRACE2_EVENT_VERSION)
+		if (rec->ev.pub.kind != TRACE2_EVENT_VERSION && !rec->proc->mid)
 			report(v, rec->src, rec->lineno, 0, "first record of SID %s is %s, not "
 			       "version (a cut log, or another thread's buffer written first "
 			       "in buffered mode)", rec->proc->pub.sid,
@@ -473,7 +493,7 @@ static void record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	if (strcmp(t->pub.name, "main")) {
-		if (rec->new_thread && rec->ev.pub.kind != TRACE2_EVENT_THREAD_START)
+		if (rec->new_thread && rec->ev.pub.kind != TRACE2_EVENT_THREAD_START && !t->mid)
 			report(v, rec->src, rec->lineno, 0, "%s on thread %s before its "
 			       "thread_start; collectors ignore it", rec->event, t->pub.name);
 		else if (t->exited && rec->ev.pub.kind != TRACE2_EVENT_THREAD_EXIT)
@@ -543,6 +563,7 @@ static int listen_loop(struct vctx *c, const char *path, long count)
 		fprintf(stderr, "trace2 validate: listening on af_unix:%s\n", path);
 	snprintf(name, sizeof(name), "af_unix:%s", path);
 	l.r = c->r;
+	l.r->find_repeats = 0; /* each client is a stream of its own */
 	l.name = name;
 	l.count = count;
 	l.stop = &stop;
@@ -565,6 +586,7 @@ unsigned long validate_streams(const int *fds, size_t nfds, size_t max_line)
 	t2_reader_init(&r, record, bad_line, &c);
 	if (max_line)
 		r.max_line = max_line;
+	r.find_repeats = 0;
 	c.r = &r;
 	l.r = &r;
 	l.lfd = -1;

@@ -2,10 +2,11 @@
  * Fuzzer: "trace2 validate --strict DIR" (tools/validate.c) on files, run
  * through cmd_validate() on the input as files (fz_cmd.h).  Nothing may
  * crash, leak or read out of bounds; every output line is a finding
- * "DIR/FILE:LINE: error: ..." or "...: warning: ..." (one line each, what
- * the input holds cannot break it nor write control characters or bytes
- * that are not UTF-8), and the exit code is 1 exactly when there is one
- * (--strict counts warnings too) but the warnings of cut last lines.
+ * "DIR/FILE:LINE: error: ...", "...: warning: ..." or "...: note: ..." (one
+ * line each, what the input holds cannot break it nor write control
+ * characters or bytes that are not UTF-8), and the exit code is 1 exactly
+ * when there is an error or a warning (--strict counts warnings too) but
+ * the warnings of cut last lines.
  */
 #include "fuzz.h"
 #include "fz_cmd.h"
@@ -35,7 +36,10 @@ static void check_finding(const char *line, size_t len, void *ctx)
 	while (i < len && line[i] >= '0' && line[i] <= '9') /* the line */
 		i++;
 	FZ_CHECK(len - i > 10 && (!memcmp(line + i, ": error: ", 9) ||
-				  !memcmp(line + i, ": warning: ", 11)));
+				  !memcmp(line + i, ": warning: ", 11) ||
+				  !memcmp(line + i, ": note: ", 8)));
+	if (line[i + 2] == 'n')
+		return; /* what the log is, no problem */
 	if (line[i + 2] == 'w' && len - i > sizeof(cut) &&
 	    !memcmp(line + len - (sizeof(cut) - 1), cut, sizeof(cut) - 1))
 		return;

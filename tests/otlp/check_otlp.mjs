@@ -12,8 +12,11 @@
 // process (trace2.sid).  Over the file: span ids unique, every
 // parentSpanId a span of the file (or the traceparent's span), one
 // trace per command tree (root SID), as many process, region and child
-// spans as the logs have SIDs, region_enter and child_start records, and
-// the ids derived as docs/tools.md says (FNV-1a, recomputed here).
+// spans as the logs have SIDs (and detached parts: records of a SID after
+// its atexit), regions (region_enter records, and region_leave records
+// without their enter in a detached part or in a thread of a process that
+// started before its file) and child_start records, and the ids derived
+// as docs/tools.md says (FNV-1a, recomputed here).
 // Prints "check_otlp: ok ..." or the problems, exit status 1.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -56,22 +59,49 @@ for (const p of args.slice(1)) {
 }
 const sids = new Set(), roots = new Set();
 const regionIds = new Set(), childExitIds = new Map(); // id -> [sid, pid]
-const regionSeq = new Map();
+const regionSeq = new Map(), open = new Map();
+const exited = new Set(), detached = new Map(), mid = new Set();
+const detachedIds = new Map(); // id -> sid
 let nregion = 0, nchild = 0;
+// A region span: its id from "<base>\n<thread>\n<N>", base the SID or,
+// in a detached part, "<SID>\ndetached\n<K>".
+function regionSpan(e) {
+	nregion++;
+	const d = detached.get(e.sid);
+	const k = `${d ? `${e.sid}\ndetached\n${d}` : e.sid}\n${e.thread}`;
+	const n = (regionSeq.get(k) || 0) + 1;
+	regionSeq.set(k, n);
+	regionIds.add(sid64(`${k}\n${n}`));
+}
 for (const f of files) {
+	let first = true;
 	for (const line of readFileSync(f, 'latin1').split('\n')) {
 		if (!line.startsWith('{')) continue;
 		let e;
 		try { e = JSON.parse(Buffer.from(line, 'latin1').toString('utf8')); } catch { continue; }
 		if (typeof e.sid !== 'string' || !e.sid) continue;
+		if (!sids.has(e.sid) && e.event !== 'version' && first) mid.add(f);
+		if (!sids.has(e.sid) && e.event !== 'version' && mid.has(f)) mid.add(e.sid);
+		first = false;
 		sids.add(e.sid);
 		roots.add(e.sid.split('/')[0]);
+		if (exited.has(e.sid)) { // it went on after its atexit
+			exited.delete(e.sid);
+			const d = (detached.get(e.sid) || 0) + 1;
+			detached.set(e.sid, d);
+			detachedIds.set(sid64(`${e.sid}\ndetached\n${d}`), e.sid);
+		}
+		const tk = `${e.sid}\n${e.thread}`;
+		if (e.event === 'atexit') {
+			exited.add(e.sid);
+			for (const k of open.keys()) if (k.startsWith(`${e.sid}\n`)) open.set(k, 0);
+		}
 		if (e.event === 'region_enter') {
-			nregion++;
-			const k = `${e.sid}\n${e.thread}`;
-			const n = (regionSeq.get(k) || 0) + 1;
-			regionSeq.set(k, n);
-			regionIds.add(sid64(`${k}\n${n}`));
+			open.set(tk, (open.get(tk) || 0) + 1);
+			regionSpan(e);
+		} else if (e.event === 'region_leave') {
+			if (open.get(tk)) open.set(tk, open.get(tk) - 1);
+			else if (detached.has(e.sid) || mid.has(e.sid)) regionSpan(e);
 		} else if (e.event === 'child_start') {
 			nchild++;
 		} else if (e.event === 'child_exit') {
@@ -190,7 +220,13 @@ for (const s of spans) {
 	if (s.traceId !== wantTrace) bad(`span ${s.spanId}: traceId ${s.traceId}, expected ${wantTrace}`);
 	if (s.parentSpanId !== undefined && !byId.has(s.parentSpanId) && s.parentSpanId !== tpSpan)
 		bad(`span ${s.spanId} (${type} ${s.name}): parent ${s.parentSpanId} is not in the file`);
-	if (type === 'process') {
+	if (type === 'process' &&
+	    (s.attributes || []).some((x) => x.key === 'trace2.detached' && x.value.boolValue === true)) {
+		if (detachedIds.get(s.spanId) !== sid)
+			bad(`detached part of ${sid}: spanId ${s.spanId} is not derived from its SID`);
+		if (s.parentSpanId !== sid64(sid))
+			bad(`detached part of ${sid}: parentSpanId ${s.parentSpanId}, expected its process span`);
+	} else if (type === 'process') {
 		if (s.spanId !== sid64(sid)) bad(`process ${sid}: spanId ${s.spanId}, expected ${sid64(sid)}`);
 		if (!sid.includes('/')) {
 			if (tpSpan ? s.parentSpanId !== tpSpan : s.parentSpanId !== undefined)
@@ -211,8 +247,9 @@ for (const s of spans) {
 	} else if (type === 'child' && !attr(s, 'trace2.unfinished') && !childExitIds.has(s.spanId))
 		bad(`child span ${s.name}: spanId ${s.spanId} is not derived from its SID and pid`);
 }
-if (count.process !== sids.size) bad(`${count.process} process spans for ${sids.size} SIDs`);
-if (count.region !== nregion) bad(`${count.region} region spans for ${nregion} region_enter records`);
+if (count.process !== sids.size + detachedIds.size)
+	bad(`${count.process} process spans for ${sids.size} SIDs and ${detachedIds.size} detached parts`);
+if (count.region !== nregion) bad(`${count.region} region spans for ${nregion} regions`);
 if (count.child !== nchild) bad(`${count.child} child spans for ${nchild} child_start records`);
 const wantTraces = tp ? 1 : roots.size;
 if (traces.size !== wantTraces) bad(`${traces.size} traces for ${wantTraces} command trees`);

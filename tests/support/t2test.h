@@ -215,6 +215,11 @@ void t2_tool(const char *const *env, struct t2_proc *p, ...)
  * its first argument); _exit(127) if that fails. */
 void t2_exec_tool(const char *const *args) __attribute__((noreturn));
 /* The same with the driver of another directory (t2_unprivileged_dir()). */
+/* In a child: exec bin_dir/name, a program built like this one (see
+ * t2_exec_built()), with the NULL-terminated args (up to 62); _exit(127)
+ * if that fails. */
+void t2_exec_program(const char *bin_dir, const char *name, const char *const *args)
+	__attribute__((noreturn));
 void t2_exec_tool_in(const char *bin_dir, const char *const *args)
 	__attribute__((noreturn));
 void t2_proc_free(struct t2_proc *p);
