@@ -98,7 +98,10 @@ void tr2_dst_init(struct tr2_dst *dst, int setting);
  */
 int tr2_dst_wait_limit_ms(void);
 
-/* What a target value asks for (destinations.md §1), without opening it. */
+/*
+ * What a target value asks for (docs/configuration.md, "Target values"),
+ * without opening it.
+ */
 enum tr2_dst_form {
 	TR2_DST_OFF,       /* unset, "", "0", "false" */
 	TR2_DST_STDERR,    /* "1", "true" */

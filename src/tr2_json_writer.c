@@ -126,7 +126,10 @@ static bool add_quoted(struct trace2_strbuf *sb, const char *s)
 	return true;
 }
 
-/* A NULL string becomes JSON null rather than a crash (decisions.md 2). */
+/*
+ * A NULL string becomes JSON null rather than a crash (docs/api.md,
+ * "Rules that apply to every call").
+ */
 static bool add_string_value(struct trace2_strbuf *sb, const char *s)
 {
 	return s ? add_quoted(sb, s) : sb_addstr(sb, "null");

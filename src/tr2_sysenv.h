@@ -41,7 +41,7 @@ enum tr2_sysenv {
 /* Room for the built-in rows and two rows per registered target. */
 #define TR2_SYSENV_MAX (TR2_SYSENV_BUILTIN_COUNT + 2 * 32)
 
-/* How a row's value is read (config.md). */
+/* How a row's value is read (docs/configuration.md, "Settings"). */
 enum tr2_parser {
 	TR2_PARSE_DESTINATION, /* a target value */
 	TR2_PARSE_BOOL,        /* maybe-bool, invalid ignored */

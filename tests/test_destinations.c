@@ -1,12 +1,12 @@
 /*
- * Destinations (spec destinations.md), proven with the test driver
- * (trace2-tool) and small in-process scenarios: every form of a target
- * value (§1), file mode (§2), directory mode (§3), maxFiles and the
- * discard sentinel (§4), AF_UNIX sockets (§5), write failures (§6, with
- * the project's decision: ENOSPC, EPIPE, EAGAIN, EBADF disable the
+ * Destinations (docs/configuration.md, "Target values" and "Max files"),
+ * proven with the test driver (trace2-tool) and small in-process
+ * scenarios: every form of a target value, file mode, directory mode,
+ * maxFiles and the discard sentinel, AF_UNIX sockets, write failures
+ * (the project's rule: ENOSPC, EPIPE, EAGAIN, EBADF disable the
  * target, with the debug switch one warning and an "error" record on the
  * other targets; the host's output and exit code do not change), the
- * debug switch (§7), closing at exit (§9) and close-on-exec descriptors.
+ * debug switch, closing at exit and close-on-exec descriptors.
  * (EINTR and short writes: test_signals.c.)
  */
 #include <setjmp.h>
@@ -272,7 +272,7 @@ static void env_targets(struct t2_env *e, size_t n, const char *value)
 }
 
 /* ------------------------------------------------------------------ */
-/* §1 Target values.                                                   */
+/* Target values.                                                      */
 /* ------------------------------------------------------------------ */
 
 /* Rule 1: off, silently, even with the debug switch (every value on
@@ -388,7 +388,7 @@ static void check_file_mode(const char *path, int mask, mode_t mode)
 	t2_env_free(&e);
 }
 
-/* Rule 5 and §2: created 0666 minus the umask, appended to. */
+/* Any other absolute path: created 0666 minus the umask, appended to. */
 static void value_absolute_file(void **state)
 {
 	char *dir = t2_tmpdir(), *path = t2_path(dir, "trace.log");
@@ -411,7 +411,7 @@ static void value_absolute_file(void **state)
 	free(dir);
 }
 
-/* Rule 4 and §3 step 1: a file named after the last SID component. */
+/* A directory: a file named after the last SID component. */
 static void check_directory_value(const char *dir, const char *value)
 {
 	struct t2_env e = { 0 };
@@ -496,7 +496,7 @@ static void value_unknown_warns_always(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §5 AF_UNIX.                                                         */
+/* AF_UNIX.                                                             */
 /* ------------------------------------------------------------------ */
 
 static int unix_socket(const char *path, int type)
@@ -649,7 +649,7 @@ static void value_af_unix_failures(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §2 Open failures and §7 the debug switch.                           */
+/* Open failures and the debug switch.                                 */
 /* ------------------------------------------------------------------ */
 
 /* GIT_TRACE2=path (prepared by prep) with GIT_TRACE2_DST_DEBUG=debug
@@ -735,7 +735,7 @@ static void dst_debug_values(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §3 Directory mode.                                                  */
+/* Directory mode.                                                     */
 /* ------------------------------------------------------------------ */
 
 /* One process, three targets, one directory: <sid>, <sid>.1, <sid>.2. */
@@ -786,7 +786,7 @@ struct collide {
 	int taken;	/* names already present: <sid>, <sid>.1, ... */
 };
 
-/* The numbered names of §3 step 3: attempt 0 is <sid>, k is <sid>.k. */
+/* The numbered names of directory mode: attempt 0 is <sid>, k is <sid>.k. */
 static char *attempt_path(const char *dir, const char *sid, int k)
 {
 	char *path = NULL;
@@ -896,7 +896,7 @@ static void directory_through_symlink(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §4 maxFiles and the discard sentinel.                               */
+/* maxFiles and the discard sentinel.                                  */
 /* ------------------------------------------------------------------ */
 
 /* Run 001return 0 with the first ntargets targets on dir (brief),
@@ -1072,7 +1072,7 @@ static void max_files_normal_and_event(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §6 Write failures.                                                  */
+/* Write failures.                                                     */
 /* ------------------------------------------------------------------ */
 
 /* GIT_TRACE2=9 with fd 9 closed: PERF starts with the error record. */
@@ -1304,7 +1304,7 @@ static void fd_closed_at_initialize_deferred(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §9 Closing at exit.                                                  */
+/* Closing at exit.                                                    */
 /* ------------------------------------------------------------------ */
 
 #define INHERITED_FD 8

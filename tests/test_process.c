@@ -2,8 +2,10 @@
  * The process model through the test driver (build/bin/trace2-tool, run as
  * "trace2-tool trace2 <subcommand>"): child chains sharing files and a
  * directory, exec, URL redaction, configParams and envVars listing.
- * Spec: process.md §2, §3, §10, §12; destinations.md §2, §3;
- * test-helper.md §1, §3, §4; config.md §3, §7.
+ * The rules: docs/configuration.md ("Target values", "Parent SID and
+ * name", "URL passwords", "Config files", "Lists: configParams and
+ * envVars"), docs/embedding.md ("fork() and exec()"); the subcommands
+ * are those of tests/driver/trace2-tool.c.
  *
  * Expected output is built as a table of records (depth, event, texts for
  * the three targets) and rendered per target, for all processes or for
@@ -81,7 +83,7 @@ static int is_safe_byte(unsigned char c)
 	       (c >= '0' && c <= '9') || (c && strchr("+,-./:=@_^", c));
 }
 
-/* Pretty shell quoting of one word (targets.md §1.4), appended to *buf. */
+/* Shell quoting of one word (docs/targets.md, "Normal"), appended to *buf. */
 static void append_qarg(char **buf, const char *s)
 {
 	const char *p;
@@ -432,7 +434,8 @@ static char *render_perf(const struct expect *x, int depth)
 	return out;
 }
 
-/* brief: "time" on version and atexit only (targets.md §4.4); otherwise
+/* brief: "time" on version and atexit only (docs/targets.md, "Event");
+ * otherwise
  * no "time" at all (the non-brief keys are cut from the actual text). */
 static char *render_event(const struct expect *x, int depth, int brief)
 {
@@ -588,7 +591,8 @@ static long sid_pid(const char *sid)
 
 /*
  * The SIDs by depth: one per depth 0..levels-1, each one component more
- * than its parent (process.md §2.3), components well formed.
+ * than its parent (docs/configuration.md, "Parent SID and name"),
+ * components well formed.
  */
 static void collect_sids(const struct evs *e, int levels, const char **sid)
 {
@@ -738,7 +742,7 @@ static void run_chain(struct run *r, const char *const *env, int code, struct ex
 	expect_chain(x, 0, 3, code);
 }
 
-/* Three processes append to one file per target (destinations.md §2). */
+/* Three processes append to one file per target (a file target value). */
 static void chain_shares_one_file_per_target(void **state)
 {
 	struct expect x = { .n = 0 };
@@ -813,7 +817,8 @@ static char *own_component_at_depth(const char *dir, char *const *names, int d)
 
 /*
  * One directory for all targets: every process creates <sid> (NORMAL),
- * <sid>.1 (PERF), <sid>.2 (EVENT) (destinations.md §3); each file holds
+ * <sid>.1 (PERF), <sid>.2 (EVENT) (docs/configuration.md, "Target values");
+ * each file holds
  * exactly that process's records, and nothing else is there.
  */
 static void check_process_files(const char *dir, const struct expect *x, int levels)
@@ -892,7 +897,8 @@ static void expect_exec_begin(struct expect *x)
 /*
  * The exec'd image (the driver again, as "git") continues the session as
  * a child: depth 1, hierarchy trace2/trace2, same pid; the first image
- * writes no exit/atexit (process.md §12, test-helper.md §3 005exec).
+ * writes no exit/atexit (docs/embedding.md, "fork() and exec()"; the
+ * driver's 005exec).
  */
 static void exec_continues_as_child(void **state)
 {
@@ -947,7 +953,7 @@ static void exec_failure_reports_result(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Redaction (process.md §10, test-helper.md §4)                       */
+/* Redaction (docs/configuration.md, "URL passwords")                  */
 /* ------------------------------------------------------------------ */
 
 struct redact_row {
@@ -955,8 +961,9 @@ struct redact_row {
 	const char *out; /* NULL: unchanged */
 };
 
-/* The table of process.md §10 (where Git leaves HTTPS:// and x.y=https://
- * alone, libtrace2 redacts them too), then two more cases of its rule. */
+/* Git's own cases of URL redaction (where Git leaves HTTPS:// and
+ * x.y=https:// alone, libtrace2 redacts them too), then two more cases
+ * of its rule. */
 static const struct redact_row ROWS[] = {
 	{ "https://user:pwd@example.com/", "https://user:<REDACTED>@example.com/" },
 	{ "https://u:p@h", "https://u:<REDACTED>@h" },
@@ -973,7 +980,8 @@ static const struct redact_row ROWS[] = {
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
 /*
- * GIT_TRACE2_REDACT settings and whether redaction is on (config.md §4.2).
+ * GIT_TRACE2_REDACT settings and whether redaction is on
+ * (docs/configuration.md, "Booleans").
  * The switch is read once for the process, so 300redact_start runs with
  * all of them and the others with the first two (default and off).
  */
@@ -1121,7 +1129,8 @@ static void redact_def_param_value(void **state)
 	}
 }
 
-/* error messages are not redacted, the start argv is (process.md §10). */
+/* error messages are not redacted, the start argv is (docs/configuration.md,
+ * "URL passwords"). */
 static void redact_skips_error_messages(void **state)
 {
 	const char *shown[] = { driver(), "trace2", "003error", ROWS[1].out, NULL };
@@ -1140,7 +1149,8 @@ static void redact_skips_error_messages(void **state)
 	run_free(&r);
 }
 
-/* An unparsable GIT_TRACE2_REDACT is fatal (config.md §4.2, §5). */
+/* An unparsable GIT_TRACE2_REDACT is fatal (docs/configuration.md,
+ * "Booleans"). */
 static void redact_invalid_value_is_fatal(void **state)
 {
 	const char *env[] = { "GIT_TRACE2_BRIEF=1", "GIT_TRACE2_REDACT=maybe", NULL };
@@ -1159,7 +1169,7 @@ static void redact_invalid_value_is_fatal(void **state)
 
 /*
  * The failing initialize emits its records before thread storage exists,
- * so t_abs is 0 (process.md §1, config.md §5).  Git also makes a fresh
+ * so t_abs is 0.  Git also makes a fresh
  * "unknown" context for every PERF/EVENT record there (unknown,
  * th01:unknown, ...); libtrace2 names them all "unknown" (a documented
  * deviation the spec calls low priority).
@@ -1182,7 +1192,7 @@ static void failed_initialize_records(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* configParams and envVars (config.md §7)                            */
+/* configParams and envVars (docs/configuration.md)                   */
 /* ------------------------------------------------------------------ */
 
 struct param {
@@ -1239,7 +1249,7 @@ static const char *const CONFIG_FILES[][2] = {
 };
 
 /*
- * config.md §7.3's example, plus a system file, GIT_CONFIG_COUNT entries
+ * A global and a local file, plus a system file, GIT_CONFIG_COUNT entries
  * and both styles of GIT_CONFIG_PARAMETERS words: system, global, local
  * (found upwards from a subdirectory), command (COUNT, then PARAMETERS),
  * then the environment variables.
@@ -1321,7 +1331,8 @@ static const char *const HOME_FILES[][2] = {
 	{ NULL, NULL },
 };
 
-/* Without GIT_CONFIG_GLOBAL: the XDG file, then ~/.gitconfig (§3). */
+/* Without GIT_CONFIG_GLOBAL: the XDG file, then ~/.gitconfig
+ * (docs/configuration.md, "Config files"). */
 static void config_global_files_from_home(void **state)
 {
 	char *dir = make_tree(HOME_FILES), *home = t2_xfmt("HOME=%s/home", dir),

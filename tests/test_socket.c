@@ -1,9 +1,10 @@
 /*
- * AF_UNIX destinations (destinations.md §5, §10) with listeners owned by
+ * AF_UNIX destinations (docs/configuration.md, "Target values") with
+ * listeners owned by
  * the test (t2sink.h): every wait is bounded (poll() with short timeouts,
  * an overall deadline, the writer killed when it passes).  The EVENT
  * streams are also run through a checker that applies trace2receiver's
- * rules (consumers.md): required keys and JSON types, time format,
+ * rules (docs/event-schema.md): required keys and JSON types, time format,
  * version first, a start with a non-empty argv, the main thread named
  * "main", threads announced before use, consistent region nesting.
  */
@@ -33,7 +34,7 @@
 #define UTC_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"
 
 /* ------------------------------------------------------------------ */
-/* trace2receiver's rules (consumers.md)                               */
+/* trace2receiver's rules (docs/event-schema.md)                       */
 /* ------------------------------------------------------------------ */
 
 /* Key types: s string, i integer, b boolean, a array, n number,
@@ -557,7 +558,7 @@ static void dgram_socket_one_datagram_per_record(void **state)
 	socket_chain(SOCK_DGRAM, "af_unix:dgram:");
 }
 
-/* af_unix:<path> falls back to datagram (destinations.md §5). */
+/* af_unix:<path> tries stream, then datagram. */
 static void plain_prefix_falls_back_to_dgram(void **state)
 {
 	(void)state;
@@ -650,7 +651,8 @@ static char *path_of_length(const char *dir, size_t len)
 }
 
 /* Missing socket, non-socket file, empty, relative and too long paths
- * (destinations.md §5 steps 1-5, §10). */
+ * (each turns the target off, with a warning only under the debug
+ * switch). */
 static void unusable_socket_values(void **state)
 {
 	char *dir = t2_tmpdir(), *missing = t2_path(dir, "missing"),
@@ -847,7 +849,8 @@ static void receiver_accepts_every_event_type(void **state)
 	t2_sink_close(&s);
 }
 
-/* Brief mode drops "time": trace2receiver cannot take it (consumers.md). */
+/* Brief mode drops "time": trace2receiver cannot take it
+ * (docs/event-schema.md). */
 static void receiver_rejects_brief_stream(void **state)
 {
 	struct t2_sink s;
@@ -936,8 +939,9 @@ static void wait_for_record(struct t2_sink *s, const char *needle)
  * The reader closes its end: the next write fails with EPIPE, which
  * neither kills the writer nor is retried; the target goes off and, with
  * the debug switch, the warning goes to stderr and an "error" record to
- * the other targets (destinations.md §6, process.md §6) -- after NORMAL's
- * copy of the failed record, which was dispatched first (targets.md §1.2).
+ * the other targets (docs/configuration.md, "Target values") -- after
+ * NORMAL's copy of the failed record, which was dispatched first (the
+ * targets run in a fixed order: docs/targets.md).
  */
 static void reader_gone_disables_target(void **state)
 {
@@ -1000,7 +1004,7 @@ static void empty_printf_scenario(void *arg)
 }
 
 /* A zero-length record (brief NORMAL, empty printf) is an empty datagram
- * (targets.md §1.1, destinations.md §6). */
+ * (a socket gets one write per record, whatever its length). */
 static void empty_record_is_empty_datagram(void **state)
 {
 	struct t2_sink s;

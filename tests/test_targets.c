@@ -1,9 +1,11 @@
 /*
  * Every event on every target, byte for byte: each scenario runs in a
  * child process with all three targets on, and the scrubbed files are
- * compared whole with the expected text (targets.md).  Every EVENT line
- * is also parsed with the strict JSON parser and its key list checked
- * against the key order of targets.md §4.4/§4.5.
+ * compared whole with the expected text (docs/targets.md).  Every EVENT
+ * line is also parsed with the strict JSON parser and its key list
+ * checked against the key order: the common keys (docs/targets.md,
+ * "Event"), then the event's own (docs/event-schema.md, "Keys per
+ * event").
  *
  * Scenarios are initialised at "i.c":1 (see run_scenario), so non-brief
  * runs have a fixed version record; non-brief scenarios pass explicit
@@ -53,7 +55,7 @@ static const char *const BRIEF[] = {
 #define ATEXIT_EVENT(code) "{\"event\":\"atexit\",\"sid\":\"SID\",\"thread\":\"main\",\"time\":\"" UTC "\",\"t_abs\":0.000000,\"code\":" #code "}\n"
 
 /* Non-brief: the version record comes from run_scenario()'s "i.c":1, the
- * atexit record has Git's pseudo-locations (targets.md §1.5). */
+ * atexit record has the fixed file and line Git writes for it. */
 #define FULL_VERSION_NORMAL "00:00:00.000000 i.c:1                             version " TRACE2_VERSION_STRING "\n"
 #define FULL_VERSION_PERF "00:00:00.000000 i.c:1                        | " VERSION_PERF
 #define FULL_VERSION_EVENT "{\"event\":\"version\",\"sid\":\"SID\",\"thread\":\"main\",\"time\":\"" UTC "\",\"file\":\"i.c\",\"line\":1,\"evt\":\"4\",\"exe\":\"" TRACE2_VERSION_STRING "\"}\n"
@@ -211,7 +213,8 @@ static char *capture_end(struct capture *c)
 }
 
 /*
- * The keys of every EVENT record in their order (targets.md §4.4, §4.5):
+ * The keys of every EVENT record in their order (docs/targets.md,
+ * "Event"; docs/event-schema.md, "Keys per event"):
  * the common keys, then these ("?" = present only under its condition).
  */
 static const char *const EVENT_KEYS[][2] = {
@@ -1024,7 +1027,7 @@ static void sc_data(void *arg)
 }
 
 /* data_string, data_intmax (INTMAX_MIN), data_json compact and pretty:
- * perf verbatim, event compacted (targets.md §4.7) */
+ * perf verbatim, event compacted (docs/targets.md, "Event") */
 static void data_events(void **state)
 {
 	(void)state;
@@ -1066,7 +1069,7 @@ static void sc_printf(void *arg)
 
 /* brief normal writes nothing at all for an empty message; no second LF
  * after a message ending in one; invalid UTF-8 is kept by normal and perf
- * and becomes U+FFFD in event (decisions.md 6) */
+ * and becomes U+FFFD in event (docs/targets.md, "JSON strings") */
 static void printf_events(void **state)
 {
 	(void)state;
@@ -1239,7 +1242,8 @@ static void sc_unterminated_json(void *arg)
 
 /* A writer without jw_end(): the event target raises the BUG (stderr, an
  * error record to every target) and writes no data_json; the perf target,
- * before it, prints the text the writer holds (api.md §4.5). */
+ * before it, prints the text the writer holds (docs/api.md, "JSON
+ * writer"). */
 static void data_json_unterminated(void **state)
 {
 	struct opts o = BRIEF_RUN;
@@ -1390,8 +1394,8 @@ static void sc_probe(void *arg)
 	trace2_cmd_exit(0);
 }
 
-/* timers-counters.md §6: "Main thread using per-thread ids, regions left
- * open at exit" */
+/* The main thread using per-thread timer and counter ids, with regions
+ * left open at exit (docs/api.md, "Timers and counters"). */
 static void timers_counters_probe(void **state)
 {
 	(void)state;
@@ -1650,7 +1654,7 @@ static void full_layout(void **state)
 /* ------------------------------------------------------------------ */
 
 /* The parent chain starting at pid, as trace2_collect_process_info()
- * reads it (process.md §9). */
+ * reads it (docs/api.md, "Process"). */
 static size_t read_ancestry(pid_t pid, char names[][64], size_t max)
 {
 	size_t n = 0;
@@ -1683,7 +1687,7 @@ static size_t read_ancestry(pid_t pid, char names[][64], size_t max)
 	return n;
 }
 
-/* Append s pretty-quoted (targets.md §1.4). */
+/* Append s shell-quoted (docs/targets.md, "Normal"). */
 static void add_qarg(char *out, size_t size, const char *s)
 {
 	const char *p;
@@ -1706,7 +1710,7 @@ static void add_qarg(char *out, size_t size, const char *s)
 	snprintf(out + n, size - n, "'");
 }
 
-/* Append s as a JSON string (targets.md §4.2). */
+/* Append s as a JSON string (docs/targets.md, "JSON strings"). */
 static void add_json_string(char *out, size_t size, const char *s)
 {
 	size_t n = strlen(out);
@@ -1807,7 +1811,7 @@ static const char NESTING_3[] =
 	"{\"event\":\"region_leave\",\"sid\":\"SID\",\"thread\":\"main\",\"t_rel\":0.000000,\"nesting\":2,\"category\":\"n\",\"label\":\"l2\"}\n"
 	"{\"event\":\"region_leave\",\"sid\":\"SID\",\"thread\":\"main\",\"t_rel\":0.000000,\"nesting\":1,\"category\":\"n\",\"label\":\"l1\"}\n";
 
-/* GIT_TRACE2_EVENT_NESTING: atoi, used only if > 0 (config.md §6) */
+/* GIT_TRACE2_EVENT_NESTING: atoi, used only if > 0 (docs/configuration.md) */
 static void event_nesting(void **state)
 {
 	static const struct {
@@ -1857,7 +1861,8 @@ static void sc_one_printf(void *arg)
 #define ONE_PERF_FULL "00:00:00.000000 f.c:10                       | d0 | main                     | printf       |     |  0.000000 |           |              | m\n"
 #define ONE_EVENT_FULL "{\"event\":\"printf\",\"sid\":\"SID\",\"thread\":\"main\",\"time\":\"2000-01-01T00:00:00.000000Z\",\"file\":\"f.c\",\"line\":10,\"t_abs\":0.000000,\"msg\":\"m\"}\n"
 
-/* the maybe-bool parser of the three brief flags (config.md §4.1) */
+/* the maybe-bool parser of the three brief flags (docs/configuration.md,
+ * "Booleans") */
 static void brief_flag_values(void **state)
 {
 	static const struct {
@@ -2114,7 +2119,8 @@ static void fd_targets(void **state)
 
 /* A directory target whose directory already holds max-files entries
  * ("." and ".." count): the EVENT target writes into the discard sentinel,
- * with "too_many_files" right after "version" (destinations.md §4). */
+ * with "too_many_files" right after "version" (docs/configuration.md,
+ * "Max files"). */
 static void too_many_files(void **state)
 {
 	static char target[4200];
@@ -2205,7 +2211,8 @@ static void sc_null_strings(void *arg)
 	trace2_data_string(NULL, NULL, NULL, NULL);
 }
 
-/* decisions.md 2 and api.md §5: where Git prints "(null)" we do, where
+/* docs/api.md, "Rules that apply to every call": where Git prints
+ * "(null)" we do, where
  * it crashes we print "(null)" / JSON null; a NULL data category leaves
  * the perf column empty as in Git */
 static void null_strings(void **state)
@@ -2232,7 +2239,7 @@ static void null_strings(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* URL redaction (process.md §10).                                      */
+/* URL redaction (docs/configuration.md, "URL passwords").             */
 /* ------------------------------------------------------------------ */
 
 static void sc_redact(void *arg)
@@ -2342,7 +2349,7 @@ static void redaction(void **state)
 }
 
 /*
- * Beyond Git (configuration.md, GIT_TRACE2_REDACT): a password in a URL
+ * Beyond Git (docs/configuration.md, "URL passwords"): a password in a URL
  * of any scheme, anywhere in a string, is redacted in every record that
  * carries an argument vector or a command path: start, cmd_path, alias,
  * child_start, exec (exe and argv) and def_param.  Each case runs the
@@ -2499,7 +2506,8 @@ static void redact_password_with_at(void **state)
 
 /*
  * What must not change: arguments without a password, byte for byte, and
- * Git's own cases (process.md §10's table), exactly as Git shows them.
+ * Git's own cases (the table of docs/configuration.md, "URL passwords"),
+ * exactly as Git shows them.
  */
 static void redact_keeps_the_rest(void **state)
 {

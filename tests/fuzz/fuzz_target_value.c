@@ -1,13 +1,14 @@
 /*
- * Fuzzer: target values (GIT_TRACE2=<value>, destinations.md §1 and §5).
+ * Fuzzer: target values (GIT_TRACE2=<value>;
+ * the table of docs/configuration.md "Target values").
  *
  * The input, up to its first NUL, is a value.  tr2_dst_classify() must
- * give the form destinations.md §1 names.  The expectation is the
- * fuzzer's own: spec_form() reads §1 as properties of the value (its
+ * give the form that table names.  The expectation is the
+ * fuzzer's own: spec_form() reads the table as properties of the value (its
  * ASCII-lowercased text is one of the words of rows 1 and 2, it is one
  * digit, it starts with '/', it starts with "af_unix:"), and a table of
- * values with the form §1 gives them (the examples of the spec and their
- * near misses) is checked on its own at start-up.
+ * values with the form the table gives them (its examples and their near
+ * misses) is checked on its own at start-up.
  *
  * Then the value is opened with tr2_dst_open() as "af_unix:<value>",
  * "af_unix:stream:<value>" and "af_unix:dgram:<value>" (an absolute path
@@ -16,7 +17,7 @@
  * open nothing (off, stderr, an fd number, unknown).  What the opens do
  * is checked too: an off or unknown value leaves the target off, stderr
  * and an fd number switch it on, an unknown value always prints its
- * warning (§1 row 7, §10) and the others print nothing, and every
+ * warning (the table's last row) and the others print nothing, and every
  * af_unix value here fails with a debug warning.  The debug switch is
  * on so every warning is formatted; stderr writes of the library are
  * collected instead of written.  The library reads the settings through
@@ -60,7 +61,8 @@ static char *fake_getenv(const char *name)
 /* ------------------------------------------------------------------ */
 
 /*
- * destinations.md §1 read as properties of the value.  Rows 1 and 2 are
+ * The table of docs/configuration.md "Target values" read as properties
+ * of the value.  Rows 1 and 2 are
  * words compared without letter case: the value lowered (ASCII letters
  * only, as strcasecmp() does in the C locale) must be one of them.
  */
@@ -93,7 +95,7 @@ static enum tr2_dst_form spec_form(const char *v)
 	return TR2_DST_UNKNOWN;
 }
 
-/* Values whose form destinations.md §1 (and §5) states, and near misses. */
+/* Values whose form that table states, and near misses. */
 static const struct known_value {
 	const char *value;
 	enum tr2_dst_form form;
@@ -187,7 +189,7 @@ static int open_value(const char *value)
 	return on;
 }
 
-/* A value that opens nothing: check what the open did (§1, §10). */
+/* A value that opens nothing: check what the open did. */
 static void open_plain(const char *v, enum tr2_dst_form form)
 {
 	static const char unknown[] = "warning: trace2: unknown value for 'GIT_TRACE2': '";
@@ -204,7 +206,7 @@ static void open_plain(const char *v, enum tr2_dst_form form)
 		break;
 	case TR2_DST_UNKNOWN:
 		FZ_CHECK(!on);
-		/* always, one line; control characters may become '?' (§8) */
+		/* always, one line; control characters may become '?' */
 		FZ_CHECK(starts_with(&stderr_text, unknown));
 		FZ_CHECK(stderr_text.len >= 3 &&
 			 !memcmp(stderr_text.p + stderr_text.len - 2, "'\n", 2));
@@ -215,7 +217,8 @@ static void open_plain(const char *v, enum tr2_dst_form form)
 	}
 }
 
-/* The length of the af_unix prefix of v, matched in the order of §5. */
+/* The length of the af_unix prefix of v, matched as the table orders them:
+ * "af_unix:stream:", "af_unix:dgram:", then "af_unix:". */
 static size_t af_unix_prefix_len(const char *v)
 {
 	if (!strncmp(v, "af_unix:stream:", 15))
@@ -228,7 +231,7 @@ static size_t af_unix_prefix_len(const char *v)
 /*
  * Open prefix + rest, with its path (if absolute) moved under NOWHERE:
  * the path is empty, relative, too long or absent, so the target stays
- * off and, with the debug switch, says why (§5).
+ * off and, with the debug switch, says why.
  */
 static void open_af_unix(const char *prefix, const char *rest)
 {
