@@ -2212,9 +2212,8 @@ static void sc_null_strings(void *arg)
 }
 
 /* docs/api.md, "Rules that apply to every call": where Git prints
- * "(null)" we do, where
- * it crashes we print "(null)" / JSON null; a NULL data category leaves
- * the perf column empty as in Git */
+ * "(null)" we do, where it crashes we print "(null)" / JSON null; a NULL
+ * data category leaves the perf column empty as in Git */
 static void null_strings(void **state)
 {
 	(void)state;

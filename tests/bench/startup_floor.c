@@ -1,7 +1,8 @@
 /*
  * startup_floor.c -- the floor of what tracing adds to a whole process:
  * only the system calls a traced run of "trace2-tool trace2 001return 0"
- * cannot do without (process.md, destinations.md), no formatting and no
+ * cannot do without (reading the settings, opening the destination,
+ * one write per record), no formatting and no
  * library.  With no argument it does nothing, the baseline.
  *
  *   startup_floor [TRACE_FILE]

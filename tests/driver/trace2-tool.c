@@ -1,6 +1,6 @@
 /*
  * trace2-tool -- the test driver: Git's "test-tool trace2" helper and its
- * host program in one file (spec: test-helper.md).
+ * host program in one file, behaving as Git's does.
  *
  * Run as "trace2-tool [-C <dir>] trace2 <subcommand> [args]".  It makes
  * the same trace2 calls, in the same order and with Git's source
@@ -66,7 +66,7 @@ static _Noreturn void BUG_fl(const char *file, int line, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 
 /* ------------------------------------------------------------------ */
-/* The exit() wrapper (test-helper.md §1.3)                            */
+/* The exit() wrapper                                                  */
 /* ------------------------------------------------------------------ */
 
 static _Noreturn void host_exit(const char *file, int line, int code)
@@ -80,7 +80,7 @@ static _Noreturn void host_exit(const char *file, int line, int code)
 }
 
 /* ------------------------------------------------------------------ */
-/* Message functions (test-helper.md §1.4)                             */
+/* Message functions                                                   */
 /* ------------------------------------------------------------------ */
 
 /* write() all of buf, retrying only after a partial write or EINTR. */
@@ -258,7 +258,7 @@ static void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
-/* test-helper.md §2: a whole, non-empty decimal number. */
+/* A subcommand's number argument: a whole, non-empty decimal number. */
 static int get_i(int *value, const char *data)
 {
 	char *end;
@@ -315,7 +315,7 @@ static void run_threads(int nr, void *(*fn)(void *), void *arg)
 }
 
 /* ------------------------------------------------------------------ */
-/* Running children (test-helper.md §1.5)                              */
+/* Running children                                                    */
 /* ------------------------------------------------------------------ */
 
 static int is_executable(const char *path)
@@ -436,7 +436,7 @@ static void set_args(struct child_process *cmd, int argc, const char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* Subcommands (test-helper.md §3)                                     */
+/* Subcommands                                                         */
 /* ------------------------------------------------------------------ */
 
 static int ut_001return(int argc UNUSED, const char **argv)
@@ -749,7 +749,7 @@ static int cmd_trace2(int argc, const char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* test-tool's cmd_main() (test-helper.md §1.2) and main() (§1.1)      */
+/* test-tool's cmd_main() and main()                                   */
 /* ------------------------------------------------------------------ */
 
 struct tool {

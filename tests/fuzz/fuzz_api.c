@@ -48,7 +48,7 @@
 
 static char *files[3]; /* NORMAL, PERF, EVENT */
 /* The main thread's base region entry: a leave with no open region pops
- * it, once per thread (api.md §2.25); it never comes back. */
+ * it, once per thread (docs/api.md, "Regions"); it never comes back. */
 static int main_base = 1;
 /* The process that initialized. */
 static pid_t init_pid;

@@ -20,8 +20,8 @@ passed=0 failed=0
 # One scenario per line: the subcommand and its arguments; @TOOL@ is the
 # build's own driver (a traced child).  The threads of 101timer and
 # 201counter write in no fixed order: their lines are compared sorted.
-# (get_i() is strtol() into an int, test-helper.md §2: a value beyond
-# 32 bits is an error where long has 32.)
+# (get_i() in tests/driver/trace2-tool.c is strtol() into an int: a value
+# beyond 32 bits is an error where long has 32.)
 cat >"$tmp/scenarios" <<'END'
 001return 0
 001return 3

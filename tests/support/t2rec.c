@@ -13,9 +13,10 @@
 
 /* "HH:MM:SS.uuuuuu": the local time of day of NORMAL and PERF lines. */
 #define TIME_LEN 15
-/* Width of the PERF location column (targets.md §3.1). */
+/* Width of the PERF location column (docs/targets.md, "Perf"). */
 #define PERF_LOC_WIDTH 28
-/* Column where a NORMAL payload starts at the latest (targets.md §2.1). */
+/* Column where a NORMAL payload starts at the latest (docs/targets.md,
+ * "Normal"). */
 #define NORMAL_PAYLOAD_COL 50
 #define PERF_THREAD_WIDTH 24
 #define PERF_EVENT_WIDTH 12
@@ -424,7 +425,8 @@ void t2_whole_dir(const char *dir, struct t2_whole *w)
 /* Whole texts of one target.                                           */
 /* ------------------------------------------------------------------ */
 
-/* targets.md §3.2: which events fill the t_abs and t_rel columns. */
+/* Which events fill the PERF t_abs and t_rel columns (docs/targets.md,
+ * "Perf"). */
 static const struct perf_event {
 	const char *name;
 	unsigned abs : 1, rel : 1;

@@ -4,7 +4,7 @@
  * and for the fuzzers' checks of what the targets wrote (fuzz_api).  It
  * needs tjson.c only (no cmocka, no t2test.c).
  *
- * Layouts understood (targets.md §2.1, §3.1, §4): NORMAL non-brief, PERF
+ * Layouts understood (docs/targets.md): NORMAL non-brief, PERF
  * non-brief and brief, EVENT (strict JSON through tjson).  A line is
  * classified by its shape: "{" starts an EVENT record, a local time plus
  * a 28-column location plus " | d" (or a leading "d<depth> | ") a PERF
@@ -114,12 +114,12 @@ struct t2_text_error {
 
 /*
  * Check everything one target wrote in the non-brief layout (want: the
- * target's kind), as the fuzzers' API programs make it (targets.md
- * §2-§4): the text ends with a LF and every line is a record of want's
+ * target's kind), as the fuzzers' API programs make it (docs/targets.md):
+ * the text ends with a LF and every line is a record of want's
  * layout (t2_rec_parse()), except the later lines of a pretty PERF
  * data_json record.  Beyond the layout:
- *   PERF   the time prefix is there, the event is one §3.2 names and
- *          t_abs and t_rel are filled exactly for the events that have
+ *   PERF   the time prefix is there, the event is one t2rec.c's table
+ *          of PERF events names and t_abs and t_rel are filled exactly for the events that have
  *          them; a data_json payload is "json:" (the rest of the record,
  *          all its lines, must be JSON: the writer was terminated) or
  *          "partial:" (anything);

@@ -154,10 +154,10 @@ char *t2_replace(const char *text, const char *from, const char *to);
 void t2_append(char **buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * Append one brief PERF line (targets.md §3.1) to *buf: thread and event
+ * Append one brief PERF line (docs/targets.md, "Perf") to *buf: thread and event
  * padded, no repo, t_abs/t_rel as the scrubbed " 0.000000" when abs/rel
  * are set (blank otherwise), category cut/padded to 12, then payload
- * and a LF unless the payload ends with one (targets.md §1.1).
+ * and a LF unless the payload ends with one.
  */
 void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 		   int rel, const char *category, const char *payload);
@@ -271,8 +271,8 @@ const char *const *t2_env_list(const struct t2_env *e);
 void t2_env_free(struct t2_env *e);
 
 struct json_writer;
-/* The pretty writer of api.md 4.5's example, {"a": "b", "o": {"n": 1}},
- * terminated. */
+/* A pretty writer holding {"a": "b", "o": {"n": 1}}, terminated
+ * (docs/api.md, "JSON writer"). */
 void t2_jw_api_example(struct json_writer *jw);
 
 /* The first word of every line of text, joined by single spaces; caller
