@@ -15,11 +15,12 @@
  * filtered regions had never been entered (nesting, perf dots, the event
  * target's nesting limit, t_rel), process-level records always pass,
  * timers and counters follow their category.  Every event output also
- * passes trace2receiver's nesting rule (consumers.md).
+ * passes trace2receiver's nesting rule (docs/event-schema.md, "Across
+ * records").
  * paired_*: a leave with the wrong label, a thread ending with regions
  * open (with and without trace2_thread_exit()), a leave on an empty
  * stack (the first written at nesting 0, the second Git's BUG), a region
- * open at exit: Git's output (api.md 2.21, 2.25) on every target, with
+ * open at exit: Git's output (docs/api.md, "Regions") on every target, with
  * and without a filter.
  * patterns_*: the pattern language through trace2_category_enabled():
  * globs, exclusions, last match wins, only-exclusions, NULL, the config
@@ -317,7 +318,7 @@ static int json_int(const struct tjson *v, const char *key)
 }
 
 /*
- * trace2receiver's rule (consumers.md): per thread, a region_enter's
+ * trace2receiver's rule (docs/event-schema.md): per thread, a region_enter's
  * nesting is the number of regions open + 1, a region_leave's that of
  * the region it closes.  Returns the number of regions checked.
  */
@@ -649,7 +650,7 @@ static void sc_paired(void)
 	"\",\"fmt\":\"no open regions in thread '%s'\"}\n"
 
 /*
- * api.md 2.25 and 2.21: a leave closes the innermost region whatever its
+ * docs/api.md, "Regions" and "Threads": a leave closes the innermost region whatever its
  * label and prints its own; a thread's open regions end silently with it
  * (thread_exit, or nothing without the call); the first leave on an
  * empty stack pops the thread's base entry and is written at nesting 0

@@ -1,5 +1,6 @@
 /*
- * trace2.* settings from config files (spec config.md §2-§5, §8), proven
+ * trace2.* settings from config files (docs/configuration.md, "Config
+ * files" and "Precedence"), proven
  * with the test driver: which files are read and in which order, how the
  * environment overrides them, the parser's syntax, includes, and the
  * fatal errors (the driver sets trace2_set_fatal_exit_code(128), so they
@@ -205,7 +206,7 @@ static void fx_clear_logs(const struct fx *f)
 }
 
 /* ------------------------------------------------------------------ */
-/* §3 Which files are read.                                            */
+/* Which files are read.                                               */
 /* ------------------------------------------------------------------ */
 
 /* $GIT_CONFIG_SYSTEM, unless GIT_CONFIG_NOSYSTEM is true. */
@@ -357,7 +358,7 @@ static void config_path_is_directory(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §2 Precedence of the environment.                                   */
+/* Precedence of the environment.                                      */
 /* ------------------------------------------------------------------ */
 
 static void env_overrides_config(void **state)
@@ -434,7 +435,7 @@ static void config_values_in_messages(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §8 Syntax.                                                          */
+/* Syntax.                                                             */
 /* ------------------------------------------------------------------ */
 
 /* Comments, quoting, inner whitespace kept, trailing whitespace cut. */
@@ -598,7 +599,7 @@ static void syntax_no_expansion(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* §3 Includes.                                                        */
+/* Includes.                                                           */
 /* ------------------------------------------------------------------ */
 
 /* Relative to the including file's directory, also when nested. */
@@ -779,8 +780,8 @@ static int log_is_brief(const struct fx *f, const char *log)
 	return brief;
 }
 
-/* Brief flags are "maybe-bool" (§4.1): words, integers with base
- * prefixes and k/m/g units; anything else is ignored (not brief). */
+/* Brief flags are "maybe-bool" (docs/configuration.md, "Booleans"):
+ * words, integers with base prefixes and k/m/g units; anything else is ignored (not brief). */
 static void brief_values(void **state)
 {
 	static const char *const values[][2] = {
@@ -817,7 +818,7 @@ static void valueless_other_key_is_fine(void **state)
 	expect_log(f, "ok.log");
 }
 
-/* An invalid GIT_TRACE2_REDACT is fatal once tracing is on (§5). */
+/* An invalid GIT_TRACE2_REDACT is fatal once tracing is on. */
 static void redact_invalid(void **state)
 {
 	struct fx *f = *state;

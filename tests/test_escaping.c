@@ -1,8 +1,8 @@
 /*
- * JSON string escaping on the EVENT target (targets.md §4.2), the UTF-8
- * repair of decisions.md §6 (valid UTF-8 unchanged, every invalid byte
+ * JSON string escaping on the EVENT target and its UTF-8 repair
+ * (docs/targets.md, "JSON strings": valid UTF-8 unchanged, every invalid byte
  * replaced by U+FFFD = EF BF BD, every line strict JSON), raw bytes on
- * NORMAL and PERF (targets.md §1.1), 1 MiB strings that must never be
+ * NORMAL and PERF, 1 MiB strings that must never be
  * truncated, and thread names that need escaping.
  */
 #include <setjmp.h>
@@ -131,7 +131,7 @@ static void expected_strings(const struct cases *c, char **normal, char **perf,
 		const char *s = c->v[i].raw, *j = c->v[i].json;
 		char *payload = NULL;
 
-		/* a record already ending in LF gets none added (targets.md §1.1) */
+		/* a record already ending in LF gets none added */
 		t2_append(normal, "%s%s", s, *s && s[strlen(s) - 1] == '\n' ? "" : "\n");
 
 		t2_append(&payload, "%s:%s", s, s);

@@ -1,6 +1,6 @@
 /*
- * fork() and exec() while other threads trace (process.md §12,
- * docs/embedding.md "fork() and exec()").
+ * fork() and exec() while other threads trace (docs/embedding.md
+ * "fork() and exec()").
  *
  * A scenario process traces into three files (NORMAL, PERF, EVENT) with 4
  * threads busy in region enter/leave + data loops; its main thread forks

@@ -7,9 +7,9 @@
  * libtrace2 in a forked child with the same settings (same file/line,
  * version string, arguments, repositories, child processes), and the
  * three outputs are compared line by line after scrubbing what changes
- * between runs (times, SIDs, durations) and mapping what the spec lists
- * as differences between git 2.39.5 and current Git: the "evt" version
- * and the atexit pseudo-locations (spec README.md, "Differences" 1, 9).
+ * between runs (times, SIDs, durations) and mapping the two things that
+ * differ between git 2.39.5 and current Git: the "evt" version and the
+ * file and line of the atexit record.
  * Everything else must match byte for byte.
  *
  * Without git installed the tests are skipped.

@@ -1,6 +1,6 @@
 /*
- * Hostile environments (destinations.md, config.md §3, process.md §5,
- * §8): the library must keep the host alive, never block it forever,
+ * Hostile environments (docs/embedding.md, "What libtrace2 never does to
+ * the host"; docs/reliability.md, "Hostile environment"): the library must keep the host alive, never block it forever,
  * keep every record it writes whole, and stay within bounded time.
  *
  *  - a directory target reached through a symlink (works, as in Git);
@@ -690,8 +690,7 @@ static void config_file_is_a_directory(void **state)
 }
 
 /*
- * The global config file as a FIFO (config.md §3: Git blocks on it
- * forever).  The library waits for its end at most the destination limit
+ * The global config file as a FIFO (Git blocks on it forever).  The library waits for its end at most the destination limit
  * (GIT_TRACE2_DST_TIMEOUT, 200 ms here), then skips it with one warning.
  */
 #define FIFO_LIMIT_MS 200
@@ -920,8 +919,8 @@ static void report_driver_verdict(const char *cfg)
 }
 
 /*
- * The library's default is to report a bad file and carry on (decisions.md
- * §1): an in-process host must keep running and tracing.
+ * The library's default is to report a bad file and carry on
+ * (docs/api.md, trace2_set_fatal_exit_code()): an in-process host must keep running and tracing.
  */
 static void garbage_global_config_100mb(void **state)
 {
@@ -1570,7 +1569,7 @@ static void atexit_before_initialize(void **state)
 	/* its records were dropped */
 	assert_false(t2_tree_contains(trace, "early", NULL));
 	/* the SID was released: asking again makes a new one, a child of the
-	 * old (process.md §2.1) */
+	 * old (docs/configuration.md, "Parent SID and name") */
 	late = read_in(dir, "late-sid");
 	snprintf(want, sizeof(want), "%.*s/", (int)strcspn(p.out, "\n"), p.out);
 	printf("[hostile]   SID in main %.*s, SID asked for in the late handler %s",

@@ -116,7 +116,7 @@ static void build_compact_object(struct json_writer *jw)
 	jw_end(jw);
 }
 
-/* The text of t2_jw_api_example() (api.md 4.5). */
+/* The text of t2_jw_api_example() (docs/api.md, "JSON writer"). */
 static const char pretty_example[] =
 	"{\n"
 	"  \"a\": \"b\",\n"
@@ -501,7 +501,7 @@ static void test_pretty_keeps_string_spaces(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Embedding finished writers (api.md 4.5, four rules).                 */
+/* Embedding finished writers (docs/api.md, "JSON writer").           */
 /* ------------------------------------------------------------------ */
 
 static void test_sub_compact_into_compact(void **state)

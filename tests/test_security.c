@@ -1,6 +1,6 @@
 /*
- * Security properties (process.md §10, destinations.md §2-§4, config.md §3,
- * §7.4):
+ * Security properties (docs/reliability.md, "Security";
+ * docs/configuration.md, "URL passwords"):
  *  - URL passwords never reach a trace from the events the spec redacts
  *    (start, child_start, exec, def_param from trace2_def_param, the
  *    config listing, the env var listing and cmd_set_config), on every

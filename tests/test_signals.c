@@ -1,5 +1,5 @@
 /*
- * Signals (spec process.md §6 and the project's decision): SIGPIPE as in
+ * Signals (docs/embedding.md, "Signals"): SIGPIPE as in
  * Git, and SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT get the "signal" record on every enabled target when
  * their disposition at trace2_initialize() was the default; the process
@@ -1058,7 +1058,7 @@ static void check_busy_files(const char *dir)
 	free(t.last);
 	out.normal = last_line_scrubbed(raw[0]);
 	perf = last_line_scrubbed(raw[1]);
-	/* inside the region: PERF indents the record (targets.md §3.1) */
+	/* inside the region: PERF indents the record (docs/targets.md, "Perf") */
 	out.perf = t2_replace(perf, "| ..signo:", "| signo:");
 	out.event = last_line_scrubbed(raw[2]);
 	assert_signal_records(&out, SIGTERM, 0);

@@ -1,5 +1,5 @@
 /*
- * Stress (destinations.md §2, §3, §5, §6; docs/embedding.md "Threads"):
+ * Stress (docs/reliability.md "Stress"; docs/embedding.md "Threads"):
  * PROCS processes x THREADS threads, every thread emitting EVENTS events
  * (a fixed pattern of region_enter/leave, data and printf), all three
  * targets enabled, into

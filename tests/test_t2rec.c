@@ -2,7 +2,7 @@
  * Tests for the trace-line parser of the test suite (tests/support/t2rec.c):
  * t2_rec_parse() on lines of each layout and t2_check_text(), which the
  * fuzzers use on everything the targets wrote.  The texts are written here
- * from the layouts of targets.md §2-§4, not produced by the library.
+ * from the layouts of docs/targets.md, not produced by the library.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +19,8 @@
 
 #define SID "20261124T091941.948235Z-H0a7c9cdf-P00000ba0"
 
-/* One non-brief PERF line (targets.md §3.1); abs and rel "" for blank. */
+/* One non-brief PERF line (docs/targets.md, "Perf"); abs and rel "" for
+ * blank. */
 static void perf(char **buf, const char *event, const char *repo, const char *abs,
 		 const char *rel, const char *category, const char *payload)
 {

@@ -1,5 +1,5 @@
 /*
- * Threads (process.md §8, api.md §2.20/§2.21, timers-counters.md §4):
+ * Threads (docs/api.md, "Threads" and "Timers and counters"):
  * many threads trace concurrently with all three targets writing into
  * files; the raw files are parsed record by record and checked for
  * intact lines, thread names, per-thread region nesting, per-thread
@@ -32,7 +32,7 @@
 
 #define ROUNDS 3
 #define MAX_WORKERS 64
-/* Thread names are cut to this many bytes (process.md §8.1). */
+/* Thread names are cut to this many bytes (docs/targets.md, "Normal"). */
 #define NAME_MAX_BYTES 24
 
 struct plan {
@@ -274,7 +274,7 @@ static void parse_metric_payload(const char *p, struct rec *r)
 
 /*
  * One non-brief PERF line: exactly nine " | "-separated columns of the
- * documented widths (targets.md §3.1), the payload after the dots.
+ * documented widths (docs/targets.md, "Perf"), the payload after the dots.
  */
 static void parse_perf_line(const char *line, struct rec *r)
 {
@@ -319,7 +319,7 @@ static void parse_perf_line(const char *line, struct rec *r)
 
 /*
  * One non-brief NORMAL line: time, location, padding to column 50, then
- * the payload (targets.md §2.1).
+ * the payload (docs/targets.md, "Normal").
  */
 static void parse_normal_line(const char *line, struct rec *r)
 {
@@ -429,7 +429,8 @@ static void expect_values(const struct recs *r, const char *event,
  * and main), and the totals at exit: timer intervals and counter values
  * exactly the sums, t_total the sum (up to rounding of the printed
  * values), t_min/t_max the extremes.  Ends with the main thread's
- * records in the order of timers-counters.md §4.2.
+ * records in their order at exit: its th_timer and th_counter records,
+ * then every timer and counter total by ascending id, then atexit.
  */
 static void check_totals(const struct recs *r, const struct plan *plan)
 {
@@ -724,7 +725,7 @@ static void *orphan_unknown(void *arg)
 /*
  * Never started but exited: "unknown" with th_counter and thread_exit,
  * merged into the totals.  A later call gets a fresh "unknown" context
- * (api.md §2.21), whose counter is lost again.
+ * (docs/api.md, "Threads"), whose counter is lost again.
  */
 static void *orphan_unknown_exits(void *arg)
 {
