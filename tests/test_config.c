@@ -781,7 +781,8 @@ static int log_is_brief(const struct fx *f, const char *log)
 }
 
 /* Brief flags are "maybe-bool" (docs/configuration.md, "Booleans"):
- * words, integers with base prefixes and k/m/g units; anything else is ignored (not brief). */
+ * words, integers with base prefixes and k/m/g units; anything else is
+ * ignored (not brief). */
 static void brief_values(void **state)
 {
 	static const char *const values[][2] = {

@@ -1,7 +1,8 @@
 /*
  * Hostile environments (docs/embedding.md, "What libtrace2 never does to
- * the host"; docs/reliability.md, "Hostile environment"): the library must keep the host alive, never block it forever,
- * keep every record it writes whole, and stay within bounded time.
+ * the host"; docs/reliability.md, "Hostile environment"): the library
+ * must keep the host alive, never block it forever, keep every record it
+ * writes whole, and stay within bounded time.
  *
  *  - a directory target reached through a symlink (works, as in Git);
  *  - a FIFO as target file: no reader (opening with O_WRONLY alone would
@@ -690,7 +691,8 @@ static void config_file_is_a_directory(void **state)
 }
 
 /*
- * The global config file as a FIFO (Git blocks on it forever).  The library waits for its end at most the destination limit
+ * The global config file as a FIFO (Git blocks on it forever).  The
+ * library waits for its end at most the destination limit
  * (GIT_TRACE2_DST_TIMEOUT, 200 ms here), then skips it with one warning.
  */
 #define FIFO_LIMIT_MS 200
@@ -920,7 +922,8 @@ static void report_driver_verdict(const char *cfg)
 
 /*
  * The library's default is to report a bad file and carry on
- * (docs/api.md, trace2_set_fatal_exit_code()): an in-process host must keep running and tracing.
+ * (docs/api.md, trace2_set_fatal_exit_code()): an in-process host must
+ * keep running and tracing.
  */
 static void garbage_global_config_100mb(void **state)
 {

@@ -1058,7 +1058,8 @@ static void check_busy_files(const char *dir)
 	free(t.last);
 	out.normal = last_line_scrubbed(raw[0]);
 	perf = last_line_scrubbed(raw[1]);
-	/* inside the region: PERF indents the record (docs/targets.md, "Perf") */
+	/* inside the region: PERF indents the record (docs/targets.md,
+	 * "Perf") */
 	out.perf = t2_replace(perf, "| ..signo:", "| signo:");
 	out.event = last_line_scrubbed(raw[2]);
 	assert_signal_records(&out, SIGTERM, 0);
