@@ -651,8 +651,8 @@ static void sc_paired(void)
 
 /*
  * docs/api.md, "Regions" and "Threads": a leave closes the innermost
- * region whatever its label and prints its own; a thread's open regions end silently with it
- * (thread_exit, or nothing without the call); the first leave on an
+ * region whatever its label and prints its own; a thread's open regions
+ * end silently with it (thread_exit, or nothing without the call); the first leave on an
  * empty stack pops the thread's base entry and is written at nesting 0
  * (t_rel: since the thread started), what follows has nesting 0 and a
  * data t_rel of 0; the next leave is the BUG (stderr, an error record,
