@@ -650,15 +650,15 @@ static void sc_paired(void)
 	"\",\"fmt\":\"no open regions in thread '%s'\"}\n"
 
 /*
- * docs/api.md, "Regions" and "Threads": a leave closes the innermost
- * region whatever its label and prints its own; a thread's open regions
- * end silently with it (thread_exit, or nothing without the call); the first leave on an
+ * docs/api.md, "Regions" and "Threads": a leave closes the innermost region
+ * whatever its label and prints its own; a thread's open regions end silently
+ * with it (thread_exit, or nothing without the call); the first leave on an
  * empty stack pops the thread's base entry and is written at nesting 0
- * (t_rel: since the thread started), what follows has nesting 0 and a
- * data t_rel of 0; the next leave is the BUG (stderr, an error record,
- * nothing else); regions open at exit end silently.  Filtered ("-c"):
- * every region of c is gone but that first extra leave, which closes no
- * region (it pops the base entry, which is always written).
+ * (t_rel: since the thread started), what follows has nesting 0 and a data
+ * t_rel of 0; the next leave is the BUG (stderr, an error record, nothing
+ * else); regions open at exit end silently.  Filtered ("-c"): every region of
+ * c is gone but that first extra leave, which closes no region (it pops the
+ * base entry, which is always written).
  */
 static void paired(int filtered)
 {

@@ -74,9 +74,9 @@ void fz_buf_free(struct fz_buf *b);
  */
 void fz_utf8_repair(struct fz_buf *out, const char *s, size_t len);
 /*
- * s[0..len) as a quoted JSON string with the minimal escapes that both
- * Git (docs/targets.md, "JSON strings") and tjson_dump() use:
- * \" \\ \n \r \t \b \f, other bytes below 0x20 as \u00xx (lowercase hex), everything else raw.
+ * s[0..len) as a quoted JSON string with the minimal escapes that both Git
+ * (docs/targets.md, "JSON strings") and tjson_dump() use: \" \\ \n \r \t \b
+ * \f, other bytes below 0x20 as \u00xx (lowercase hex), everything else raw.
  */
 void fz_json_quote(struct fz_buf *out, const char *s, size_t len);
 

@@ -119,10 +119,10 @@ struct t2_text_error {
  * layout (t2_rec_parse()), except the later lines of a pretty PERF
  * data_json record.  Beyond the layout:
  *   PERF   the time prefix is there, the event is one t2rec.c's table
- *          of PERF events names and t_abs and t_rel are filled
- *          exactly for the events that have them; a data_json payload is "json:" (the rest of the record,
- *          all its lines, must be JSON: the writer was terminated) or
- *          "partial:" (anything);
+ *          of PERF events names and t_abs and t_rel are filled exactly for
+ *          the events that have them; a data_json payload is "json:" (the
+ *          rest of the record, all its lines, must be JSON: the writer was
+ *          terminated) or "partial:" (anything);
  *   EVENT  the object also has a string "time".
  * Returns 0, or -1 with the first problem in *err.
  */

@@ -154,10 +154,10 @@ char *t2_replace(const char *text, const char *from, const char *to);
 void t2_append(char **buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * Append one brief PERF line (docs/targets.md, "Perf") to *buf: thread
- * and event padded, no repo, t_abs/t_rel as the scrubbed " 0.000000" when abs/rel
- * are set (blank otherwise), category cut/padded to 12, then payload
- * and a LF unless the payload ends with one.
+ * Append one brief PERF line (docs/targets.md, "Perf") to *buf: thread and
+ * event padded, no repo, t_abs/t_rel as the scrubbed " 0.000000" when abs/rel
+ * are set (blank otherwise), category cut/padded to 12, then payload and a LF
+ * unless the payload ends with one.
  */
 void t2_perf_brief(char **buf, const char *thread, const char *event, int abs,
 		   int rel, const char *category, const char *payload);
