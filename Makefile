@@ -5,9 +5,25 @@
 #                   trace with the columns explained, its Chrome timeline (in
 #                   build/demo, and where to open it), a trace2 summary of
 #                   the same run, then (--stats) the stats target's table
-#   make check      install test dependencies if missing, run every test:
-#                   plain (gcc), ASan+UBSan, TSan (threaded tests), clang build
-#   make bench      run the benchmarks in tests/bench/
+#   make check      installs what the tests need if missing (cmocka, the
+#                   Chrome viewers), then, in order:
+#                   check-plain  make test (every tests/test_*.c and
+#                                tests/test_*.sh), the fuzzers' corpora
+#                                replayed, tests/check-exports.sh,
+#                                check-layers.sh, check-refs.sh (every
+#                                document named is in the repository)
+#                                and check-valgrind.sh
+#                   check-asan   make test and the replay, clang with
+#                                ASan+UBSan (build/asan)
+#                   check-tsan   the threaded tests under TSan (build/tsan)
+#                   check-clang  a clang build, no tests (build/clang)
+#                   check-posix  make test on the POSIX fallbacks
+#                   check-cross-some  test_targets and test_process built
+#                                for aarch64 and s390x, run under qemu
+#   make check-long the TSC clock's threaded test for 10 minutes
+#   make bench      run the benchmarks in tests/bench/ (docs/performance.md);
+#                   also builds ../shared/bench/t2bench.c, the reference
+#                   benchmark, when it is there (says so when not)
 #   make bench-tool the trace2 command's speed and memory on generated
 #                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
 #   make install PREFIX=/usr/local   (and DESTDIR=); make uninstall the same
@@ -195,6 +211,7 @@ check-plain:
 	$(MAKE) fuzz-replay
 	tests/check-exports.sh $(SHARED)
 	tests/check-layers.sh $(BUILD)
+	tests/check-refs.sh
 	tests/check-valgrind.sh $(BUILD)
 check-asan:
 	$(MAKE) BUILD=build/asan CC=clang \

@@ -26,7 +26,7 @@ else
 fi
 # Only text that people read: sources, scripts, makefiles and docs.
 echo "$files" | grep -E '(\.(c|h|def|in|sh|mk|md|mjs|js|py)|Makefile)$' |
-	grep -v '^tests/fuzz/corpus/' | perl -e '
+	grep -v -e '^tests/fuzz/corpus/' -e '^tests/check-refs.sh$' | perl -e '
 use strict;
 use warnings;
 my (%heads, $bad, $refs);
