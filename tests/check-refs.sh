@@ -8,9 +8,9 @@
 #                        a heading of foo.md numbered 2.1 (ours are not
 #                        numbered, so such a citation points nowhere);
 #   [text](foo.md#anchor)  a heading of foo.md whose link anchor is anchor.
-# A "§" with no file (or RFC) before it on its line and any path into the
-# shared reference material (shared/spec) fail too.  Headings inside ``` blocks do
-# not count.
+# A "§" with no file (or RFC) before it on its line, "the spec" and any
+# path into the shared reference material (shared/spec) fail too.
+# Headings inside ``` blocks do not count.
 # usage: tests/check-refs.sh [REPO_DIR]  (default: this script's repository)
 set -eu
 repo=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -99,7 +99,8 @@ sub check_line {
 	my $text = $line;
 	$text =~ s/\s+$//;
 	$text .= " " . $next;
-	fail($where, "points into the shared reference material") if $line =~ m{shared/spec};
+	fail($where, "points into the shared reference material")
+		if $line =~ m{shared/spec|\bthe spec\b}i;
 	while ($line =~ m{\]\(([^)\s#]*\.md)(?:#([^)\s]*))?\)}g) {
 		my ($name, $anchor) = ($1, $2);
 		$refs++;

@@ -1171,8 +1171,8 @@ static void redact_invalid_value_is_fatal(void **state)
  * The failing initialize emits its records before thread storage exists,
  * so t_abs is 0.  Git also makes a fresh
  * "unknown" context for every PERF/EVENT record there (unknown,
- * th01:unknown, ...); libtrace2 names them all "unknown" (a documented
- * deviation the spec calls low priority).
+ * th01:unknown, ...); libtrace2 names them all "unknown" (a known
+ * difference, of little weight).
  */
 static void failed_initialize_records(void **state)
 {

@@ -1,7 +1,7 @@
 /*
  * Security properties (docs/reliability.md, "Security";
  * docs/configuration.md, "URL passwords"):
- *  - URL passwords never reach a trace from the events the spec redacts
+ *  - URL passwords never reach a trace from the events that redact them
  *    (start, child_start, exec, def_param from trace2_def_param, the
  *    config listing, the env var listing and cmd_set_config), on every
  *    target, in file and directory mode; GIT_TRACE2_REDACT=0 is the

@@ -43,7 +43,7 @@
 #define USAGE_C "usage.c"
 
 /*
- * Locations the spec does not give: the exit(128) of test-tool's usage
+ * Locations Git's output does not show: the exit(128) of test-tool's usage
  * message (printed), and the two listing calls after cmd_name (never
  * printed: cmd_name has already listed, and each lists once).
  */

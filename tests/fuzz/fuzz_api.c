@@ -15,7 +15,7 @@
  * timer stops beyond the starts, invalid timer and counter ids, a
  * data_json writer that is not terminated.  A BUG handler counts the
  * reports per thread, and every step is checked to report exactly as many
- * as the spec says.  After the program the main thread's regions and
+ * as docs/api.md says.  After the program the main thread's regions and
  * timers are closed again (the process state carries over to the next
  * input), trace2_flush() (deferred mode: the records queued go out),
  * every new line of the three files is checked (t2_check_text() of

@@ -6,7 +6,7 @@
  * (tr2_parse_size), the atoi()-style (saturating) and boolean settings read from the
  * environment and from the config files (tr2_sysenv_*), the config key
  * lookup and the target classifier; each result is checked against what
- * the spec says it must be.  The library reads the environment through
+ * docs/configuration.md says it must be.  The library reads the environment through
  * tr2_sys.getenv, which answers here from memory (setenv() would keep
  * every value ever set: glibc never frees them).
  */
