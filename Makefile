@@ -115,7 +115,7 @@ $(FEATURES): src/tr2_features.sh $(FEATURES_STAMP)
 		{ rm -f $@.tmp; echo "$@: $(FEATURES_HINT)" >&2; exit 1; }
 	mv $@.tmp $@
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h targets/*.h tests/support/*.h) \
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h src/*.def targets/*.h tests/support/*.h) \
 		$(FEATURES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -c $< -o $@
@@ -133,7 +133,7 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf $(SHARED_FILE) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libtrace2.so
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h targets/*.h) \
+$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace2/*.h src/*.h src/*.def targets/*.h) \
 		$(FEATURES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itools $(APP_CFLAGS) -c $< -o $@

@@ -75,51 +75,31 @@ struct layout {
 };
 
 #define U(field) (uint8_t)(offsetof(struct trace2_event, field) - offsetof(struct trace2_event, version))
-#define L0(member) { sizeof(((struct trace2_event *)0)->member), 0, { 0 }, NO_ARGV }
-
+/* Each kind's layout from its row in tr2_kinds.def. */
+#define TR2_P(member) sizeof(((struct trace2_event *)0)->member)
+#define TR2_NO_P 0
+#define TR2_STR0 0, { 0 }
+#define TR2_STR1(a) 1, { U(a) }
+#define TR2_STR2(a, b) 2, { U(a), U(b) }
+#define TR2_STR3(a, b, c) 3, { U(a), U(b), U(c) }
+#define TR2_STR4(a, b, c, d) 4, { U(a), U(b), U(c), U(d) }
+#define TR2_ARGV(field) U(field)
+#define TR2_NO_ARGV NO_ARGV
+#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+	[TRACE2_EVENT_##kind] = { payload, strings, argv },
 static const struct layout layouts[TRACE2_EVENT_KIND_MAX] = {
-	[TRACE2_EVENT_VERSION] = { sizeof(struct trace2_ev_version), 1, { U(version.exe) }, NO_ARGV },
-	[TRACE2_EVENT_START] = { sizeof(struct trace2_ev_start), 0, { 0 }, U(start.argv) },
-	[TRACE2_EVENT_EXIT] = L0(exit),
-	[TRACE2_EVENT_ATEXIT] = L0(exit),
-	[TRACE2_EVENT_ERROR] = { sizeof(struct trace2_ev_error), 2,
-				 { U(error.msg), U(error.fmt) }, NO_ARGV },
-	[TRACE2_EVENT_CMD_PATH] = { sizeof(struct trace2_ev_cmd_path), 1, { U(cmd_path.path) }, NO_ARGV },
-	[TRACE2_EVENT_CMD_ANCESTRY] = { sizeof(struct trace2_ev_cmd_ancestry), 0, { 0 },
-					U(cmd_ancestry.names) },
-	[TRACE2_EVENT_CMD_NAME] = { sizeof(struct trace2_ev_cmd_name), 2,
-				    { U(cmd_name.name), U(cmd_name.hierarchy) }, NO_ARGV },
-	[TRACE2_EVENT_CMD_MODE] = { sizeof(struct trace2_ev_cmd_mode), 1, { U(cmd_mode.name) }, NO_ARGV },
-	[TRACE2_EVENT_ALIAS] = { sizeof(struct trace2_ev_alias), 1, { U(alias.alias) }, U(alias.argv) },
-#define CHILD { sizeof(struct trace2_ev_child), 4, { U(child.child_class), U(child.hook_name), \
-						     U(child.cd), U(child.ready) }, U(child.argv) }
-	[TRACE2_EVENT_CHILD_START] = CHILD,
-	[TRACE2_EVENT_CHILD_EXIT] = CHILD,
-	[TRACE2_EVENT_CHILD_READY] = CHILD,
-	[TRACE2_EVENT_THREAD_START] = { 0, 0, { 0 }, NO_ARGV },
-	[TRACE2_EVENT_THREAD_EXIT] = { 0, 0, { 0 }, NO_ARGV },
-	[TRACE2_EVENT_EXEC] = { sizeof(struct trace2_ev_exec), 1, { U(exec.exe) }, U(exec.argv) },
-	[TRACE2_EVENT_EXEC_RESULT] = { sizeof(struct trace2_ev_exec), 1, { U(exec.exe) }, U(exec.argv) },
-	[TRACE2_EVENT_DEF_PARAM] = { sizeof(struct trace2_ev_def_param), 3,
-				     { U(def_param.param), U(def_param.value), U(def_param.scope) },
-				     NO_ARGV },
-	[TRACE2_EVENT_DEF_REPO] = { sizeof(struct trace2_ev_def_repo), 1, { U(def_repo.worktree) }, NO_ARGV },
-#define REGION { sizeof(struct trace2_ev_region), 3, { U(region.category), U(region.label), \
-						       U(region.msg) }, NO_ARGV }
-	[TRACE2_EVENT_REGION_ENTER] = REGION,
-	[TRACE2_EVENT_REGION_LEAVE] = REGION,
-	/* data_json's text is copied by its length (copy_json()) */
-#define DATA { sizeof(struct trace2_ev_data), 3, { U(data.category), U(data.key), U(data.value) }, \
-	       NO_ARGV }
-	[TRACE2_EVENT_DATA] = DATA,
-	[TRACE2_EVENT_DATA_JSON] = DATA,
-	[TRACE2_EVENT_PRINTF] = { sizeof(struct trace2_ev_printf), 1, { U(printf.msg) }, NO_ARGV },
-#define METRIC(m) { sizeof(((struct trace2_event *)0)->m), 2, { U(m.category), U(m.name) }, NO_ARGV }
-	[TRACE2_EVENT_TIMER] = METRIC(timer),
-	[TRACE2_EVENT_TH_TIMER] = METRIC(timer),
-	[TRACE2_EVENT_COUNTER] = METRIC(counter),
-	[TRACE2_EVENT_TH_COUNTER] = METRIC(counter),
+#include "tr2_kinds.def"
 };
+#undef TR2_KIND
+#undef TR2_NO_ARGV
+#undef TR2_ARGV
+#undef TR2_STR4
+#undef TR2_STR3
+#undef TR2_STR2
+#undef TR2_STR1
+#undef TR2_STR0
+#undef TR2_NO_P
+#undef TR2_P
 
 static const char *field_get(const struct trace2_event *ev, uint8_t off)
 {

@@ -1,37 +1,27 @@
 #include "tr2_event.h"
 #include "tr2_hot.h"
 
+/* Every public kind has exactly one row in tr2_kinds.def, in the enum's
+ * order: a second row repeats an enumerator here, a missing or an
+ * extra one fails the count, a row out of place its own assertion. */
+enum {
+#define TR2_KIND(kind, ...) ROW_##kind,
+#include "tr2_kinds.def"
+#undef TR2_KIND
+	ROWS
+};
+#define TR2_KIND(kind, ...)                                                        \
+	_Static_assert(TRACE2_EVENT_##kind == ROW_##kind + 1,                       \
+		       "tr2_kinds.def: the row of TRACE2_EVENT_" #kind " is out of order");
+#include "tr2_kinds.def"
+#undef TR2_KIND
+_Static_assert(ROWS == TRACE2_EVENT_KIND_MAX - 1,
+	       "tr2_kinds.def: not one row for every TRACE2_EVENT_* kind");
+
 static const char *const names[TRACE2_EVENT_KIND_MAX] = {
-	[TRACE2_EVENT_VERSION] = "version",
-	[TRACE2_EVENT_TOO_MANY_FILES] = "too_many_files",
-	[TRACE2_EVENT_START] = "start",
-	[TRACE2_EVENT_EXIT] = "exit",
-	[TRACE2_EVENT_SIGNAL] = "signal",
-	[TRACE2_EVENT_ATEXIT] = "atexit",
-	[TRACE2_EVENT_ERROR] = "error",
-	[TRACE2_EVENT_CMD_PATH] = "cmd_path",
-	[TRACE2_EVENT_CMD_ANCESTRY] = "cmd_ancestry",
-	[TRACE2_EVENT_CMD_NAME] = "cmd_name",
-	[TRACE2_EVENT_CMD_MODE] = "cmd_mode",
-	[TRACE2_EVENT_ALIAS] = "alias",
-	[TRACE2_EVENT_CHILD_START] = "child_start",
-	[TRACE2_EVENT_CHILD_EXIT] = "child_exit",
-	[TRACE2_EVENT_CHILD_READY] = "child_ready",
-	[TRACE2_EVENT_THREAD_START] = "thread_start",
-	[TRACE2_EVENT_THREAD_EXIT] = "thread_exit",
-	[TRACE2_EVENT_EXEC] = "exec",
-	[TRACE2_EVENT_EXEC_RESULT] = "exec_result",
-	[TRACE2_EVENT_DEF_PARAM] = "def_param",
-	[TRACE2_EVENT_DEF_REPO] = "def_repo",
-	[TRACE2_EVENT_REGION_ENTER] = "region_enter",
-	[TRACE2_EVENT_REGION_LEAVE] = "region_leave",
-	[TRACE2_EVENT_DATA] = "data",
-	[TRACE2_EVENT_DATA_JSON] = "data_json",
-	[TRACE2_EVENT_PRINTF] = "printf",
-	[TRACE2_EVENT_TIMER] = "timer",
-	[TRACE2_EVENT_TH_TIMER] = "th_timer",
-	[TRACE2_EVENT_COUNTER] = "counter",
-	[TRACE2_EVENT_TH_COUNTER] = "th_counter",
+#define TR2_KIND(kind, name, ...) [TRACE2_EVENT_##kind] = name,
+#include "tr2_kinds.def"
+#undef TR2_KIND
 };
 
 const char *trace2_event_name(enum trace2_event_kind kind)
