@@ -31,58 +31,21 @@ enum need { OPT, REQ, FMT, LEGAL };
 struct key { const char *name; enum ktype type; enum need need; };
 
 #define MAX_KEYS 8
-struct kind_schema { enum trace2_event_kind kind; struct key keys[MAX_KEYS]; };
+struct kind_schema { struct key keys[MAX_KEYS]; };
 
-static const struct kind_schema schema[] = {
-	{ TRACE2_EVENT_VERSION, { { "evt", T_STR, REQ }, { "exe", T_STR, REQ } } },
-	{ TRACE2_EVENT_TOO_MANY_FILES, { { NULL, 0, 0 } } },
-	{ TRACE2_EVENT_START, { { "t_abs", T_SECS, FMT }, { "argv", T_ARGV, REQ } } },
-	{ TRACE2_EVENT_EXIT, { { "t_abs", T_SECS, FMT }, { "code", T_INT, REQ } } },
-	{ TRACE2_EVENT_ATEXIT, { { "t_abs", T_SECS, FMT }, { "code", T_INT, REQ } } },
-	{ TRACE2_EVENT_SIGNAL, { { "t_abs", T_SECS, FMT }, { "signo", T_INT, REQ } } },
-	{ TRACE2_EVENT_ERROR, { { "msg", T_STR, LEGAL }, { "fmt", T_STR, LEGAL } } },
-	{ TRACE2_EVENT_CMD_PATH, { { "path", T_STR, REQ } } },
-	{ TRACE2_EVENT_CMD_ANCESTRY, { { "ancestry", T_ARGV, REQ } } },
-	{ TRACE2_EVENT_CMD_NAME, { { "name", T_STR, REQ }, { "hierarchy", T_STR, LEGAL } } },
-	{ TRACE2_EVENT_CMD_MODE, { { "name", T_STR, REQ } } },
-	{ TRACE2_EVENT_ALIAS, { { "alias", T_STR, REQ }, { "argv", T_ARGV, REQ } } },
-	{ TRACE2_EVENT_CHILD_START, { { "t_abs", T_SECS, OPT }, { "child_id", T_INT, REQ },
-		{ "child_class", T_STR, REQ }, { "hook_name", T_STR, OPT }, { "cd", T_STR, OPT },
-		{ "use_shell", T_BOOL, REQ }, { "argv", T_ARGV, REQ } } },
-	{ TRACE2_EVENT_CHILD_EXIT, { { "child_id", T_INT, REQ }, { "pid", T_INT, REQ },
-		{ "code", T_INT, REQ }, { "t_rel", T_SECS, FMT } } },
-	{ TRACE2_EVENT_CHILD_READY, { { "child_id", T_INT, REQ }, { "pid", T_INT, REQ },
-		{ "ready", T_STR, REQ }, { "t_rel", T_SECS, FMT } } },
-	{ TRACE2_EVENT_THREAD_START, { { NULL, 0, 0 } } },
-	{ TRACE2_EVENT_THREAD_EXIT, { { "t_rel", T_SECS, FMT } } },
-	{ TRACE2_EVENT_EXEC, { { "exec_id", T_INT, REQ }, { "exe", T_STR, OPT },
-		{ "argv", T_ARGV, REQ } } },
-	{ TRACE2_EVENT_EXEC_RESULT, { { "exec_id", T_INT, REQ }, { "code", T_INT, REQ } } },
-	{ TRACE2_EVENT_DEF_PARAM, { { "scope", T_STR, OPT }, { "param", T_STR, REQ },
-		{ "value", T_STR, LEGAL } } },
-	{ TRACE2_EVENT_DEF_REPO, { { "repo", T_INT, REQ }, { "worktree", T_STR, REQ } } },
-	{ TRACE2_EVENT_REGION_ENTER, { { "nesting", T_INT, REQ }, { "category", T_STR, OPT },
-		{ "label", T_STR, OPT }, { "msg", T_STR, OPT } } },
-	{ TRACE2_EVENT_REGION_LEAVE, { { "t_rel", T_SECS, FMT }, { "nesting", T_INT, REQ },
-		{ "category", T_STR, OPT }, { "label", T_STR, OPT }, { "msg", T_STR, OPT } } },
-	{ TRACE2_EVENT_DATA, { { "t_abs", T_SECS, FMT }, { "t_rel", T_SECS, FMT },
-		{ "nesting", T_INT, REQ }, { "category", T_STR, REQ }, { "key", T_STR, REQ },
-		{ "value", T_STR_OR_NUM, REQ } } },
-	{ TRACE2_EVENT_DATA_JSON, { { "t_abs", T_SECS, FMT }, { "t_rel", T_SECS, FMT },
-		{ "nesting", T_INT, REQ }, { "category", T_STR, REQ }, { "key", T_STR, REQ },
-		{ "value", T_ANY, REQ } } },
-	{ TRACE2_EVENT_PRINTF, { { "t_abs", T_SECS, FMT }, { "msg", T_STR, LEGAL } } },
-	{ TRACE2_EVENT_TIMER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
-		{ "intervals", T_INT, REQ }, { "t_total", T_SECS, REQ },
-		{ "t_min", T_SECS, REQ }, { "t_max", T_SECS, REQ } } },
-	{ TRACE2_EVENT_TH_TIMER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
-		{ "intervals", T_INT, REQ }, { "t_total", T_SECS, REQ },
-		{ "t_min", T_SECS, REQ }, { "t_max", T_SECS, REQ } } },
-	{ TRACE2_EVENT_COUNTER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
-		{ "count", T_INT, REQ } } },
-	{ TRACE2_EVENT_TH_COUNTER, { { "category", T_STR, REQ }, { "name", T_STR, REQ },
-		{ "count", T_INT, REQ } } },
+/* Each kind's keys from its row in tr2_kinds.def, NULL-terminated. */
+#define TR2_KEY(key, type, need, field, dflt) { key, T_##type, need },
+#define TR2_CHECK(key, type, need) { key, T_##type, need },
+#define TR2_READ(key, type, field, dflt)
+#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+	[TRACE2_EVENT_##kind] = { { keys { NULL, 0, 0 } } },
+static const struct kind_schema schema[TRACE2_EVENT_KIND_MAX] = {
+#include "tr2_kinds.def"
 };
+#undef TR2_KIND
+#undef TR2_READ
+#undef TR2_CHECK
+#undef TR2_KEY
 
 /* What the validator keeps per process (t2_process.user). */
 struct proc_state {
@@ -268,16 +231,13 @@ static void check_common(struct validator *v, const struct t2_record *rec)
 static void check_kind(struct validator *v, const struct t2_record *rec, struct proc_state *ps)
 {
 	const struct jobj *o = rec->obj;
-	const struct kind_schema *ks = NULL;
+	const struct kind_schema *ks;
 	const struct jval *j;
-	size_t i;
 	int k;
 
-	for (i = 0; i < sizeof(schema) / sizeof(*schema); i++)
-		if (schema[i].kind == rec->ev.pub.kind)
-			ks = &schema[i];
-	if (!ks)
+	if ((unsigned)rec->ev.pub.kind >= TRACE2_EVENT_KIND_MAX)
 		return;
+	ks = &schema[rec->ev.pub.kind];
 	for (k = 0; k < MAX_KEYS && ks->keys[k].name; k++) {
 		const struct key *key = &ks->keys[k];
 
