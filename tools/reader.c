@@ -368,139 +368,135 @@ static const char *text_of(struct t2_reader *r, const struct jval *v)
 
 static const char *empty_argv[] = { NULL };
 
-/* The kind's fields from the line. */
-static void fill_payload(struct t2_reader *r, struct t2_record *rec)
+/* How a key of tr2_kinds.def is read into its field. */
+enum fill_how { F_STR, F_INT, F_SECS, F_BOOL, F_ARGV, F_STR_OR_NUM, F_ANY };
+
+struct fill {
+	const char *key;
+	enum fill_how how;
+	size_t off, size;   /* the field in struct trace2_event */
+	const char *str;    /* the default of a string */
+	const char *const *argv; /* of a vector */
+	int64_t num;        /* of an integer; a time's units per microsecond */
+};
+
+#define MAX_FILLS 8
+#define DFLT_STR(d) .str = d
+#define DFLT_STR_OR_NUM(d) .str = d
+#define DFLT_ANY(d) .str = d
+#define DFLT_ARGV(d) .argv = d
+#define DFLT_INT(d) .num = d
+#define DFLT_SECS(d) .num = d
+#define DFLT_BOOL(d) .num = d
+#define TR2_EMPTY_ARGV empty_argv
+#define TR2_READ(k, type, field, dflt)                                          \
+	{ .key = k, .how = F_##type, .off = offsetof(struct trace2_event, field), \
+	  .size = sizeof(((struct trace2_event *)0)->field), DFLT_##type(dflt) },
+#define TR2_KEY(k, type, need, field, dflt) TR2_READ(k, type, field, dflt)
+#define TR2_CHECK(k, type, need)
+#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+	[TRACE2_EVENT_##kind] = { keys { .key = NULL } },
+/* Each kind's keys that fill its record, from tr2_kinds.def. */
+static const struct fill fills[TRACE2_EVENT_KIND_MAX][MAX_FILLS] = {
+#include "tr2_kinds.def"
+};
+#undef TR2_KIND
+#undef TR2_CHECK
+#undef TR2_KEY
+#undef TR2_READ
+#undef TR2_EMPTY_ARGV
+#undef DFLT_BOOL
+#undef DFLT_SECS
+#undef DFLT_INT
+#undef DFLT_ARGV
+#undef DFLT_ANY
+#undef DFLT_STR_OR_NUM
+#undef DFLT_STR
+
+static void put_ptr(char *at, const void *p)
 {
-	const struct jobj *o = rec->obj;
-	struct trace2_event *ev = &rec->ev.pub;
+	memcpy(at, &p, sizeof(p));
+}
+
+/* n into an integer field of size bytes (an int, or 64 bits) */
+static void put_num(char *at, size_t size, int64_t n)
+{
+	int i = (int)n;
+
+	if (size == sizeof(i))
+		memcpy(at, &i, sizeof(i));
+	else
+		memcpy(at, &n, sizeof(n));
+}
+
+/* A data value: a string as it is, a number as its text. */
+static const char *value_text(struct t2_reader *r, const struct jval *v, const char *dflt)
+{
+	if (v && v->type == J_STRING)
+		return v->str;
+	return v && v->type != J_NULL ? text_of(r, v) : dflt;
+}
+
+static void fill_field(struct t2_reader *r, const struct jobj *o, struct trace2_event *ev,
+		       const struct fill *f)
+{
+	char *at = (char *)ev + f->off;
 	const struct jval *v;
 	const char *const *argv;
 
-	switch (ev->kind) {
-	case TRACE2_EVENT_VERSION:
-		ev->version.exe = str_or(o, "exe", "");
+	switch (f->how) {
+	case F_STR:
+		put_ptr(at, str_or(o, f->key, f->str));
 		break;
-	case TRACE2_EVENT_START:
-		ev->start.argv = argv_of(o, "argv");
+	case F_INT:
+		put_num(at, f->size, int_or(o, f->key, f->num));
 		break;
-	case TRACE2_EVENT_EXIT:
-	case TRACE2_EVENT_ATEXIT:
-		ev->exit.code = (int)int_or(o, "code", 0);
+	case F_SECS:
+		put_num(at, f->size, (int64_t)(micros_or0(o, f->key) * (uint64_t)f->num));
 		break;
-	case TRACE2_EVENT_SIGNAL:
-		ev->signal.signo = (int)int_or(o, "signo", 0);
+	case F_BOOL:
+		v = jobj_get(o, f->key);
+		put_num(at, f->size, v && v->type == J_TRUE);
 		break;
-	case TRACE2_EVENT_ERROR:
-		ev->error.msg = str_or(o, "msg", NULL);
-		ev->error.fmt = str_or(o, "fmt", NULL);
-		if (!ev->error.msg || !ev->error.fmt || !*ev->error.fmt)
-			ev->error.msg = ev->error.fmt = NULL;
+	case F_ARGV:
+		argv = argv_of(o, f->key);
+		put_ptr(at, argv ? argv : f->argv);
 		break;
-	case TRACE2_EVENT_CMD_PATH:
-		ev->cmd_path.path = str_or(o, "path", "");
+	case F_STR_OR_NUM:
+		put_ptr(at, value_text(r, jobj_get(o, f->key), f->str));
 		break;
-	case TRACE2_EVENT_CMD_ANCESTRY:
-		argv = argv_of(o, "ancestry");
-		ev->cmd_ancestry.names = argv ? argv : empty_argv;
-		break;
-	case TRACE2_EVENT_CMD_NAME:
-		ev->cmd_name.name = str_or(o, "name", "");
-		ev->cmd_name.hierarchy = str_or(o, "hierarchy", NULL);
-		break;
-	case TRACE2_EVENT_CMD_MODE:
-		ev->cmd_mode.name = str_or(o, "name", "");
-		break;
-	case TRACE2_EVENT_ALIAS:
-		ev->alias.alias = str_or(o, "alias", "");
-		ev->alias.argv = argv_of(o, "argv");
-		break;
-	case TRACE2_EVENT_CHILD_START:
-		ev->child.id = (int)int_or(o, "child_id", 0);
-		ev->child.child_class = str_or(o, "child_class", NULL);
-		ev->child.hook_name = str_or(o, "hook_name", NULL);
-		ev->child.cd = str_or(o, "cd", NULL);
-		v = jobj_get(o, "use_shell");
-		ev->child.use_shell = v && v->type == J_TRUE;
-		argv = argv_of(o, "argv");
-		/* the event target writes "git" first for a git command */
-		if (argv && argv[0] && !strcmp(argv[0], "git")) {
-			ev->child.git_cmd = 1;
-			argv++;
-		}
-		ev->child.argv = argv;
-		break;
-	case TRACE2_EVENT_CHILD_EXIT:
-	case TRACE2_EVENT_CHILD_READY:
-		ev->child.id = (int)int_or(o, "child_id", 0);
-		ev->child.pid = (long)int_or(o, "pid", 0);
-		ev->child.code = (int)int_or(o, "code", 0);
-		ev->child.ready = str_or(o, "ready", NULL);
-		ev->t_rel_us = micros_or0(o, "t_rel");
-		break;
-	case TRACE2_EVENT_THREAD_EXIT:
-		ev->t_rel_us = micros_or0(o, "t_rel");
-		break;
-	case TRACE2_EVENT_EXEC:
-		ev->exec.id = (int)int_or(o, "exec_id", 0);
-		ev->exec.exe = str_or(o, "exe", NULL);
-		ev->exec.argv = argv_of(o, "argv");
-		break;
-	case TRACE2_EVENT_EXEC_RESULT:
-		ev->exec.id = (int)int_or(o, "exec_id", 0);
-		ev->exec.code = (int)int_or(o, "code", 0);
-		break;
-	case TRACE2_EVENT_DEF_PARAM:
-		ev->def_param.param = str_or(o, "param", "");
-		ev->def_param.value = str_or(o, "value", NULL);
-		ev->def_param.scope = str_or(o, "scope", "unknown");
-		break;
-	case TRACE2_EVENT_DEF_REPO:
-		ev->def_repo.repo_id = (int)int_or(o, "repo", 0);
-		ev->def_repo.worktree = str_or(o, "worktree", "");
-		break;
-	case TRACE2_EVENT_REGION_ENTER:
-	case TRACE2_EVENT_REGION_LEAVE:
-		ev->region.category = str_or(o, "category", NULL);
-		ev->region.label = str_or(o, "label", NULL);
-		ev->region.msg = str_or(o, "msg", NULL);
-		ev->region.repo_id = (int)int_or(o, "repo", TRACE2_NO_REPO);
-		if (ev->kind == TRACE2_EVENT_REGION_LEAVE)
-			ev->t_rel_us = micros_or0(o, "t_rel");
-		break;
-	case TRACE2_EVENT_DATA:
-	case TRACE2_EVENT_DATA_JSON:
-		ev->data.category = str_or(o, "category", "");
-		ev->data.key = str_or(o, "key", "");
-		ev->data.repo_id = (int)int_or(o, "repo", TRACE2_NO_REPO);
-		ev->t_rel_us = micros_or0(o, "t_rel");
-		v = jobj_get(o, "value");
-		if (ev->kind == TRACE2_EVENT_DATA) {
-			if (v && v->type == J_STRING)
-				ev->data.value = v->str;
-			else if (v && v->type != J_NULL)
-				ev->data.value = text_of(r, v);
-		} else if (v) {
+	case F_ANY: /* data_json's value: its text and length */
+		v = jobj_get(o, f->key);
+		if (v) {
 			ev->data.json = v->raw;
 			ev->data.json_len = v->raw_len;
 		}
 		break;
-	case TRACE2_EVENT_PRINTF:
-		ev->printf.msg = str_or(o, "msg", NULL);
+	}
+}
+
+/* The kind's fields from the line: its keys (tr2_kinds.def), then what
+ * the event target writes differently from the record. */
+static void fill_payload(struct t2_reader *r, struct t2_record *rec)
+{
+	struct trace2_event *ev = &rec->ev.pub;
+	const struct fill *f;
+
+	if ((unsigned)ev->kind >= TRACE2_EVENT_KIND_MAX)
+		return;
+	for (f = fills[ev->kind]; f < fills[ev->kind] + MAX_FILLS && f->key; f++)
+		fill_field(r, rec->obj, ev, f);
+	switch (ev->kind) {
+	case TRACE2_EVENT_ERROR:
+		if (!ev->error.msg || !ev->error.fmt || !*ev->error.fmt)
+			ev->error.msg = ev->error.fmt = NULL;
 		break;
-	case TRACE2_EVENT_TIMER:
-	case TRACE2_EVENT_TH_TIMER:
-		ev->timer.category = str_or(o, "category", "");
-		ev->timer.name = str_or(o, "name", "");
-		ev->timer.intervals = (uint64_t)int_or(o, "intervals", 0);
-		ev->timer.total_ns = micros_or0(o, "t_total") * 1000;
-		ev->timer.min_ns = micros_or0(o, "t_min") * 1000;
-		ev->timer.max_ns = micros_or0(o, "t_max") * 1000;
-		break;
-	case TRACE2_EVENT_COUNTER:
-	case TRACE2_EVENT_TH_COUNTER:
-		ev->counter.category = str_or(o, "category", "");
-		ev->counter.name = str_or(o, "name", "");
-		ev->counter.value = (uint64_t)int_or(o, "count", 0);
+	case TRACE2_EVENT_CHILD_START:
+		/* the event target writes "git" first for a git command */
+		if (ev->child.argv && ev->child.argv[0] && !strcmp(ev->child.argv[0], "git")) {
+			ev->child.git_cmd = 1;
+			ev->child.argv++;
+		}
 		break;
 	default:
 		break;
