@@ -60,7 +60,9 @@ extern "C" {
 /* The event record.                                                    */
 /* ------------------------------------------------------------------ */
 
-/* One kind per event name of the event target (trace2_event_name()). */
+/* One kind per event name of the event target (trace2_event_name()).
+ * A new kind goes last, before TRACE2_EVENT_KIND_MAX, and raises
+ * TRACE2_TARGET_ABI_VERSION. */
 enum trace2_event_kind {
 	TRACE2_EVENT_VERSION = 1,
 	TRACE2_EVENT_TOO_MANY_FILES, /* only to a target whose directory is full */
