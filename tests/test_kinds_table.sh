@@ -40,7 +40,8 @@ copy as_is
 if builds as_is; then ok; else bad "as_is: does not build: $(head -3 "$tmp/as_is.err")"; fi
 
 copy no_row
-sed -i 's/^\(\s*\)TRACE2_EVENT_KIND_MAX/\1TRACE2_EVENT_NO_ROW,\n&/' "$tmp/no_row/include/trace2/target.h"
+awk '/^[ \t]*TRACE2_EVENT_KIND_MAX/ { print "\tTRACE2_EVENT_NO_ROW," } { print }' \
+	include/trace2/target.h >"$tmp/no_row/include/trace2/target.h"
 grep -q 'TRACE2_EVENT_NO_ROW,' "$tmp/no_row/include/trace2/target.h" || bad "no_row: enum not changed"
 refused no_row
 
