@@ -368,13 +368,14 @@ strict_sorted "$tmp/max.json" >"$tmp/max.facts" 2>&1 && ok || bad "max: $(tail -
 	echo '{"name":"l","ph":"B","ts":20,"pid":1,"tid":1},'
 	echo '{"name":"l","ph":"E","ts":30,"pid":1,"tid":1},'
 	echo '{"name":"m","ph":"E","ts":40,"pid":1,"tid":1},'
+	echo '{"name":"n","ph":"B","ts":50,"pid":1,"tid":1,"dur":5},'
 } >"$tmp/hostile.chrome"
 "$T2" convert --to chrome "$tmp/hostile.chrome" >"$tmp/hostile.json" 2>"$tmp/hostile.err"
 [ $? = 0 ] && ok || bad "hostile: exit status"
-for n in 3 4 5 6 7 8 9 10 11 13; do
+for n in 3 4 5 6 7 8 9 10 11 13 17; do
 	grep -q "^$tmp/hostile.chrome:$n: " "$tmp/hostile.err" && ok || bad "hostile: line $n not reported"
 done
-[ "$(wc -l <"$tmp/hostile.err")" = 10 ] && ok || bad "hostile: $(wc -l <"$tmp/hostile.err") reports, expected 10"
+[ "$(wc -l <"$tmp/hostile.err")" = 11 ] && ok || bad "hostile: $(wc -l <"$tmp/hostile.err") reports, expected 11"
 python3 -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]

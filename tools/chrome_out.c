@@ -338,6 +338,10 @@ static int read_times(struct cev *e)
 		snprintf(why, sizeof(why), "no \"ts\"");
 		return -1;
 	}
+	if (e->ph == 'B' && jobj_get(&obj, "dur")) {
+		snprintf(why, sizeof(why), "a B event with \"dur\"");
+		return -1; /* its X gets one */
+	}
 	e->tid = (int32_t)tid;
 	e->ts = (uint64_t)ts;
 	return e->ph == 'X' ? read_dur(e) : 0;

@@ -5,8 +5,8 @@
  * whose first line starts with '[' or {"traceEvents":[).  Nothing may
  * crash, leak or read out of bounds, the exit code is 0 or 1, and the
  * output is strict JSON: an object whose "traceEvents" is an array of
- * objects, each with a one-letter "ph" that is not B or E, an integer
- * "pid"; metadata (M) first, then in "ts" order.
+ * objects, each with no key twice, a one-letter "ph" that is not B or
+ * E, an integer "pid"; metadata (M) first, then in "ts" order.
  */
 #include <string.h>
 
@@ -22,8 +22,13 @@ static void check_event(const struct tjson *e, int *meta_done, double *last)
 {
 	const char *ph = tjson_get_str(e, "ph");
 	const struct tjson *pid = tjson_get(e, "pid"), *ts = tjson_get(e, "ts");
+	size_t i, j;
 
 	FZ_CHECK(e->type == TJSON_OBJECT);
+	for (i = 0; i < e->n; i++)
+		for (j = 0; j < i; j++)
+			FZ_CHECK(e->key_lens[i] != e->key_lens[j] ||
+				 memcmp(e->keys[i], e->keys[j], e->key_lens[i]));
 	FZ_CHECK(ph && ph[0] && !ph[1] && ph[0] != 'B' && ph[0] != 'E');
 	FZ_CHECK(pid && pid->type == TJSON_NUMBER && !strpbrk(pid->text, ".eE-"));
 	if (ph[0] == 'M') {
