@@ -163,8 +163,9 @@ grep -q '^slice [0-9]* th01:hasher 1 ' "$tmp/hs.exp" && ok || bad "hs: no nested
 
 # The converted events are the target's own (sorted, one per line, as JSON
 # writes them), a B and its E (the last B open on its pid and tid) as one
-# X from the B's ts to the E's; the event log carries timers to the
-# microsecond only, so their arguments are left out.
+# X from the B's ts to the E's, with the E's args the B lacks; the event
+# log carries timers to the microsecond only, so their arguments are left
+# out.
 events() {
 	node -e 'const fs = require("fs");
 		let t = fs.readFileSync(process.argv[1], "utf8"), v;
@@ -174,7 +175,14 @@ events() {
 			const k = e.pid + " " + e.tid, o = open.get(k) ?? [];
 			open.set(k, o);
 			if (e.ph === "B") { o.push(e); all.push(e); }
-			else if (e.ph === "E") { const b = o.pop(); b.ph = "X"; b.dur = e.ts - b.ts; }
+			else if (e.ph === "E") {
+				const b = o.pop();
+				b.ph = "X";
+				if (e.args && Object.keys(e.args).length)
+					b.args = {...b.args, ...Object.fromEntries(Object.entries(e.args)
+						.filter(([k]) => !(b.args && k in b.args)))};
+				b.dur = e.ts - b.ts;
+			}
 			else all.push(e);
 		}
 		for (const e of all) {
@@ -350,7 +358,7 @@ GIT_TRACE2_MAX_FILE_SIZE=3000 GIT_TRACE2_CHROME="$tmp/max.chrome" \
 strict_sorted "$tmp/max.json" >"$tmp/max.facts" 2>&1 && ok || bad "max: $(tail -1 "$tmp/max.facts")"
 
 # Hostile lines: each reported with its line number and left out, the
-# good ones kept.
+# good ones kept; an E's args that its B lacks are added to the X.
 {
 	echo '['
 	echo '{"name":"a","ph":"i","ts":10,"pid":1,"tid":1,"s":"t"},'
@@ -369,6 +377,8 @@ strict_sorted "$tmp/max.json" >"$tmp/max.facts" 2>&1 && ok || bad "max: $(tail -
 	echo '{"name":"l","ph":"E","ts":30,"pid":1,"tid":1},'
 	echo '{"name":"m","ph":"E","ts":40,"pid":1,"tid":1},'
 	echo '{"name":"n","ph":"B","ts":50,"pid":1,"tid":1,"dur":5},'
+	echo '{"name":"o","ph":"B","ts":60,"pid":1,"tid":1,"args":{"a":1}},'
+	echo '{"name":"o","ph":"E","ts":70,"pid":1,"tid":1,"args":{"a":2,"b":"\u00e9"}},'
 } >"$tmp/hostile.chrome"
 "$T2" convert --to chrome "$tmp/hostile.chrome" >"$tmp/hostile.json" 2>"$tmp/hostile.err"
 [ $? = 0 ] && ok || bad "hostile: exit status"
@@ -380,8 +390,9 @@ python3 -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 print(" ".join(e["name"] + e["ph"] + str(e.get("dur", "")) for e in ev))
-print(ev[1]["args"]["v"])' "$tmp/hostile.json" >"$tmp/hostile.got"
-printf 'ai ki lX10\ncaf\357\277\275\n' >"$tmp/hostile.exp"
+print(ev[1]["args"]["v"])
+print(json.dumps(ev[3]["args"]))' "$tmp/hostile.json" >"$tmp/hostile.got"
+printf 'ai ki lX10 oX10\ncaf\357\277\275\n{"a": 1, "b": "\\u00e9"}\n' >"$tmp/hostile.exp"
 same "hostile: the good events" "$tmp/hostile.exp" "$tmp/hostile.got"
 
 # --- Pids reused -----------------------------------------------------------------

@@ -17,6 +17,7 @@
  */
 #include "chrome_out.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,14 +202,16 @@ static void end_slice(size_t i, uint64_t ts)
 	evs[i].dur_ns = ts > evs[i].ts ? (ts - evs[i].ts) * 1000 : 1;
 }
 
-/* An E: the innermost open B of its track ends (an E without one is
- * left out). */
-static void pair_end(const struct cev *e)
+/* An E: the innermost open B of its track, which ends (an E without one
+ * is left out); -1 for none. */
+static ptrdiff_t pair_end(const struct cev *e)
 {
 	struct track *t = track(e->proc, e->tid);
 
-	if (t->n)
-		end_slice(t->open[--t->n], e->ts);
+	if (!t->n)
+		return -1;
+	end_slice(t->open[--t->n], e->ts);
+	return (ptrdiff_t)t->open[t->n];
 }
 
 static void push_begin(size_t i)
@@ -398,14 +401,117 @@ static int parse(const char *text, size_t len)
 	return 0;
 }
 
+/* A growing string. */
+struct text {
+	char *p;
+	size_t len, cap;
+};
+
+static void text_add(struct text *t, const char *s, size_t n)
+{
+	if (n > SIZE_MAX / 2 - t->len)
+		out_of_memory();
+	if (t->len + n > t->cap) {
+		t->cap = 2 * (t->len + n);
+		t->p = xrealloc(t->p, t->cap);
+	}
+	memcpy(t->p + t->len, s, n);
+	t->len += n;
+}
+
+/* ,"key": (the key a decoded string). */
+static void text_add_key(struct text *t, const char *key, int first)
+{
+	size_t n = strlen(key);
+	char *json = xrealloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
+
+	text_add(t, first ? "\"" : ",\"", first ? 1 : 2);
+	text_add(t, json, tr2_json_escape(json, key, n));
+	text_add(t, "\":", 2);
+	free(json);
+}
+
+/*
+ * The B's text (args ba, the args value v of obj, which holds the B)
+ * with the members of the E's args (ea) it lacks added.
+ */
+static void add_end_args(struct text *t, const struct cev *x, const struct jval *v,
+			 const struct jobj *ba, const struct jobj *ea)
+{
+	size_t close = (size_t)(v->raw + v->raw_len - 1 - x->text), i;
+	int first = !ba->n;
+
+	text_add(t, x->text, close);
+	for (i = 0; i < ea->n; i++) {
+		const struct jmember *m = &ea->m[i];
+
+		if (jobj_get(ba, m->key) || jobj_get(ea, m->key) != &m->v)
+			continue; /* the B's, or not the last of its key */
+		text_add_key(t, m->key, first);
+		text_add(t, m->v.raw, m->v.raw_len);
+		first = 0;
+	}
+	text_add(t, x->text + close, x->len - close);
+}
+
+/*
+ * The args of an E (obj holds it) merged into its B's, as the Trace Event
+ * Format has it: the members of the E's that the B's lacks are added.
+ */
+static void merge_end_args(size_t b)
+{
+	const struct jval *v = jobj_get(&obj, "args");
+	struct cev *x = &evs[b];
+	struct jobj ea, ba;
+	struct text t = { NULL, 0, 0 };
+	char *eargs, err[96];
+	size_t elen, at;
+	int64_t pid;
+
+	if (!v || v->type != J_OBJECT)
+		return;
+	elen = v->raw_len;
+	eargs = xrealloc(NULL, elen);
+	memcpy(eargs, v->raw, elen);
+	jobj_init(&ea);
+	jobj_init(&ba);
+	if (jobj_parse(&ea, eargs, elen, err, sizeof(err), &at) || !ea.n ||
+	    parse(x->text, x->len))
+		goto out;
+	v = jobj_get(&obj, "args");
+	if (!v) {
+		text_add(&t, x->text, x->len - 1);
+		text_add(&t, ",\"args\":", 8);
+		text_add(&t, eargs, elen);
+		text_add(&t, "}", 1);
+	} else if (v->type == J_OBJECT && !jobj_parse(&ba, v->raw, v->raw_len, err, sizeof(err), &at)) {
+		add_end_args(&t, x, v, &ba, &ea);
+	}
+	/* the B's offsets, in its new text */
+	if (t.len && (uint64_t)t.len <= TEXT_MAX && !parse(t.p, t.len) && !read_ph(x, t.p) &&
+	    !read_pid(x, t.p, &pid)) {
+		free(x->text);
+		x->text = t.p;
+		x->len = (uint32_t)t.len;
+		t.p = NULL;
+	}
+out:
+	free(t.p);
+	free(eargs);
+	jobj_free(&ea);
+	jobj_free(&ba);
+}
+
 static void keep(struct cev *e, const char *text)
 {
 	struct proc *p = &procs[e->proc];
+	ptrdiff_t b;
 
 	if (p->last_ts < e->ts + e->dur_ns / 1000)
 		p->last_ts = e->ts + e->dur_ns / 1000;
 	if (e->ph == 'E') {
-		pair_end(e);
+		if ((b = pair_end(e)) >= 0)
+			merge_end_args((size_t)b);
 		return;
 	}
 	e->text = xrealloc(NULL, e->len);
