@@ -207,6 +207,11 @@ sed "s/-P$top\([\"/]\)/-P7fffffff\1/g" "$tmp/ch.event" >"$tmp/wrap.event"
 timeline wrap "$tmp/wrap.event"
 [ "$flows" = 2 ] && ok || bad "wrap: $flows flows, expected 2"
 grep -q '^flow 2147483647 ' "$tmp/wrap.exp" && ok || bad "wrap: the first process's pid was not raised"
+# A SID's pid above the range of a Chrome trace's pids (2^31 - 1): the
+# process gets one from 0x7f000000, quietly.
+sed "s/-P$top\([\"/]\)/-Pfffffff0\1/g" "$tmp/ch.event" >"$tmp/huge.event"
+convert huge "$tmp/huge.event"
+grep -q '"pid":2130706432,' "$tmp/huge.json" && ok || bad "huge: no pid 0x7f000000"
 mkdir "$tmp/chdir"
 GIT_TRACE2_EVENT="$tmp/chdir" GIT_TRACE2_EVENT_NESTING=100 \
 	"$TOOL" trace2 004child "$TOOL" trace2 004child "$TOOL" trace2 006data c k 7 >/dev/null

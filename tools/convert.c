@@ -196,8 +196,9 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 		fprintf(stderr, "trace2: out of memory\n");
 		exit(2);
 	}
-	/* a SID without one (not Git's form): a pid no system hands out */
-	if (t2_pid_of_sid(p->pub.sid, &cp->pid))
+	/* a SID without one (not Git's form), or with one above the range
+	 * of pids in a Chrome trace: a pid no system hands out */
+	if (t2_pid_of_sid(p->pub.sid, &cp->pid) || cp->pid > 0x7fffffffu)
 		cp->pid = 0x7f000000u + (uint32_t)c->next_pid++;
 	chrome_state(c, cp);
 	cp->out = chrome_out_process(cp->pid);
