@@ -243,12 +243,50 @@ static const char *utf8_text(const char *text, size_t *len)
 	return fixed;
 }
 
-/* An integer member in [min, max]: 0, 1 when absent, -1 out of range
- * (why says so). */
-static int int_member(const char *key, int64_t min, int64_t max, int64_t *out)
-{
-	const struct jval *v = jobj_get(&obj, key);
+/* The members of the object parsed last (obj) that an event's use
+ * depends on, NULL when absent: found in one pass, by parse(). */
+static struct members {
+	const struct jval *ph, *pid, *tid, *ts, *dur, *id, *cat, *name, *args;
+} mem;
 
+static const struct jval **member_slot(const char *k)
+{
+	switch (k[0]) {
+	case 'a':
+		return strcmp(k, "args") ? NULL : &mem.args;
+	case 'c':
+		return strcmp(k, "cat") ? NULL : &mem.cat;
+	case 'd':
+		return strcmp(k, "dur") ? NULL : &mem.dur;
+	case 'i':
+		return strcmp(k, "id") ? NULL : &mem.id;
+	case 'n':
+		return strcmp(k, "name") ? NULL : &mem.name;
+	case 'p':
+		return !strcmp(k, "ph") ? &mem.ph : !strcmp(k, "pid") ? &mem.pid : NULL;
+	case 't':
+		return !strcmp(k, "ts") ? &mem.ts : !strcmp(k, "tid") ? &mem.tid : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void find_members(void)
+{
+	const struct jval **slot;
+	size_t i;
+
+	memset(&mem, 0, sizeof(mem));
+	for (i = 0; i < obj.n; i++)
+		if ((slot = member_slot(obj.m[i].key)))
+			*slot = &obj.m[i].v;
+}
+
+/* An integer member v (named key) in [min, max]: 0, 1 when absent, -1
+ * out of range (why says so). */
+static int int_member(const struct jval *v, const char *key, int64_t min, int64_t max,
+		      int64_t *out)
+{
 	if (!v)
 		return 1;
 	if (jval_int(v, out) || *out < min || *out > max) {
@@ -261,7 +299,7 @@ static int int_member(const char *key, int64_t min, int64_t max, int64_t *out)
 
 static int read_ph(struct cev *e, const char *text)
 {
-	const struct jval *v = jobj_get(&obj, "ph");
+	const struct jval *v = mem.ph;
 
 	if (!v || v->type != J_STRING || v->raw_len != 3 || v->raw[1] < 'A' ||
 	    (v->raw[1] > 'Z' && v->raw[1] < 'a') || v->raw[1] > 'z') {
@@ -275,14 +313,14 @@ static int read_ph(struct cev *e, const char *text)
 
 static int read_pid(struct cev *e, const char *text, int64_t *pid)
 {
-	int r = int_member("pid", 0, PID_MAX, pid);
+	int r = int_member(mem.pid, "pid", 0, PID_MAX, pid);
 
 	if (r > 0)
 		snprintf(why, sizeof(why), "no \"pid\"");
 	if (r)
 		return -1;
-	e->pid_at = (uint32_t)(jobj_get(&obj, "pid")->raw - text);
-	e->pid_len = (uint32_t)jobj_get(&obj, "pid")->raw_len;
+	e->pid_at = (uint32_t)(mem.pid->raw - text);
+	e->pid_len = (uint32_t)mem.pid->raw_len;
 	return 0;
 }
 
@@ -314,7 +352,7 @@ static int read_dur_ns(const struct jval *v, uint64_t max, uint64_t *ns)
 /* An X's dur, which must end by TS_MAX. */
 static int read_dur(struct cev *e)
 {
-	const struct jval *v = jobj_get(&obj, "dur");
+	const struct jval *v = mem.dur;
 
 	if (!v) {
 		snprintf(why, sizeof(why), "an X event without \"dur\"");
@@ -334,14 +372,14 @@ static int read_times(struct cev *e)
 	int64_t tid = 0, ts = 0;
 	int r;
 
-	if (int_member("tid", INT32_MIN, INT32_MAX, &tid) < 0 ||
-	    (r = int_member("ts", 0, (int64_t)TS_MAX, &ts)) < 0)
+	if (int_member(mem.tid, "tid", INT32_MIN, INT32_MAX, &tid) < 0 ||
+	    (r = int_member(mem.ts, "ts", 0, (int64_t)TS_MAX, &ts)) < 0)
 		return -1;
 	if (r && e->ph != 'M') {
 		snprintf(why, sizeof(why), "no \"ts\"");
 		return -1;
 	}
-	if (e->ph == 'B' && jobj_get(&obj, "dur")) {
+	if (e->ph == 'B' && mem.dur) {
 		snprintf(why, sizeof(why), "a B event with \"dur\"");
 		return -1; /* its X gets one */
 	}
@@ -362,20 +400,17 @@ static uint64_t fnv(uint64_t h, const struct jval *v)
 /* A flow event's key: viewers group s, t and f by cat, name and id. */
 static int read_flow(struct cev *e)
 {
-	const struct jval *id = jobj_get(&obj, "id");
-
-	if (!id) {
+	if (!mem.id) {
 		snprintf(why, sizeof(why), "a flow event without an \"id\"");
 		return -1;
 	}
-	e->flow = fnv(fnv(fnv(0xcbf29ce484222325ull, jobj_get(&obj, "cat")),
-			  jobj_get(&obj, "name")), id);
+	e->flow = fnv(fnv(fnv(0xcbf29ce484222325ull, mem.cat), mem.name), mem.id);
 	return 0;
 }
 
 static int is_process_name(void)
 {
-	const struct jval *v = jobj_get(&obj, "name");
+	const struct jval *v = mem.name;
 
 	return v && v->type == J_STRING && v->str_len == 12 &&
 	       !memcmp(v->str, "process_name", 12);
@@ -398,6 +433,7 @@ static int parse(const char *text, size_t len)
 		snprintf(why, sizeof(why), "a key given twice");
 		return -1;
 	}
+	find_members();
 	return 0;
 }
 
@@ -460,7 +496,7 @@ static void add_end_args(struct text *t, const struct cev *x, const struct jval 
  */
 static void merge_end_args(size_t b)
 {
-	const struct jval *v = jobj_get(&obj, "args");
+	const struct jval *v = mem.args;
 	struct cev *x = &evs[b];
 	struct jobj ea, ba;
 	struct text t = { NULL, 0, 0 };
@@ -478,7 +514,7 @@ static void merge_end_args(size_t b)
 	if (jobj_parse(&ea, eargs, elen, err, sizeof(err), &at) || !ea.n ||
 	    parse(x->text, x->len))
 		goto out;
-	v = jobj_get(&obj, "args");
+	v = mem.args;
 	if (!v) {
 		text_add(&t, x->text, x->len - 1);
 		text_add(&t, ",\"args\":", 8);
@@ -733,7 +769,7 @@ static int put_renamed(const struct cev *e, uint32_t pid)
 	size_t n;
 	int ok = 0;
 
-	if (parse(e->text, e->len) || !(args = jobj_get(&obj, "args")) ||
+	if (parse(e->text, e->len) || !(args = mem.args) ||
 	    args->type != J_OBJECT)
 		return 0;
 	jobj_init(&a);
