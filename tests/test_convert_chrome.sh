@@ -384,20 +384,23 @@ strict_sorted "$tmp/max.json" >"$tmp/max.facts" 2>&1 && ok || bad "max: $(tail -
 	echo '{"name":"n","ph":"B","ts":50,"pid":1,"tid":1,"dur":5},'
 	echo '{"name":"o","ph":"B","ts":60,"pid":1,"tid":1,"args":{"a":1}},'
 	echo '{"name":"o","ph":"E","ts":70,"pid":1,"tid":1,"args":{"a":2,"b":"\u00e9"}},'
+	echo '{"name":"p","ph":"X","ts":80,"dur":0.001,"pid":1,"tid":1},'
+	echo '{"name":"q","ph":"X","ts":80,"dur":1e3,"pid":1,"tid":1},'
+	echo '{"name":"r","ph":"X","ts":80,"dur":9007199254740913,"pid":1,"tid":1},'
 } >"$tmp/hostile.chrome"
 "$T2" convert --to chrome "$tmp/hostile.chrome" >"$tmp/hostile.json" 2>"$tmp/hostile.err"
 [ $? = 0 ] && ok || bad "hostile: exit status"
-for n in 3 4 5 6 7 8 9 10 11 13 17; do
+for n in 3 4 5 6 7 8 9 10 11 13 17 21 22; do
 	grep -q "^$tmp/hostile.chrome:$n: " "$tmp/hostile.err" && ok || bad "hostile: line $n not reported"
 done
-[ "$(wc -l <"$tmp/hostile.err")" = 11 ] && ok || bad "hostile: $(wc -l <"$tmp/hostile.err") reports, expected 11"
+[ "$(wc -l <"$tmp/hostile.err")" = 13 ] && ok || bad "hostile: $(wc -l <"$tmp/hostile.err") reports, expected 13"
 python3 -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 print(" ".join(e["name"] + e["ph"] + str(e.get("dur", "")) for e in ev))
 print(ev[1]["args"]["v"])
 print(json.dumps(ev[3]["args"]))' "$tmp/hostile.json" >"$tmp/hostile.got"
-printf 'ai ki lX10 oX10\ncaf\357\277\275\n{"a": 1, "b": "\\u00e9"}\n' >"$tmp/hostile.exp"
+printf 'ai ki lX10 oX10 pX0.001\ncaf\357\277\275\n{"a": 1, "b": "\\u00e9"}\n' >"$tmp/hostile.exp"
 same "hostile: the good events" "$tmp/hostile.exp" "$tmp/hostile.got"
 
 # --- Pids reused -----------------------------------------------------------------
