@@ -1,10 +1,12 @@
 /*
  * trace2 convert --to chrome|perf|normal [--brief] FILE...: every record
  * read from the event-format files is handed to the library's own chrome,
- * perf or normal target, writing to standard output.  --to otlp:
- * OpenTelemetry traces (otlp.c).
+ * perf or normal target, writing to standard output.  --to chrome also
+ * reads Chrome files (chrome_out.c).  --to otlp: OpenTelemetry traces
+ * (otlp.c).
  */
 #include "convert.h"
+#include "chrome_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -76,27 +78,28 @@ static int out_put(const char *p, size_t n)
 }
 
 /*
- * The chrome target writes each event as a record "{...},\n" of the
- * array form; the converter writes the object form, strict JSON:
- * {"traceEvents":[, the events separated by ",\n", then "]}".
+ * Chrome: the chrome target's records ("{...},\n") and the lines of
+ * Chrome files go to chrome_out.c, which writes them all at the end; a
+ * record is of the process whose target state is writing.
  */
-static int chrome_framing;
-static unsigned long chrome_events;
+static int chrome;
+static unsigned chrome_writer;
 
-static int chrome_put(const char *p, size_t n)
+static void chrome_put(const char *p, size_t n)
 {
-	if (n >= 2 && p[n - 2] == ',' && p[n - 1] == '\n')
-		n -= 2;
-	if (chrome_events++ && out_put(",\n", 2))
-		return -1;
-	return out_put(p, n);
+	const char *why = chrome_out_line(chrome_writer, p, n);
+
+	if (why)
+		fprintf(stderr, "trace2: an event of the chrome target left out: %s\n", why);
 }
 
 static ssize_t out_write(int fd, const void *buf, size_t n)
 {
 	if (fd != 1)
 		return real_write(fd, buf, n);
-	if (chrome_framing ? chrome_put(buf, n) : out_put(buf, n))
+	if (chrome)
+		chrome_put(buf, n);
+	else if (out_put(buf, n))
 		return -1;
 	return (ssize_t)n;
 }
@@ -147,11 +150,18 @@ struct shell_track {
 
 struct chrome_proc {
 	struct tr2_tgt_chrome *st;       /* NULL: the trace has ended */
+	unsigned out;                    /* its number in chrome_out.c */
 	struct chrome_proc *parent;      /* NULL: not in this input */
 	struct shell_track *shell;       /* NULL: no shell child yet */
 	uint32_t pid;
 	uint64_t start_us;
 	unsigned under_shell : 1, linked : 1;
+	/* Its last atexit, handed to the target at the end of the input: a
+	 * process may write more after it (Git's maintenance run --detach
+	 * daemonizes, and its daemon goes on under the same SID). */
+	const struct trace2_thread *atexit_thread; /* NULL: none yet */
+	uint64_t atexit_us;
+	int atexit_code;
 };
 
 static struct chrome_proc *parent_of(struct convert *c, const struct t2_process *p)
@@ -186,10 +196,12 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 		fprintf(stderr, "trace2: out of memory\n");
 		exit(2);
 	}
-	/* a SID without one (not Git's form): a pid no system hands out */
-	if (t2_pid_of_sid(p->pub.sid, &cp->pid))
+	/* a SID without one (not Git's form), or with one above the range
+	 * of pids in a Chrome trace: a pid no system hands out */
+	if (t2_pid_of_sid(p->pub.sid, &cp->pid) || cp->pid > 0x7fffffffu)
 		cp->pid = 0x7f000000u + (uint32_t)c->next_pid++;
 	chrome_state(c, cp);
+	cp->out = chrome_out_process(cp->pid);
 	cp->start_us = time_us;
 	cp->parent = parent_of(c, p);
 	p->user = cp;
@@ -267,6 +279,7 @@ static void link_shell_child(struct chrome_proc *cp, struct trace2_event *ev)
 /* The trace of the process ends at ts (if it has not ended itself). */
 static void chrome_end(struct chrome_proc *cp, uint64_t ts)
 {
+	chrome_writer = cp->out;
 	tr2_tgt_chrome_end(cp->st, ts);
 	free(cp->st);
 	cp->st = NULL;
@@ -317,15 +330,55 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		link_shell_child(cp, ev);
 	else if (ev->kind == TRACE2_EVENT_DATA_JSON)
 		repair_data_json(c, &ev->data);
+	else if (ev->kind == TRACE2_EVENT_ATEXIT) {
+		cp->atexit_thread = ev->thread;
+		cp->atexit_us = ev->time_us;
+		cp->atexit_code = ev->exit.code;
+		return;
+	}
+	chrome_writer = cp->out;
 	tr2_tgt_chrome.event(cp->st, ev);
 	if (__atomic_load_n(&cp->st->closed, __ATOMIC_RELAXED))
 		chrome_end(cp, 0);
-	if (!tr2_dst_is_on(c->st.dst))
-		c->reader->stop = 1;
 }
 
-/* At the end of the input: a process whose log ends without atexit is
- * closed at its last time; the reader frees the rest. */
+/* A line of a Chrome file. */
+static void chrome_file_line(struct t2_reader *r, const char *src, unsigned long lineno,
+			     const char *line, size_t len, int no_newline)
+{
+	const char *why;
+
+	if (r->stop || !(why = chrome_out_line(CHROME_OUT_BY_PID, line, len)))
+		return;
+	r->bad++;
+	if (r->on_bad_line)
+		r->on_bad_line(r->ctx, src, lineno, why, 0, no_newline);
+}
+
+static t2_line_fn chrome_format_of(void *ctx, const char *line, size_t len)
+{
+	(void)ctx;
+	return chrome_out_is_chrome(line, len) ? chrome_file_line : NULL;
+}
+
+/* The process's last atexit, to its target. */
+static void replay_atexit(struct chrome_proc *cp, const struct t2_process *p)
+{
+	struct trace2_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE2_EVENT_ATEXIT;
+	ev.time_us = cp->atexit_us;
+	ev.exit.code = cp->atexit_code;
+	ev.thread = cp->atexit_thread;
+	ev.process = &p->pub;
+	chrome_writer = cp->out;
+	tr2_tgt_chrome.event(cp->st, &ev);
+}
+
+/* At the end of the input: a process's trace ends at its last atexit; a
+ * process whose log ends without one is closed at its last time.  The
+ * reader frees the rest. */
 static void chrome_close(void *ctx, struct t2_process *p)
 {
 	struct chrome_proc *cp = p->user;
@@ -333,6 +386,8 @@ static void chrome_close(void *ctx, struct t2_process *p)
 	(void)ctx;
 	if (!cp)
 		return;
+	if (cp->st && cp->atexit_thread)
+		replay_atexit(cp, p);
 	if (cp->st)
 		chrome_end(cp, p->last_us);
 	free(cp->shell);
@@ -345,9 +400,10 @@ int cmd_convert(int argc, char **argv)
 	struct t2_reader r;
 	struct tr2_dst dst;
 	const char *to = NULL, *out = NULL;
-	int brief = 0, i, nfiles = 0, ret = 0, chrome = 0, o;
+	int brief = 0, i, nfiles = 0, ret = 0, o;
 
 	memset(&c, 0, sizeof(c));
+	chrome = 0;
 	for (i = 1; i < argc; i++) {
 		if ((o = t2_output_option("convert", argc, argv, &i, &out))) {
 			if (o == 2)
@@ -402,22 +458,21 @@ int cmd_convert(int argc, char **argv)
 	c.config.brief = brief;
 	c.config.created = 1;
 	c.st.dst = &dst;
-	if (chrome) {
-		c.config.created = 0; /* the framing is the converter's */
-		chrome_framing = 1;
-		chrome_events = 0; /* a process may convert more than once (the fuzzers) */
-		out_put("{\"traceEvents\":[\n", 17);
-	} else if (c.target->open(&c.st, &c.config)) {
+	if (chrome)
+		c.config.created = 0; /* the framing is chrome_out.c's */
+	else if (c.target->open(&c.st, &c.config)) {
 		return 2;
 	}
 	t2_reader_init(&r, chrome ? chrome_record : record, t2_report_bad_line, &c);
 	c.reader = &r;
+	if (chrome)
+		r.format_of = chrome_format_of;
 	for (; i < argc && !r.stop; i++)
 		if (t2_reader_read_path(&r, argv[i]))
 			ret = 1;
 	if (chrome) {
 		t2_reader_each_process(&r, chrome_close, &c);
-		out_put("\n]}\n", chrome_events ? 4 : 3);
+		chrome_out_write(out_put);
 	}
 	t2_reader_free(&r);
 	free(c.json);

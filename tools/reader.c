@@ -943,6 +943,27 @@ static void over_limit(struct t2_reader *r, struct t2_source *s)
 	s->skipping = 1;
 }
 
+/* A line of the source, to the reader of its format, which its first
+ * line that is not blank decides. */
+static void format_line(struct t2_reader *r, struct t2_source *s, const char *line,
+			size_t len, int no_newline)
+{
+	size_t i;
+
+	if (!s->format_known && r->format_of) {
+		for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'); i++)
+			;
+		if (i < len) {
+			s->line = r->format_of(r->ctx, line, len);
+			s->format_known = 1;
+		}
+	}
+	if (s->line)
+		s->line(r, s->name, s->lineno, line, len, no_newline);
+	else
+		source_line(r, s, line, len, no_newline);
+}
+
 int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, size_t n)
 {
 	int ret = 0;
@@ -965,11 +986,11 @@ int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, s
 		else if (s->len) {
 			append(s, data, k);
 			s->lineno++;
-			source_line(r, s, s->buf, s->len, 0);
+			format_line(r, s, s->buf, s->len, 0);
 			s->len = 0;
 		} else {
 			s->lineno++;
-			source_line(r, s, data, k, 0);
+			format_line(r, s, data, k, 0);
 		}
 		data += k + 1;
 		n -= k + 1;
@@ -982,7 +1003,7 @@ void t2_source_end(struct t2_reader *r, struct t2_source *s)
 	s->skipping = 0;
 	if (s->len) {
 		s->lineno++;
-		source_line(r, s, s->buf, s->len, 1);
+		format_line(r, s, s->buf, s->len, 1);
 	}
 	free(s->buf);
 	s->buf = NULL;

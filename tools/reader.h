@@ -107,8 +107,15 @@ typedef void (*t2_bad_line_fn)(void *ctx, const char *src, unsigned long lineno,
 			       const char *reason, int ignored, int no_newline);
 typedef void (*t2_record_fn)(void *ctx, struct t2_record *rec);
 
+/* What reads one line (without its LF) of an input in a format other
+ * than the event format. */
+typedef void (*t2_line_fn)(struct t2_reader *r, const char *src, unsigned long lineno,
+			   const char *line, size_t len, int no_newline);
+
 struct t2_source {
 	const char *name;
+	t2_line_fn line;        /* its format's reader (NULL: the event format) */
+	int format_known;       /* line is set: a line not blank was read */
 	unsigned long lineno;
 	unsigned long seq;      /* its number among the reader's inputs */
 	unsigned long records;  /* read from it so far */
@@ -150,6 +157,10 @@ struct t2_reader {
 	/* look for records read a second time (default); off for streams
 	 * that cannot repeat each other (a collector's clients) */
 	int find_repeats;
+	/* Set by a caller that reads other formats too: given an input's
+	 * first line that is not blank, what reads its lines (NULL: the
+	 * event format). */
+	t2_line_fn (*format_of)(void *ctx, const char *line, size_t len);
 };
 
 void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
