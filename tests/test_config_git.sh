@@ -177,6 +177,11 @@ extra=
 
 if [ -n "$nobody" ]; then
 	as=$nobody
+	# the build may sit where that user cannot reach it (a 0700 checkout)
+	if ! $as test -x "$TOOL"; then
+		mkdir "$tmp/bin" && cp "$TOOL" "$tmp/bin/" && chmod 755 "$tmp/bin" &&
+			TOOL=$tmp/bin/$(basename "$TOOL")
+	fi
 	printf '[a]\n\tk = 1\n' >"$home/secret"
 	chmod 000 "$home/secret"
 	cfg=$home/secret
