@@ -247,7 +247,7 @@ TR2_HOT char *tr2_put_json_str(char *p, const char *s, size_t len)
 	return p;
 }
 
-TR2_HOT void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
+static TR2_HOT void add_json_mem(struct tr2_buf *b, const char *s, size_t len)
 {
 	char *p;
 
@@ -263,7 +263,7 @@ TR2_HOT void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len)
 TR2_HOT void tr2_buf_add_json_str(struct tr2_buf *b, const char *s)
 {
 	if (s)
-		tr2_buf_add_json_mem(b, s, tr2_strlen(s));
+		add_json_mem(b, s, tr2_strlen(s));
 	else
 		tr2_buf_addlit(b, "null");
 }

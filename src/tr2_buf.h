@@ -249,7 +249,6 @@ void tr2_buf_vaddf(struct tr2_buf *b, const char *fmt, va_list ap)
 const char *tr2_buf_cstr(struct tr2_buf *b);
 /* A JSON string value with its quotes, escaped (NULL: JSON null). */
 void tr2_buf_add_json_str(struct tr2_buf *b, const char *s);
-void tr2_buf_add_json_mem(struct tr2_buf *b, const char *s, size_t len);
 /* Shell-style quoting of one argument as the normal/perf targets print it. */
 void tr2_buf_add_qarg(struct tr2_buf *b, const char *s);
 /* Quoted arguments joined by single spaces. */

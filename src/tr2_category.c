@@ -30,7 +30,9 @@ int tr2_category_filtering;
 /* ---------------------------------------------------------------- */
 /* Patterns.                                                          */
 
-int tr2_category_glob(const char *p, const char *t)
+/* 1 if the glob pattern ('*' any run, '?' one byte, case-sensitive)
+ * matches the whole text. */
+static int glob_match(const char *p, const char *t)
 {
 	const char *star = NULL, *resume = NULL;
 
@@ -60,7 +62,7 @@ static int match(const char *category)
 	int i;
 
 	for (i = npatterns - 1; i >= 0; i--)
-		if (tr2_category_glob(patterns[i].glob, category))
+		if (glob_match(patterns[i].glob, category))
 			return !patterns[i].exclude;
 	return only_exclusions;
 }

@@ -68,8 +68,4 @@ static inline int tr2_category_pass(const char *category)
 	       tr2_category_verdict(category);
 }
 
-/* 1 if the glob pattern ('*' any run, '?' one byte, case-sensitive)
- * matches the whole text. */
-int tr2_category_glob(const char *pattern, const char *text);
-
 #endif

@@ -29,7 +29,9 @@ static void flush_stderr(void)
 	pthread_setcancelstate(state, &ignored);
 }
 
-void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
+/* "<prefix><message>" on stderr, in one write(). */
+static __attribute__((format(printf, 2, 0))) void
+vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct tr2_buf b;
 	size_t start;
@@ -52,7 +54,7 @@ void tr2_warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	tr2_vreport("warning: ", fmt, ap);
+	vreport("warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -61,7 +63,7 @@ void tr2_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	tr2_vreport("error: ", fmt, ap);
+	vreport("error: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -79,14 +81,14 @@ void tr2_diag_print(const struct tr2_diag *d, const char *fmt, va_list ap)
 	switch (d->kind) {
 	case TR2_DIAG_BUG:
 		snprintf(prefix, sizeof(prefix), "BUG: %s:%d: ", d->file, d->line);
-		tr2_vreport(prefix, fmt, ap);
+		vreport(prefix, fmt, ap);
 		break;
 	case TR2_DIAG_FATAL:
-		tr2_vreport("fatal: ", fmt, ap);
+		vreport("fatal: ", fmt, ap);
 		break;
 	case TR2_DIAG_DST_FAILED:
 		if (d->announce)
-			tr2_vreport("warning: ", fmt, ap);
+			vreport("warning: ", fmt, ap);
 		break;
 	}
 }

@@ -51,9 +51,6 @@ void tr2_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tr2_diag_dst_failed(const void *source, int announce, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* "<prefix><message>" on stderr, in one write(). */
-void tr2_vreport(const char *prefix, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
 /* "error: <message>" on stderr, in one write(). */
 void tr2_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warning: <message>" on stderr, in one write(). */

@@ -50,7 +50,8 @@ void tr2_dst_init(struct tr2_dst *dst, int setting)
 	pthread_mutex_init(&dst->lock, NULL);
 }
 
-int tr2_dst_debug(void)
+/* GIT_TRACE2_DST_DEBUG: print destination warnings. */
+static int dst_debug(void)
 {
 	static int debug = -1;
 
@@ -169,7 +170,7 @@ static int open_file(struct tr2_dst *dst, const char *path, int want_created)
 	if (fd < 0 && errno == EISDIR)
 		return open_in_directory(dst, path);
 	if (fd < 0) {
-		if (tr2_dst_debug())
+		if (dst_debug())
 			tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 				    path, name_of(dst), strerror(errno));
 		return 0;
@@ -230,7 +231,7 @@ static enum dir_state check_max_files(struct tr2_dst *dst, const char *dir, int 
 	if (max_files <= 0 || !(sentinel = join_path(dir, DISCARD_SENTINEL)))
 		return DIR_OPEN;
 	if (!tr2_sys.stat(sentinel, &st)) {
-		if (tr2_dst_debug())
+		if (dst_debug())
 			tr2_warning("trace2: not opening %s trace file due to too "
 				    "many files in target directory %s",
 				    name_of(dst), dir);
@@ -302,7 +303,7 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	state = check_max_files(dst, dir, &fd);
 	if (state == DIR_OPEN)
 		fd = create_numbered(base, &taken);
-	if (fd < 0 && state != DIR_HAS_SENTINEL && tr2_dst_debug())
+	if (fd < 0 && state != DIR_HAS_SENTINEL && dst_debug())
 		tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
 			    base, name_of(dst), strerror(errno));
 	if (fd >= 0) {
@@ -479,13 +480,13 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 		path = value + 8;
 
 	if (!*path) {
-		if (tr2_dst_debug())
+		if (dst_debug())
 			tr2_warning("trace2: invalid AF_UNIX value '%s' for '%s' tracing",
 				    value, name_of(dst));
 		return 0;
 	}
 	if (path[0] != '/' || strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		if (tr2_dst_debug())
+		if (dst_debug())
 			tr2_warning("trace2: invalid AF_UNIX path '%s' for '%s' tracing",
 				    path, name_of(dst));
 		return 0;
@@ -493,7 +494,7 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 	known = !tr2_sys.stat(path, &st);
 	fd = connect_collector(path, stream, dgram, known ? &st : NULL, &err);
 	if (fd < 0) {
-		if (tr2_dst_debug())
+		if (dst_debug())
 			tr2_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
 				    path, name_of(dst), strerror(err));
 		return 0;
@@ -808,7 +809,7 @@ static int take_down(struct tr2_dst *dst)
  * a signal handler (announcing formats text and emits events). */
 static void report_failure(struct tr2_dst *dst, int err, int report)
 {
-	if (report && tr2_dst_debug())
+	if (report && dst_debug())
 		tr2_diag_dst_failed(dst, 1, "unable to write trace to '%s': %s",
 				    name_of(dst), strerror(err));
 	else

@@ -203,7 +203,5 @@ void tr2_dst_after_fork(struct tr2_dst *dst);
 int tr2_dst_reopen(struct tr2_dst *dst);
 /* Let tr2_dst_open() resolve the setting again (after tr2_dst_close()). */
 void tr2_dst_forget(struct tr2_dst *dst);
-/* GIT_TRACE2_DST_DEBUG: print destination warnings. */
-int tr2_dst_debug(void);
 
 #endif
