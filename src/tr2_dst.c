@@ -2,7 +2,6 @@
 #include "tr2_hot.h"
 #include "tr2_sys.h"
 #include "tr2_diag.h"
-#include "tr2_signal.h"
 #include "tr2_sid.h"
 
 #include <dirent.h>
@@ -967,6 +966,20 @@ static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n, int 
 	return w;
 }
 
+/* Block the held signals; old gets the mask to restore with
+ * pthread_sigmask(SIG_SETMASK, old, NULL). */
+static void block_held_signals(sigset_t *old)
+{
+	static const int held[] = { TR2_DST_HELD_SIGNALS };
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		sigaddset(&set, held[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
 /* Whether a SIGPIPE of the host's own is pending: only possible if the
  * host holds SIGPIPE (one it let through would have been handled). */
 static int host_sigpipe_pending(const sigset_t *host_mask)
@@ -995,7 +1008,7 @@ static ssize_t write_held(struct inflight *f)
 
 	if (dst->kind == TR2_DST_STREAM && n > PIPE_BUF)
 		n = PIPE_BUF;
-	tr2_signals_block_async(&old);
+	block_held_signals(&old);
 	was_pending = host_sigpipe_pending(&old);
 	if (dst->kind == TR2_DST_SOCKET)
 		w = tr2_sys.send(dst->fd, f->buf + f->done, n, TR2_MSG_NOSIGNAL);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -163,6 +164,12 @@ static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_
 }
 
 #include "tr2_dst_buffer.h"
+
+/* The asynchronous signals a write holds, so that no handler runs
+ * between the write and its progress update: SIGPIPE, which the write
+ * may cause, and the terminating signals tracing may take over (the
+ * signal handlers of tr2_signal.c handle these and the crash signals). */
+#define TR2_DST_HELD_SIGNALS SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
 
 /*
  * Write one whole record of an event at us_now.  In buffered mode the

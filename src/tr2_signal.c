@@ -8,13 +8,15 @@
  * would have without tracing.
  */
 #include "tr2_signal.h"
+#include "tr2_dst.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 
+/* The ones a write holds, then the crash signals, which it cannot. */
 static const int handled[] = {
-	SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+	TR2_DST_HELD_SIGNALS,
 	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 };
 #define NHANDLED (sizeof(handled) / sizeof(handled[0]))
@@ -77,17 +79,4 @@ void tr2_signals_install(tr2_signal_fn *fn)
 		else
 			sigaction(handled[i], &previous[i], NULL);
 	}
-}
-
-void tr2_signals_block_async(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	pthread_sigmask(SIG_BLOCK, &set, old);
 }

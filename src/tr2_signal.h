@@ -2,15 +2,10 @@
 #ifndef TR2_SIGNAL_H
 #define TR2_SIGNAL_H
 
-#include <signal.h>
-
 /* What the handler reports a signal to before the process meets it
  * (async-signal-safe); fatal: the process dies next. */
 typedef void tr2_signal_fn(int signo, int fatal);
 /* Take over SIGPIPE and the default-disposition terminating signals. */
 void tr2_signals_install(tr2_signal_fn *fn);
-/* Block the asynchronous signals tracing handles; old gets the mask to
- * restore with pthread_sigmask(SIG_SETMASK, old, NULL). */
-void tr2_signals_block_async(sigset_t *old);
 
 #endif

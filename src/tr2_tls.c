@@ -14,6 +14,12 @@ static int key_made; /* atomic */
 static int next_thread_id;
 static struct tr2_tls *main_ctx;
 static _Thread_local struct tr2_tls *current;
+static tr2_tls_free_fn *free_hook; /* atomic */
+
+void tr2_tls_set_free_hook(tr2_tls_free_fn *fn)
+{
+	__atomic_store_n(&free_hook, fn, __ATOMIC_RELEASE);
+}
 
 void tr2_tls_after_fork(void)
 {
@@ -22,7 +28,10 @@ void tr2_tls_after_fork(void)
 
 static void free_ctx(struct tr2_tls *ctx)
 {
-	tr2_metrics_thread_free(&ctx->metrics);
+	tr2_tls_free_fn *hook = __atomic_load_n(&free_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(ctx);
 	if (ctx->stack != ctx->inline_stack)
 		tr2_sys.free(ctx->stack);
 	tr2_sys.free(ctx);

@@ -34,6 +34,13 @@ struct tr2_tls {
 	uint64_t inline_stack[TR2_INLINE_STACK];
 };
 
+/* What frees the parts of a context the layers above fill (its
+ * metrics), called on every context freed: by tr2_tls_destroy(),
+ * tr2_tls_release() and at the end of a thread that did not call
+ * trace2_thread_exit(). */
+typedef void tr2_tls_free_fn(struct tr2_tls *ctx);
+void tr2_tls_set_free_hook(tr2_tls_free_fn *fn);
+
 /* Set up the key and the main thread's context (named "main", id 0,
  * stack = [process start]).  Called once by trace2_initialize(). */
 void tr2_tls_init(void);

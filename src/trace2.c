@@ -690,6 +690,12 @@ static void start_deferred_mode(void)
 	tr2_defer_start(&defer_ops, ring);
 }
 
+/* A thread's context goes, and its timers and counters with it. */
+static void free_thread_metrics(struct tr2_tls *tls)
+{
+	tr2_metrics_thread_free(&tls->metrics);
+}
+
 void trace2_initialize_fl(const char *file, int line)
 {
 	if (trace2_is_enabled()) {
@@ -700,6 +706,7 @@ void trace2_initialize_fl(const char *file, int line)
 	register_builtins();
 	registry_closed = 1;
 	tr2_diag_set_hook(on_diag);
+	tr2_tls_set_free_hook(free_thread_metrics);
 	tr2_config_load_settings();
 	if (!open_targets())
 		return;
