@@ -1,9 +1,9 @@
 /*
- * The dispatcher: the public trace2_*() entry points and the target
- * registry.  Each entry point checks the enabled flag, builds one event
- * record, updates the calling thread's state and hands the record to
- * every target that is on, in registration order (the built-in normal,
- * perf and event targets first).
+ * The dispatcher: the public trace2_*() entry points.  Each entry point
+ * checks the enabled flag, builds one event record, updates the calling
+ * thread's state and hands the record to every target that is on, in
+ * registration order (the built-in normal, perf and event targets
+ * first; the registry is tr2_registry.c).
  */
 #include "tr2_dispatch.h"
 #include "tr2_hot.h"
@@ -20,15 +20,12 @@
 #include "tr2_probe.h"
 #include "tr2_procinfo.h"
 #include "tr2_redact.h"
+#include "tr2_registry.h"
 #include "tr2_settings.h"
 #include "tr2_sid.h"
 #include "tr2_signal.h"
 #include "tr2_sysenv.h"
 #include "tr2_tls.h"
-#include "tr2_tgt_normal.h"
-#include "tr2_tgt_perf.h"
-#include "tr2_tgt_event.h"
-#include "tr2_tgt_chrome.h"
 #include "tr2_plat.h"
 #include "trace2/run.h"
 
@@ -61,204 +58,24 @@ static const struct trace2_process no_process = { "", 0, "", 0, 0 };
 static const struct trace2_process *process = &no_process;
 
 /* ---------------------------------------------------------------- */
-/* The target registry.                                               */
+/* Targets (the registry: tr2_registry.c).                            */
 
-struct slot {
-	/* what the per-event loop reads, first */
-	void (*event)(void *ctx, const struct trace2_event *ev);
-	void *ctx;
-	int on;      /* atomic: the target's own flag */
-	int guarded; /* a registered target: the calls its callback makes are
-		      * ignored (the built-in ones make none) */
-	const struct trace2_target *target;
-	int dst_setting, brief_setting; /* settings rows; -1 without a setting */
-	struct tr2_dst dst;
-};
-
-static struct slot slots[TRACE2_TARGETS_MAX];
-static int nslots;
-/* The targets that opened, so that an event passes over no other: set at
- * initialize, before tracing is on. */
-static struct slot *active[TRACE2_TARGETS_MAX];
-static int nactive;
 static int registry_closed; /* trace2_initialize() was called */
-
-static struct tr2_tgt_state normal_state, perf_state, event_state;
-static struct tr2_tgt_chrome chrome_state;
-static const struct {
-	const struct trace2_target *target;
-	void *ctx;
-} builtins[] = {
-	{ &tr2_tgt_normal, &normal_state },
-	{ &tr2_tgt_perf, &perf_state },
-	{ &tr2_tgt_event, &event_state },
-	{ &tr2_tgt_chrome, &chrome_state },
-};
-
-static int add_target(const struct trace2_target *t, void *ctx, int builtin)
-{
-	struct slot *s = &slots[nslots];
-
-	if (nslots == TRACE2_TARGETS_MAX)
-		return ENOSPC;
-	s->dst_setting = s->brief_setting = -1;
-	if (t->setting) {
-		if (tr2_sysenv_add_target(t->setting, builtin, &s->dst_setting,
-					  &s->brief_setting))
-			return EINVAL;
-		tr2_dst_init(&s->dst, s->dst_setting);
-	}
-	s->target = t;
-	s->ctx = ctx;
-	s->event = t->event;
-	s->on = 0;
-	s->guarded = !builtin;
-	nslots++;
-	return 0;
-}
-
-static void register_builtins(void)
-{
-	size_t i;
-
-	if (nslots)
-		return;
-	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
-		add_target(builtins[i].target, builtins[i].ctx, 1);
-}
-
-/* [a-z][a-z0-9]*, short enough for the settings' names. */
-static int valid_name(const char *s)
-{
-	size_t i;
-
-	if (!s || !(*s >= 'a' && *s <= 'z'))
-		return 0;
-	for (i = 1; s[i]; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
-			return 0;
-	return i < 32;
-}
-
-/* A target's name or setting that some target or setting already has:
- * GIT_TRACE2_<NAME> or trace2.<name>. */
-static int name_taken(const char *name)
-{
-	char upper[32];
-	int i;
-
-	for (i = 0; i < nslots; i++)
-		if (!strcmp(slots[i].target->name, name) ||
-		    (slots[i].target->setting && !strcmp(slots[i].target->setting, name)))
-			return 1;
-	for (i = 0; name[i]; i++)
-		if (name[i] >= 'a' && name[i] <= 'z')
-			upper[i] = (char)(name[i] - 'a' + 'A');
-		else
-			upper[i] = name[i];
-	upper[i] = '\0';
-	return tr2_sysenv_env_taken(upper) || tr2_sysenv_id_of_config_key(name) >= 0;
-}
-
-static int check_target(const struct trace2_target *t)
-{
-	if (!t || t->abi_version != TRACE2_TARGET_ABI_VERSION || !t->event ||
-	    (t->setting && !t->open))
-		return EINVAL;
-	if (!valid_name(t->name) || name_taken(t->name))
-		return EINVAL;
-	if (t->setting && (!valid_name(t->setting) || name_taken(t->setting)))
-		return EINVAL;
-	return 0;
-}
 
 int trace2_register_target(const struct trace2_target *target, void *ctx)
 {
 	int err;
 
-	register_builtins();
+	tr2_registry_add_builtins();
 	if (registry_closed)
 		err = EBUSY;
-	else if (!(err = check_target(target)))
-		err = add_target(target, ctx, 0);
+	else
+		err = tr2_registry_add(target, ctx);
 	if (err) {
 		errno = err;
 		return -1;
 	}
 	return 0;
-}
-
-/* Open a target's destination and the target; 1 if it is on. */
-static int open_target(struct slot *s)
-{
-	struct trace2_target_config config = { NULL, 0, 1, 0 };
-
-	if (s->dst_setting >= 0) {
-		if (!tr2_dst_open(&s->dst, !!(s->target->flags & TRACE2_TARGET_WANTS_CREATED)))
-			return 0;
-		config.output = tr2_output_of(&s->dst);
-		config.brief = tr2_sysenv_bool(s->brief_setting, 0);
-		config.created = s->dst.created;
-	}
-	config.deferred = tr2_sysenv_bool(TR2_SYSENV_DEFERRED, 0);
-	if (s->target->open && s->target->open(s->ctx, &config)) {
-		if (s->dst_setting >= 0)
-			tr2_dst_close(&s->dst);
-		return 0;
-	}
-	__atomic_store_n(&s->on, 1, __ATOMIC_RELEASE);
-	return 1;
-}
-
-static int open_targets(void)
-{
-	int i;
-
-	nactive = 0;
-	for (i = 0; i < nslots; i++)
-		if (open_target(&slots[i]))
-			active[nactive++] = &slots[i];
-	return nactive;
-}
-
-static void close_targets(void)
-{
-	int i;
-
-	nactive = 0;
-	for (i = 0; i < nslots; i++) {
-		__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
-		if (slots[i].dst_setting >= 0) {
-			tr2_dst_close(&slots[i].dst);
-			tr2_dst_forget(&slots[i].dst);
-		}
-	}
-}
-
-/* The target whose destination failed goes off with it. */
-static void switch_off(const void *dst)
-{
-	int i;
-
-	for (i = 0; i < nslots; i++)
-		if (&slots[i].dst == dst)
-			__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
-}
-
-/* Buffered records out now, and what targets hold back; from a fatal
- * signal's handler, only the buffers. */
-static void flush_outputs(int from_signal)
-{
-	int i;
-
-	if (from_signal) {
-		tr2_dst_flush_from_signal();
-		return;
-	}
-	tr2_dst_flush_all();
-	for (i = 0; i < nslots; i++)
-		if (slots[i].target->flush && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
-			slots[i].target->flush(slots[i].ctx);
 }
 
 /* Every record out now: the deferred ones first. */
@@ -267,16 +84,7 @@ static void flush_targets(void)
 	if (__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED))
 		tr2_defer_drain(); /* flushes, with the consumer lock held */
 	else
-		flush_outputs(0);
-}
-
-static void shutdown_targets(void)
-{
-	int i;
-
-	for (i = 0; i < nslots; i++)
-		if (slots[i].target->shutdown && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
-			slots[i].target->shutdown(slots[i].ctx);
+		tr2_registry_flush(0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -286,7 +94,7 @@ int trace2_config_set(const char *key, const char *value)
 {
 	int err;
 
-	register_builtins(); /* their keys, chrome's included */
+	tr2_registry_add_builtins(); /* their keys, chrome's included */
 	err = registry_closed ? EBUSY : tr2_settings_set(key, value);
 	if (err) {
 		errno = err;
@@ -317,13 +125,8 @@ void trace2_flush(void)
  * is on. */
 void trace2_reopen(void)
 {
-	int i;
-
-	if (!tr2_enabled())
-		return;
-	for (i = 0; i < nslots; i++)
-		if (slots[i].dst_setting >= 0)
-			tr2_dst_reopen(&slots[i].dst);
+	if (tr2_enabled())
+		tr2_registry_reopen();
 }
 
 /* ---------------------------------------------------------------- */
@@ -359,7 +162,7 @@ static TR2_HOT struct tr2_tls *ev_begin(struct tr2_ev *ev, enum trace2_event_kin
 }
 
 /* A registered target's callback, with the calls it makes ignored. */
-static void call_guarded(struct tr2_tls *tls, const struct slot *s,
+static void call_guarded(struct tr2_tls *tls, const struct tr2_slot *s,
 			 const struct trace2_event *ev)
 {
 	int outer = tls->dispatching;
@@ -377,10 +180,10 @@ static void call_guarded(struct tr2_tls *tls, const struct slot *s,
 static TR2_HOT inline __attribute__((always_inline)) void
 call_targets(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
-	int i, n = nactive;
+	int i, n = tr2_registry_nactive;
 
 	for (i = 0; i < n; i++) {
-		const struct slot *s = active[i];
+		const struct tr2_slot *s = tr2_registry_active[i];
 
 		if (!__atomic_load_n(&s->on, __ATOMIC_RELAXED))
 			continue;
@@ -414,13 +217,13 @@ static void replay(struct tr2_tls *self, struct tr2_ev *ev, int from_signal)
 		call_targets(self, ev);
 		return;
 	}
-	for (i = 0; i < nactive; i++)
-		if ((active[i]->target->flags & TRACE2_TARGET_SIGNAL_SAFE) &&
-		    __atomic_load_n(&active[i]->on, __ATOMIC_RELAXED))
-			call_guarded(self, active[i], &ev->pub);
+	for (i = 0; i < tr2_registry_nactive; i++)
+		if ((tr2_registry_active[i]->target->flags & TRACE2_TARGET_SIGNAL_SAFE) &&
+		    __atomic_load_n(&tr2_registry_active[i]->on, __ATOMIC_RELAXED))
+			call_guarded(self, tr2_registry_active[i], &ev->pub);
 }
 
-static const struct tr2_defer_ops defer_ops = { replay, flush_outputs };
+static const struct tr2_defer_ops defer_ops = { replay, tr2_registry_flush };
 
 /* Expand a caller's message once for all targets (NULL for no fmt). */
 static TR2_HOT const char *expand(struct tr2_buf *b, const char *fmt, va_list ap)
@@ -553,7 +356,7 @@ static void on_diag(const struct tr2_diag *d, const char *fmt, va_list ap)
 		}
 		break;
 	case TR2_DIAG_DST_FAILED:
-		switch_off(d->source);
+		tr2_registry_switch_off(d->source);
 		if (d->announce)
 			print_and_report(d, TR2_GITLOC_WARNING, fmt, ap);
 		break;
@@ -567,22 +370,22 @@ static void emit_version(const char *file, int line)
 {
 	struct tr2_ev ev;
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_VERSION, file, line);
-	int i;
+	const struct tr2_slot *full[TRACE2_TARGETS_MAX];
+	int i, n;
 
 	if (!tls)
 		return;
 	ev.pub.version.exe = version_string ? version_string : TRACE2_VERSION_STRING;
 	dispatch(tls, &ev);
 	ev.pub.kind = TRACE2_EVENT_TOO_MANY_FILES;
-	for (i = 0; i < nslots; i++)
-		if (slots[i].dst_setting >= 0 && slots[i].dst.too_many_files &&
-		    __atomic_load_n(&slots[i].on, __ATOMIC_RELAXED))
-			call_guarded(tls, &slots[i], &ev.pub);
+	n = tr2_registry_too_many_files(full);
+	for (i = 0; i < n; i++)
+		call_guarded(tls, full[i], &ev.pub);
 }
 
 static void release_everything(void)
 {
-	close_targets();
+	tr2_registry_close();
 	process = &no_process;
 	tr2_metrics_release();
 	tr2_tls_release();
@@ -594,11 +397,7 @@ static void release_everything(void)
  * held at fork time would never be released there. */
 static void reset_locks_after_fork(void)
 {
-	int i;
-
-	for (i = 0; i < nslots; i++)
-		if (slots[i].dst_setting >= 0)
-			tr2_dst_after_fork(&slots[i].dst);
+	tr2_registry_after_fork();
 	tr2_tls_after_fork();
 	tr2_metrics_after_fork();
 	tr2_clock_after_fork();
@@ -655,7 +454,7 @@ static void tr2_atexit(void)
 		dispatch(r.tls, &ev);
 	}
 	flush_targets();
-	shutdown_targets();
+	tr2_registry_shutdown();
 	set_enabled(0);
 	release_everything();
 }
@@ -703,12 +502,12 @@ void trace2_initialize_fl(const char *file, int line)
 			return;
 		restart_in_forked_child();
 	}
-	register_builtins();
+	tr2_registry_add_builtins();
 	registry_closed = 1;
 	tr2_diag_set_hook(on_diag);
 	tr2_tls_set_free_hook(free_thread_metrics);
 	tr2_config_load_settings();
-	if (!open_targets())
+	if (!tr2_registry_open())
 		return;
 	tr2_clock_init(tr2_sysenv_get(TR2_SYSENV_CLOCK));
 	tr2_category_init(tr2_sysenv_get(TR2_SYSENV_CATEGORIES));
