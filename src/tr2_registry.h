@@ -22,9 +22,12 @@ struct tr2_slot {
 };
 
 /* The targets that opened, in registration order, so that a record
- * passes over no other: set by tr2_registry_open(), before tracing is on. */
-extern struct tr2_slot *tr2_registry_active[TRACE2_TARGETS_MAX];
-extern int tr2_registry_nactive;
+ * passes over no other: set by tr2_registry_open(), before tracing is on.
+ * Hidden, so that the dispatcher's loop reads them as directly as its
+ * own variables (no GOT entry). */
+extern struct tr2_slot *tr2_registry_active[TRACE2_TARGETS_MAX]
+	__attribute__((visibility("hidden")));
+extern int tr2_registry_nactive __attribute__((visibility("hidden")));
 
 /* The built-in targets, once: normal, perf, event, chrome. */
 void tr2_registry_add_builtins(void);
