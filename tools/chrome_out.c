@@ -16,6 +16,7 @@
  * number (a fraction allowed, no exponent) that ends by TS_MAX.
  */
 #include "chrome_out.h"
+#include "alloc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -80,20 +81,6 @@ static char *fixed;             /* an input object made UTF-8 */
 static size_t fixed_cap;
 static char why[160];
 
-static _Noreturn void out_of_memory(void)
-{
-	fprintf(stderr, "trace2: out of memory\n");
-	exit(2);
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		out_of_memory();
-	return p;
-}
-
 /* Room for one more of n items of size each in *p (capacity *cap). */
 static void *grow(void *p, size_t n, size_t *cap, size_t size)
 {
@@ -101,8 +88,8 @@ static void *grow(void *p, size_t n, size_t *cap, size_t size)
 		return p;
 	*cap = *cap ? 2 * *cap : 64;
 	if (*cap > SIZE_MAX / size)
-		out_of_memory();
-	return xrealloc(p, *cap * size);
+		t2_out_of_memory();
+	return t2_realloc(p, *cap * size);
 }
 
 /* ---------------------------------------------------------------- */
@@ -121,10 +108,8 @@ static void map_grow(struct map *m)
 	struct map bigger = { NULL, NULL, m->size ? 2 * m->size : 256, m->n };
 	size_t i, j;
 
-	bigger.keys = xrealloc(NULL, bigger.size * sizeof(*bigger.keys));
-	bigger.vals = calloc(bigger.size, sizeof(*bigger.vals));
-	if (!bigger.vals)
-		out_of_memory();
+	bigger.keys = t2_realloc(NULL, bigger.size * sizeof(*bigger.keys));
+	bigger.vals = t2_calloc(bigger.size, sizeof(*bigger.vals));
 	for (i = 0; i < m->size; i++) {
 		if (!m->vals[i])
 			continue;
@@ -237,7 +222,7 @@ static const char *utf8_text(const char *text, size_t *len)
 	if (fixed_cap < TR2_UTF8_REPAIRED_MAX(*len)) {
 		fixed_cap = TR2_UTF8_REPAIRED_MAX(*len);
 		free(fixed);
-		fixed = xrealloc(NULL, fixed_cap);
+		fixed = t2_realloc(NULL, fixed_cap);
 	}
 	*len = tr2_utf8_repair(fixed, text, *len);
 	return fixed;
@@ -446,10 +431,10 @@ struct text {
 static void text_add(struct text *t, const char *s, size_t n)
 {
 	if (n > SIZE_MAX / 2 - t->len)
-		out_of_memory();
+		t2_out_of_memory();
 	if (t->len + n > t->cap) {
 		t->cap = 2 * (t->len + n);
-		t->p = xrealloc(t->p, t->cap);
+		t->p = t2_realloc(t->p, t->cap);
 	}
 	memcpy(t->p + t->len, s, n);
 	t->len += n;
@@ -459,7 +444,7 @@ static void text_add(struct text *t, const char *s, size_t n)
 static void text_add_key(struct text *t, const char *key, int first)
 {
 	size_t n = strlen(key);
-	char *json = xrealloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
+	char *json = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
 
 	text_add(t, first ? "\"" : ",\"", first ? 1 : 2);
 	text_add(t, json, tr2_json_escape(json, key, n));
@@ -507,7 +492,7 @@ static void merge_end_args(size_t b)
 	if (!v || v->type != J_OBJECT)
 		return;
 	elen = v->raw_len;
-	eargs = xrealloc(NULL, elen);
+	eargs = t2_realloc(NULL, elen);
 	memcpy(eargs, v->raw, elen);
 	jobj_init(&ea);
 	jobj_init(&ba);
@@ -550,7 +535,7 @@ static void keep(struct cev *e, const char *text)
 			merge_end_args((size_t)b);
 		return;
 	}
-	e->text = xrealloc(NULL, e->len);
+	e->text = t2_realloc(NULL, e->len);
 	memcpy(e->text, text, e->len);
 	evs = grow(evs, n_evs, &cap_evs, sizeof(*evs));
 	evs[n_evs] = *e;
@@ -653,7 +638,7 @@ static int cmp_u32(const void *a, const void *b)
 /* The real pids, sorted, unique: *n of them. */
 static uint32_t *real_pids(size_t *n)
 {
-	uint32_t *pids = xrealloc(NULL, n_procs * sizeof(*pids));
+	uint32_t *pids = t2_realloc(NULL, n_procs * sizeof(*pids));
 	size_t i, k = 0;
 
 	for (i = 0; i < n_procs; i++)
@@ -675,10 +660,8 @@ static void assign_pids(void)
 {
 	size_t n, i;
 	uint32_t *pids = real_pids(&n), fresh = FRESH_PID_BASE;
-	unsigned char *taken = calloc(n ? n : 1, 1);
+	unsigned char *taken = t2_calloc(n, 1);
 
-	if (!taken)
-		out_of_memory();
 	for (i = 0; i < n_procs; i++) {
 		uint32_t *at = bsearch(&procs[i].pid, pids, n, sizeof(*pids), cmp_u32);
 		size_t k = (size_t)(at - pids);
@@ -781,7 +764,7 @@ static int put_renamed(const struct cev *e, uint32_t pid)
 				     (unsigned long long)e->ts,
 				     (unsigned long)procs[e->proc].out_pid, (long)e->tid);
 		put(head, n);
-		json = xrealloc(NULL, TR2_JSON_ESCAPED_MAX(name->str_len));
+		json = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(name->str_len));
 		put(json, tr2_json_escape(json, name->str, name->str_len));
 		free(json);
 		n = (size_t)snprintf(head, sizeof(head), " [pid %lu]\"}}", (unsigned long)pid);
@@ -852,7 +835,7 @@ int chrome_out_write(int (*put_fn)(const char *p, size_t n))
 	out_failed = 0;
 	close_open_slices();
 	assign_pids();
-	idx = xrealloc(NULL, n_evs * sizeof(*idx));
+	idx = t2_realloc(NULL, n_evs * sizeof(*idx));
 	for (i = 0; i < n_evs; i++)
 		idx[i] = i;
 	qsort(idx, n_evs, sizeof(*idx), order);

@@ -6,6 +6,7 @@
  * (otlp.c).
  */
 #include "convert.h"
+#include "alloc.h"
 #include "chrome_out.h"
 
 #include <errno.h>
@@ -176,11 +177,9 @@ static struct chrome_proc *parent_of(struct convert *c, const struct t2_process 
 static void chrome_state(struct convert *c, struct chrome_proc *cp)
 {
 	/* the framing is chrome_out.c's: not created */
-	if (!(cp->st = calloc(1, sizeof(*cp->st))) ||
-	    tr2_replay_open(&tr2_tgt_chrome, cp->st, &c->dst, c->brief, 0)) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
+	cp->st = t2_calloc(1, sizeof(*cp->st));
+	if (tr2_replay_open(&tr2_tgt_chrome, cp->st, &c->dst, c->brief, 0))
+		t2_out_of_memory();
 	cp->st->replay = 1;
 	cp->st->link_by_pid = 1; /* child_exit gives the child's pid */
 	cp->st->pid = (long)cp->pid;
@@ -189,12 +188,8 @@ static void chrome_state(struct convert *c, struct chrome_proc *cp)
 static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 				       uint64_t time_us)
 {
-	struct chrome_proc *cp = calloc(1, sizeof(*cp));
+	struct chrome_proc *cp = t2_calloc(1, sizeof(*cp));
 
-	if (!cp) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
 	/* a SID without one (not Git's form), or with one above the range
 	 * of pids in a Chrome trace: a pid no system hands out */
 	if (t2_pid_of_sid(p->pub.sid, &cp->pid) || cp->pid > 0x7fffffffu)
@@ -209,10 +204,8 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 
 static struct shell_track *shell_track(struct chrome_proc *cp)
 {
-	if (!cp->shell && !(cp->shell = calloc(1, sizeof(*cp->shell)))) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
+	if (!cp->shell)
+		cp->shell = t2_calloc(1, sizeof(*cp->shell));
 	return cp->shell;
 }
 
@@ -294,11 +287,7 @@ static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 		return;
 	if (c->json_cap < need) {
 		free(c->json);
-		c->json = malloc(need);
-		if (!c->json) {
-			fprintf(stderr, "trace2: out of memory\n");
-			exit(2);
-		}
+		c->json = t2_realloc(NULL, need);
 		c->json_cap = need;
 	}
 	d->json_len = tr2_utf8_repair(c->json, d->json, d->json_len);

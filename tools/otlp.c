@@ -30,6 +30,7 @@
  * what waits as above: not the input.
  */
 #include "otlp.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -103,34 +104,11 @@ struct sb {
 	size_t len, cap;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("trace2 convert: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-/* n zeroed bytes. */
-static void *xzalloc(size_t n)
-{
-	return memset(xrealloc(NULL, n), 0, n);
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
 static void sb_grow(struct sb *b, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
+		b->s = t2_realloc(b->s, b->cap);
 	}
 }
 
@@ -341,10 +319,10 @@ static void kv_set_raw(struct kvl *l, const char *key, char *val)
 		}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 8;
-		l->key = xrealloc(l->key, l->cap * sizeof(*l->key));
-		l->val = xrealloc(l->val, l->cap * sizeof(*l->val));
+		l->key = t2_realloc(l->key, l->cap * sizeof(*l->key));
+		l->val = t2_realloc(l->val, l->cap * sizeof(*l->val));
 	}
-	l->key[l->n] = xstrdup(key);
+	l->key[l->n] = t2_strdup(key);
 	l->val[l->n++] = val;
 }
 
@@ -542,7 +520,7 @@ static void omap_grow(struct omap *m)
 	size_t i;
 
 	n.cap = m->cap ? 2 * m->cap : 64;
-	n.slot = xzalloc(n.cap * sizeof(*n.slot));
+	n.slot = t2_calloc(1, n.cap * sizeof(*n.slot));
 	for (i = 0; i < m->cap; i++)
 		if (m->slot[i].key)
 			*omap_at(&n, m->slot[i].key, 1) = m->slot[i].head;
@@ -659,7 +637,7 @@ static struct span *span_new(struct otlp *o, uint64_t start_ns, const char *name
 		sb_reset(&s->events);
 		s->up = s->next_child = NULL;
 	} else
-		s = xzalloc(sizeof(*s));
+		s = t2_calloc(1, sizeof(*s));
 	s->start_ns = s->end_ns = start_ns;
 	span_name(s, name);
 	return s;
@@ -836,8 +814,8 @@ static struct otree *get_tree(struct otlp *o, const char *sid)
 	for (t = *head; t; t = t->hnext)
 		if (t->root_len == n && !memcmp(t->root, sid, n))
 			return t;
-	t = xzalloc(sizeof(*t));
-	t->root = xrealloc(NULL, n + 1);
+	t = t2_calloc(1, sizeof(*t));
+	t->root = t2_realloc(NULL, n + 1);
 	memcpy(t->root, sid, n);
 	t->root[n] = 0;
 	t->root_len = n;
@@ -854,7 +832,7 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	void **head;
 	char unnamed[T2_UNNAMED_MAX];
 
-	op = xzalloc(sizeof(*op));
+	op = t2_calloc(1, sizeof(*op));
 	op->p = p;
 	p->user = op;
 	op->tree = get_tree(o, p->pub.sid);
@@ -904,8 +882,8 @@ static struct oproc *proc_detached(struct otlp *o, struct oproc *old, struct t2_
 	op->in_window = 0;
 	op->named = 1;
 	span_name(op->sp, old->name);
-	op->service = old->service ? xstrdup(old->service) : NULL;
-	op->version = old->version ? xstrdup(old->version) : NULL;
+	op->service = old->service ? t2_strdup(old->service) : NULL;
+	op->version = old->version ? t2_strdup(old->version) : NULL;
 	kv_bool(&op->sp->attrs, "trace2.detached", 1);
 	return op;
 }
@@ -928,7 +906,7 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 
 	if (ot)
 		return ot;
-	ot = xzalloc(sizeof(*ot));
+	ot = t2_calloc(1, sizeof(*ot));
 	ot->t = t;
 	t->user = ot;
 	ot->next = op->threads;
@@ -1063,7 +1041,7 @@ static struct span *find_child(struct oproc *op, int id, int unlink)
 /* A child span ended: stored, and remembered for the child processes. */
 static void child_done(struct otlp *o, struct oproc *op, struct span *s, int has_pid, uint32_t pid)
 {
-	struct cdone *d = xzalloc(sizeof(*d));
+	struct cdone *d = t2_calloc(1, sizeof(*d));
 
 	d->pid = pid;
 	d->has_pid = has_pid;
@@ -1176,7 +1154,7 @@ static void proc_end(struct otlp *o, struct oproc *op)
 		free(ot);
 	}
 	op->start_ns = op->sp->start_ns;
-	op->name = xstrdup(op->sp->name.s);
+	op->name = t2_strdup(op->sp->name.s);
 	span_rest(&op->psp, op->sp);
 	span_recycle(o, op->sp);
 	op->sp = NULL;
@@ -1303,14 +1281,14 @@ static void on_record(void *ctx, struct t2_record *rec)
 	switch (ev->kind) {
 	case TRACE2_EVENT_VERSION:
 		free(op->version);
-		op->version = xstrdup(ev->version.exe ? ev->version.exe : "");
+		op->version = t2_strdup(ev->version.exe ? ev->version.exe : "");
 		kv_str(&op->sp->attrs, "trace2.version", op->version);
 		break;
 	case TRACE2_EVENT_START:
 		kv_argv(&op->sp->attrs, "process.command_args", ev->start.argv, 0);
 		if (ev->start.argv && ev->start.argv[0]) {
 			free(op->service);
-			op->service = xstrdup(base_name(ev->start.argv[0]));
+			op->service = t2_strdup(base_name(ev->start.argv[0]));
 			if (!op->named)
 				span_name(op->sp, op->service);
 		}
@@ -1484,7 +1462,7 @@ static void free_proc(struct oproc *op)
 
 struct otlp *otlp_new(FILE *out)
 {
-	struct otlp *o = xzalloc(sizeof(*o));
+	struct otlp *o = t2_calloc(1, sizeof(*o));
 
 	o->tail = &o->procs;
 	o->qtail = &o->queue;
