@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "map.h"
 #include "tr2_json.h"
 
 /* ts and dur: integer microseconds that every JSON reader holds exactly */
@@ -60,21 +61,14 @@ struct track {
 	size_t n, cap;
 };
 
-/* uint64 keys to numbers, open addressing; val 0 is a free slot. */
-struct map {
-	uint64_t *keys;
-	size_t *vals;
-	size_t size, n;
-};
-
 static struct cev *evs;
 static size_t n_evs, cap_evs;
 static struct proc *procs;
 static size_t n_procs, cap_procs;
 static struct track *tracks;
 static size_t n_tracks, cap_tracks;
-static struct map track_of;     /* proc << 32 | tid -> track + 1 */
-static struct map proc_of_pid;  /* Chrome files: pid -> proc + 1 */
+static struct t2_map track_of;     /* proc << 32 | tid -> track + 1 */
+static struct t2_map proc_of_pid;  /* Chrome files: pid -> proc + 1 */
 static struct jobj obj;
 static int obj_ready;
 static char *fixed;             /* an input object made UTF-8 */
@@ -93,60 +87,6 @@ static void *grow(void *p, size_t n, size_t *cap, size_t size)
 }
 
 /* ---------------------------------------------------------------- */
-/* The map.                                                            */
-
-static size_t map_hash(uint64_t k, size_t size)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (size - 1);
-}
-
-static void map_grow(struct map *m)
-{
-	struct map bigger = { NULL, NULL, m->size ? 2 * m->size : 256, m->n };
-	size_t i, j;
-
-	bigger.keys = t2_realloc(NULL, bigger.size * sizeof(*bigger.keys));
-	bigger.vals = t2_calloc(bigger.size, sizeof(*bigger.vals));
-	for (i = 0; i < m->size; i++) {
-		if (!m->vals[i])
-			continue;
-		for (j = map_hash(m->keys[i], bigger.size); bigger.vals[j];
-		     j = (j + 1) & (bigger.size - 1))
-			;
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	*m = bigger;
-}
-
-/* The value slot of key: 0 when the key is new (the caller fills it). */
-static size_t *map_slot(struct map *m, uint64_t key)
-{
-	size_t j;
-
-	if (2 * (m->n + 1) > m->size)
-		map_grow(m);
-	for (j = map_hash(key, m->size); m->vals[j]; j = (j + 1) & (m->size - 1))
-		if (m->keys[j] == key)
-			return &m->vals[j];
-	m->keys[j] = key;
-	m->n++;
-	return &m->vals[j];
-}
-
-static void map_free(struct map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---------------------------------------------------------------- */
 /* Processes and tracks.                                               */
 
 unsigned chrome_out_process(uint32_t pid)
@@ -159,7 +99,7 @@ unsigned chrome_out_process(uint32_t pid)
 
 static unsigned process_of_pid(uint32_t pid)
 {
-	size_t *slot = map_slot(&proc_of_pid, pid);
+	size_t *slot = &t2_map_at(&proc_of_pid, pid, 1)->n; /* proc + 1 */
 
 	if (!*slot)
 		*slot = (size_t)chrome_out_process(pid) + 1;
@@ -168,7 +108,7 @@ static unsigned process_of_pid(uint32_t pid)
 
 static struct track *track(unsigned proc, int32_t tid)
 {
-	size_t *slot = map_slot(&track_of, (uint64_t)proc << 32 | (uint32_t)tid);
+	size_t *slot = &t2_map_at(&track_of, (uint64_t)proc << 32 | (uint32_t)tid, 1)->n;
 
 	if (!*slot) {
 		tracks = grow(tracks, n_tracks, &cap_tracks, sizeof(*tracks));
@@ -808,13 +748,13 @@ static void put_event(const struct cev *e)
  * parent's side was not read: a file cut short), which viewers link to
  * nothing: it is left out.  open counts the flows open (plus one).
  */
-static int unlinked_end(struct map *open, const struct cev *e)
+static int unlinked_end(struct t2_map *open, const struct cev *e)
 {
 	size_t *n;
 
 	if (e->ph != 's' && e->ph != 'f')
 		return 0;
-	n = map_slot(open, e->flow);
+	n = &t2_map_at(open, e->flow, 1)->n;
 	if (!*n)
 		*n = 1;
 	if (e->ph == 's')
@@ -828,7 +768,7 @@ static int unlinked_end(struct map *open, const struct cev *e)
 
 int chrome_out_write(int (*put_fn)(const char *p, size_t n))
 {
-	struct map open = { NULL, NULL, 0, 0 };
+	struct t2_map open = { NULL, 0, 0 };
 	size_t *idx, i, written = 0;
 
 	out = put_fn;
@@ -848,7 +788,7 @@ int chrome_out_write(int (*put_fn)(const char *p, size_t n))
 		put_event(&evs[idx[i]]);
 	}
 	put(written ? "\n]}\n" : "]}\n", written ? 4 : 3);
-	map_free(&open);
+	t2_map_free(&open);
 	free(idx);
 	chrome_out_reset();
 	return out_failed ? -1 : 0;
@@ -871,8 +811,8 @@ void chrome_out_reset(void)
 	tracks = NULL;
 	fixed = NULL;
 	n_evs = cap_evs = n_procs = cap_procs = n_tracks = cap_tracks = fixed_cap = 0;
-	map_free(&track_of);
-	map_free(&proc_of_pid);
+	t2_map_free(&track_of);
+	t2_map_free(&proc_of_pid);
 	if (obj_ready)
 		jobj_free(&obj);
 	obj_ready = 0;

@@ -31,6 +31,7 @@
  */
 #include "otlp.h"
 #include "alloc.h"
+#include "map.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -500,54 +501,6 @@ static void span_rest(struct sb *b, const struct span *s)
 /* State                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Hash tables of chains: a 64-bit key (a SID's FNV-1a) to the head of a
- * list whose members the caller compares. */
-struct oslot {
-	uint64_t key;            /* 0: free */
-	void *head;
-};
-
-struct omap {
-	struct oslot *slot;
-	size_t cap, used;
-};
-
-static void **omap_at(struct omap *m, uint64_t key, int create);
-
-static void omap_grow(struct omap *m)
-{
-	struct omap n = { 0 };
-	size_t i;
-
-	n.cap = m->cap ? 2 * m->cap : 64;
-	n.slot = t2_calloc(1, n.cap * sizeof(*n.slot));
-	for (i = 0; i < m->cap; i++)
-		if (m->slot[i].key)
-			*omap_at(&n, m->slot[i].key, 1) = m->slot[i].head;
-	free(m->slot);
-	*m = n;
-}
-
-/* The chain head of key; NULL when there is none and !create. */
-static void **omap_at(struct omap *m, uint64_t key, int create)
-{
-	size_t i;
-
-	key = key ? key : 1;
-	if (create && 2 * (m->used + 1) > m->cap)
-		omap_grow(m);
-	if (!m->cap)
-		return NULL;
-	for (i = key & (m->cap - 1); m->slot[i].key; i = (i + 1) & (m->cap - 1))
-		if (m->slot[i].key == key)
-			return &m->slot[i].head;
-	if (!create)
-		return NULL;
-	m->slot[i].key = key;
-	m->used++;
-	return &m->slot[i].head;
-}
-
 struct othread {
 	struct t2_thread *t;
 	struct othread *next;
@@ -614,9 +567,9 @@ struct oproc {
 
 struct otlp {
 	struct oproc *procs, **tail;
-	struct omap by_sid;      /* oproc.hnext */
-	struct omap trees;       /* otree.hnext, by root SID */
-	struct omap waiting;     /* oproc.wnext, by the parent's SID */
+	struct t2_map by_sid;      /* oproc.hnext */
+	struct t2_map trees;       /* otree.hnext, by root SID */
+	struct t2_map waiting;     /* oproc.wnext, by the parent's SID */
 	struct otree *queue, **qtail;
 	size_t pending;          /* the trees' pending bytes */
 	struct span *spare;      /* spans for reuse (span.up) */
@@ -796,10 +749,10 @@ static void store_span(struct otlp *o, struct oproc *op, struct span *s)
 
 static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
 {
-	void **head = omap_at(&o->by_sid, otlp_fnv1a64(sid, len), 0);
+	union t2_map_val *head = t2_map_at(&o->by_sid, otlp_fnv1a64(sid, len), 0);
 	struct oproc *op;
 
-	for (op = head ? *head : NULL; op; op = op->hnext)
+	for (op = head ? head->p : NULL; op; op = op->hnext)
 		if (op->p->pub.sid_len == len && !memcmp(op->p->pub.sid, sid, len))
 			return op;
 	return NULL;
@@ -808,10 +761,10 @@ static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
 static struct otree *get_tree(struct otlp *o, const char *sid)
 {
 	size_t n = strcspn(sid, "/");
-	void **head = omap_at(&o->trees, otlp_fnv1a64(sid, n), 1);
+	union t2_map_val *head = t2_map_at(&o->trees, otlp_fnv1a64(sid, n), 1);
 	struct otree *t;
 
-	for (t = *head; t; t = t->hnext)
+	for (t = head->p; t; t = t->hnext)
 		if (t->root_len == n && !memcmp(t->root, sid, n))
 			return t;
 	t = t2_calloc(1, sizeof(*t));
@@ -819,8 +772,8 @@ static struct otree *get_tree(struct otlp *o, const char *sid)
 	memcpy(t->root, sid, n);
 	t->root[n] = 0;
 	t->root_len = n;
-	t->hnext = *head;
-	*head = t;
+	t->hnext = head->p;
+	head->p = t;
 	return t;
 }
 
@@ -829,7 +782,7 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 {
 	struct t2_process *p = rec->proc;
 	struct oproc *op;
-	void **head;
+	union t2_map_val *head;
 	char unnamed[T2_UNNAMED_MAX];
 
 	op = t2_calloc(1, sizeof(*op));
@@ -839,9 +792,9 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	op->tnext = op->tree->procs;
 	op->tree->procs = op;
 	op->h = otlp_fnv1a64(p->pub.sid, strlen(p->pub.sid));
-	head = omap_at(&o->by_sid, op->h, 1);
-	op->hnext = *head;
-	*head = op;
+	head = t2_map_at(&o->by_sid, op->h, 1);
+	op->hnext = head->p;
+	head->p = op;
 	*o->tail = op;
 	o->tail = &op->next;
 	op->in_window = !strchr(p->pub.sid, '/');
@@ -1104,13 +1057,13 @@ static int resolve_parent(struct otlp *o, struct oproc *op, int final)
  * children waiting for it get their parent span and are written. */
 static void wake_children(struct otlp *o, struct oproc *parent, int has_pid, uint32_t pid)
 {
-	void **head = omap_at(&o->waiting, parent->h, 0);
+	union t2_map_val *head = t2_map_at(&o->waiting, parent->h, 0);
 	struct oproc **pp, *op;
 	size_t plen = parent->p->pub.sid_len;
 
 	if (!head)
 		return;
-	for (pp = (struct oproc **)head; (op = *pp);) {
+	for (pp = (struct oproc **)&head->p; (op = *pp);) {
 		if (op->p->pub.sid_len > plen && op->p->pub.sid[plen] == '/' &&
 		    !memcmp(op->p->pub.sid, parent->p->pub.sid, plen) &&
 		    !strchr(op->p->pub.sid + plen + 1, '/') && (!has_pid || (op->has_pid && op->pid == pid)) &&
@@ -1163,12 +1116,13 @@ static void proc_end(struct otlp *o, struct oproc *op)
 	if (op->detached || resolve_parent(o, op, 0)) {
 		op->parent_known = 1;
 	} else {
-		void **head = omap_at(&o->waiting, otlp_fnv1a64(op->p->pub.sid,
-							       (size_t)(strrchr(op->p->pub.sid, '/') -
-									op->p->pub.sid)), 1);
+		union t2_map_val *head = t2_map_at(&o->waiting,
+						   otlp_fnv1a64(op->p->pub.sid,
+								(size_t)(strrchr(op->p->pub.sid, '/') -
+									 op->p->pub.sid)), 1);
 
-		op->wnext = *head;
-		*head = op;
+		op->wnext = head->p;
+		head->p = op;
 	}
 	flush_proc(o, op);
 	wake_children(o, op, 0, 0);
@@ -1499,8 +1453,8 @@ int otlp_finish(struct otlp *o)
 		o->procs = op->next;
 		free_proc(op);
 	}
-	for (i = 0; i < o->trees.cap; i++) {
-		struct otree *t = o->trees.slot[i].head, *next;
+	for (i = 0; i < o->trees.size; i++) {
+		struct otree *t = o->trees.slot[i].val.p, *next;
 
 		for (; t; t = next) {
 			next = t->hnext;
@@ -1512,9 +1466,9 @@ int otlp_finish(struct otlp *o)
 		o->spare = s->up;
 		span_free(s);
 	}
-	free(o->trees.slot);
-	free(o->by_sid.slot);
-	free(o->waiting.slot);
+	t2_map_free(&o->trees);
+	t2_map_free(&o->by_sid);
+	t2_map_free(&o->waiting);
 	sb_free(&o->line);
 	free(o);
 	return 0;
