@@ -39,6 +39,7 @@
 
 #include "reader.h"
 #include "tr2_json.h"
+#include "tr2_traceparent.h"
 #include "trace2.h"
 
 #define BATCH_BYTES (16 * 1024)          /* spans per line: about this much */
@@ -1132,38 +1133,12 @@ static void proc_end(struct otlp *o, struct oproc *op)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
-static int is_lower_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int all_zero(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] != '0')
-			return 0;
-	return 1;
-}
-
-/* W3C Trace Context: "00-<32 hex>-<16 hex>-<2 hex>", lowercase, ids not
- * all zero; a later version's value may be longer ("-..." after).  The
- * first valid one settles its tree, unless something settled it before. */
+/* The first valid traceparent settles its tree, unless something settled
+ * it before. */
 static void traceparent(struct otlp *o, struct oproc *op, const char *v)
 {
-	if (!v || strlen(v) < 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' ||
-	    !is_lower_hex(v, 2) || !is_lower_hex(v + 3, 32) || !is_lower_hex(v + 36, 16) ||
-	    !is_lower_hex(v + 53, 2) || !strncmp(v, "ff", 2) || all_zero(v + 3, 32) ||
-	    all_zero(v + 36, 16) || (!strncmp(v, "00", 2) && v[55]) ||
-	    (v[55] && v[55] != '-'))
-		return;
-	settle(o, op->tree, v);
+	if (tr2_traceparent_valid(v))
+		settle(o, op->tree, v);
 }
 
 static int is_traceparent_record(const struct trace2_event *ev)
