@@ -25,6 +25,7 @@
 
 #include "json.h"
 #include "map.h"
+#include "strbuf.h"
 #include "tr2_json.h"
 
 /* ts and dur: integer microseconds that every JSON reader holds exactly */
@@ -363,56 +364,36 @@ static int parse(const char *text, size_t len)
 }
 
 /* A growing string. */
-struct text {
-	char *p;
-	size_t len, cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-	if (n > SIZE_MAX / 2 - t->len)
-		t2_out_of_memory();
-	if (t->len + n > t->cap) {
-		t->cap = 2 * (t->len + n);
-		t->p = t2_realloc(t->p, t->cap);
-	}
-	memcpy(t->p + t->len, s, n);
-	t->len += n;
-}
-
 /* ,"key": (the key a decoded string). */
-static void text_add_key(struct text *t, const char *key, int first)
+static void text_add_key(struct t2_sb *t, const char *key, int first)
 {
-	size_t n = strlen(key);
-	char *json = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
-
-	text_add(t, first ? "\"" : ",\"", first ? 1 : 2);
-	text_add(t, json, tr2_json_escape(json, key, n));
-	text_add(t, "\":", 2);
-	free(json);
+	if (!first)
+		t2_sb_add(t, ",", 1);
+	t2_sb_jstr(t, key);
+	t2_sb_add(t, ":", 1);
 }
 
 /*
  * The B's text (args ba, the args value v of obj, which holds the B)
  * with the members of the E's args (ea) it lacks added.
  */
-static void add_end_args(struct text *t, const struct cev *x, const struct jval *v,
+static void add_end_args(struct t2_sb *t, const struct cev *x, const struct jval *v,
 			 const struct jobj *ba, const struct jobj *ea)
 {
 	size_t close = (size_t)(v->raw + v->raw_len - 1 - x->text), i;
 	int first = !ba->n;
 
-	text_add(t, x->text, close);
+	t2_sb_add(t, x->text, close);
 	for (i = 0; i < ea->n; i++) {
 		const struct jmember *m = &ea->m[i];
 
 		if (jobj_get(ba, m->key) || jobj_get(ea, m->key) != &m->v)
 			continue; /* the B's, or not the last of its key */
 		text_add_key(t, m->key, first);
-		text_add(t, m->v.raw, m->v.raw_len);
+		t2_sb_add(t, m->v.raw, m->v.raw_len);
 		first = 0;
 	}
-	text_add(t, x->text + close, x->len - close);
+	t2_sb_add(t, x->text + close, x->len - close);
 }
 
 /*
@@ -424,7 +405,7 @@ static void merge_end_args(size_t b)
 	const struct jval *v = mem.args;
 	struct cev *x = &evs[b];
 	struct jobj ea, ba;
-	struct text t = { NULL, 0, 0 };
+	struct t2_sb t = { NULL, 0, 0 };
 	char *eargs, err[96];
 	size_t elen, at;
 	int64_t pid;
@@ -441,23 +422,23 @@ static void merge_end_args(size_t b)
 		goto out;
 	v = mem.args;
 	if (!v) {
-		text_add(&t, x->text, x->len - 1);
-		text_add(&t, ",\"args\":", 8);
-		text_add(&t, eargs, elen);
-		text_add(&t, "}", 1);
+		t2_sb_add(&t, x->text, x->len - 1);
+		t2_sb_add(&t, ",\"args\":", 8);
+		t2_sb_add(&t, eargs, elen);
+		t2_sb_add(&t, "}", 1);
 	} else if (v->type == J_OBJECT && !jobj_parse(&ba, v->raw, v->raw_len, err, sizeof(err), &at)) {
 		add_end_args(&t, x, v, &ba, &ea);
 	}
 	/* the B's offsets, in its new text */
-	if (t.len && (uint64_t)t.len <= TEXT_MAX && !parse(t.p, t.len) && !read_ph(x, t.p) &&
-	    !read_pid(x, t.p, &pid)) {
+	if (t.len && (uint64_t)t.len <= TEXT_MAX && !parse(t.s, t.len) && !read_ph(x, t.s) &&
+	    !read_pid(x, t.s, &pid)) {
 		free(x->text);
-		x->text = t.p;
+		x->text = t.s;
 		x->len = (uint32_t)t.len;
-		t.p = NULL;
+		t.s = NULL;
 	}
 out:
-	free(t.p);
+	t2_sb_free(&t);
 	free(eargs);
 	jobj_free(&ea);
 	jobj_free(&ba);

@@ -32,8 +32,8 @@
 #include "otlp.h"
 #include "alloc.h"
 #include "map.h"
+#include "strbuf.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,51 +101,6 @@ static uint64_t span_id(uint64_t h)
 /* Text                                                                */
 /* ------------------------------------------------------------------ */
 
-struct sb {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_grow(struct sb *b, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = t2_realloc(b->s, b->cap);
-	}
-}
-
-static void sb_add(struct sb *b, const char *s, size_t n)
-{
-	sb_grow(b, n);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void sb_puts(struct sb *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	sb_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* v in decimal at the end of d[20]; returns where it starts. */
 static const char *dec(char d[20], uint64_t v)
 {
@@ -158,18 +113,18 @@ static const char *dec(char d[20], uint64_t v)
 	return p;
 }
 
-static void sb_u64(struct sb *b, uint64_t v)
+static void sb_u64(struct t2_sb *b, uint64_t v)
 {
 	char d[20];
 	const char *p = dec(d, v);
 
-	sb_add(b, p, (size_t)(d + 20 - p));
+	t2_sb_add(b, p, (size_t)(d + 20 - p));
 }
 
-static void sb_i64(struct sb *b, int64_t v)
+static void sb_i64(struct t2_sb *b, int64_t v)
 {
 	if (v < 0)
-		sb_add(b, "-", 1);
+		t2_sb_add(b, "-", 1);
 	sb_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
@@ -184,41 +139,12 @@ static void hex(char *out, uint64_t v, int digits)
 	}
 }
 
-static void sb_hex(struct sb *b, uint64_t v, int digits)
+static void sb_hex(struct t2_sb *b, uint64_t v, int digits)
 {
 	char d[16];
 
 	hex(d, v, digits);
-	sb_add(b, d, (size_t)digits);
-}
-
-/* A JSON string: always valid UTF-8 (U+FFFD for bad bytes). */
-static void sb_jstr_n(struct sb *b, const char *s, size_t n)
-{
-	sb_grow(b, TR2_JSON_ESCAPED_MAX(n) + 2);
-	b->s[b->len++] = '"';
-	if (n)
-		b->len += tr2_json_escape(b->s + b->len, s, n);
-	b->s[b->len++] = '"';
-	b->s[b->len] = 0;
-}
-
-static void sb_jstr(struct sb *b, const char *s)
-{
-	sb_jstr_n(b, s, s ? strlen(s) : 0);
-}
-
-static void sb_reset(struct sb *b)
-{
-	b->len = 0;
-	if (b->s)
-		b->s[0] = 0;
-}
-
-static void sb_free(struct sb *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
+	t2_sb_add(b, d, (size_t)digits);
 }
 
 /* ------------------------------------------------------------------ */
@@ -230,74 +156,77 @@ static void sb_free(struct sb *b)
  * {"key":KEY,"value":...}, into a list's text, with a comma first unless
  * the list starts there (the text is empty or ends in its '[').
  */
-static void kv_open(struct sb *b, const char *key)
+static void kv_open(struct t2_sb *b, const char *key)
 {
 	if (!key)
 		return;
 	if (b->len && b->s[b->len - 1] != '[')
-		sb_add(b, ",", 1);
-	sb_puts(b, "{\"key\":");
-	sb_jstr(b, key);
-	sb_puts(b, ",\"value\":");
+		t2_sb_add(b, ",", 1);
+	t2_sb_puts(b, "{\"key\":");
+	t2_sb_jstr(b, key);
+	t2_sb_puts(b, ",\"value\":");
 }
 
-static void kv_close(struct sb *b, const char *key)
+static void kv_close(struct t2_sb *b, const char *key)
 {
 	if (key)
-		sb_add(b, "}", 1);
+		t2_sb_add(b, "}", 1);
 }
 
-static void put_str(struct sb *b, const char *key, const char *v)
+static void put_str(struct t2_sb *b, const char *key, const char *v)
 {
 	kv_open(b, key);
-	sb_puts(b, "{\"stringValue\":");
-	sb_jstr(b, v ? v : "");
-	sb_puts(b, "}");
+	t2_sb_puts(b, "{\"stringValue\":");
+	t2_sb_jstr(b, v ? v : "");
+	t2_sb_puts(b, "}");
 	kv_close(b, key);
 }
 
-static void put_int(struct sb *b, const char *key, int64_t v)
+static void put_int(struct t2_sb *b, const char *key, int64_t v)
 {
 	kv_open(b, key);
-	sb_puts(b, "{\"intValue\":\"");
+	t2_sb_puts(b, "{\"intValue\":\"");
 	sb_i64(b, v);
-	sb_puts(b, "\"}");
+	t2_sb_puts(b, "\"}");
 	kv_close(b, key);
 }
 
-static void put_bool(struct sb *b, const char *key, int v)
+static void put_bool(struct t2_sb *b, const char *key, int v)
 {
 	kv_open(b, key);
-	sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
+	t2_sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
 	kv_close(b, key);
 }
 
 /* Seconds with microseconds, as the event format writes them. */
-static void put_seconds(struct sb *b, const char *key, uint64_t ns)
+static void put_seconds(struct t2_sb *b, const char *key, uint64_t ns)
 {
+	char v[64]; /* 20 digits, a point and 6 more in the literal */
+
 	kv_open(b, key);
-	sb_printf(b, "{\"doubleValue\":%llu.%06llu}", (unsigned long long)(ns / 1000000000),
-		  (unsigned long long)(ns / 1000 % 1000000));
+	snprintf(v, sizeof(v), "{\"doubleValue\":%llu.%06llu}",
+		 (unsigned long long)(ns / 1000000000), (unsigned long long)(ns / 1000 % 1000000));
+	t2_sb_puts(b, v);
 	kv_close(b, key);
 }
 
-static void put_argv(struct sb *b, const char *key, const char *const *argv, int git_cmd)
+static void put_argv(struct t2_sb *b, const char *key, const char *const *argv, int git_cmd)
 {
 	int first = 1;
 
 	kv_open(b, key);
-	sb_puts(b, "{\"arrayValue\":{\"values\":[");
+	t2_sb_puts(b, "{\"arrayValue\":{\"values\":[");
 	if (git_cmd) {
-		sb_puts(b, "{\"stringValue\":\"git\"}");
+		t2_sb_puts(b, "{\"stringValue\":\"git\"}");
 		first = 0;
 	}
 	for (; argv && *argv; argv++) {
 		if (!first)
-			sb_puts(b, ",");
+			t2_sb_puts(b, ",");
 		first = 0;
 		put_str(b, NULL, *argv);
 	}
-	sb_puts(b, "]}}");
+	t2_sb_puts(b, "]}}");
 	kv_close(b, key);
 }
 
@@ -330,7 +259,7 @@ static void kv_set_raw(struct kvl *l, const char *key, char *val)
 
 static void kv_str(struct kvl *l, const char *key, const char *v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_str(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -338,7 +267,7 @@ static void kv_str(struct kvl *l, const char *key, const char *v)
 
 static void kv_int(struct kvl *l, const char *key, int64_t v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_int(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -346,7 +275,7 @@ static void kv_int(struct kvl *l, const char *key, int64_t v)
 
 static void kv_bool(struct kvl *l, const char *key, int v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_bool(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -354,19 +283,19 @@ static void kv_bool(struct kvl *l, const char *key, int v)
 
 static void kv_argv(struct kvl *l, const char *key, const char *const *argv, int git_cmd)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_argv(&b, NULL, argv, git_cmd);
 	kv_set_raw(l, key, b.s);
 }
 
-static void kv_write(struct sb *b, const struct kvl *l)
+static void kv_write(struct t2_sb *b, const struct kvl *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		kv_open(b, l->key[i]);
-		sb_puts(b, l->val[i]);
+		t2_sb_puts(b, l->val[i]);
 		kv_close(b, l->key[i]);
 	}
 }
@@ -398,11 +327,11 @@ static void kv_free(struct kvl *l)
 struct span {
 	uint64_t id, parent;
 	int has_parent;
-	struct sb name;
+	struct t2_sb name;
 	uint64_t start_ns, end_ns;
-	struct sb fixed;         /* attributes never set again, KeyValue text */
+	struct t2_sb fixed;         /* attributes never set again, KeyValue text */
 	struct kvl attrs;        /* the others, after them */
-	struct sb events;        /* Span.Event objects, comma-separated */
+	struct t2_sb events;        /* Span.Event objects, comma-separated */
 	int error;               /* status ERROR, with status_msg */
 	char *status_msg;
 	struct span *up;         /* the enclosing span on the thread's stack */
@@ -412,90 +341,90 @@ struct span {
 
 static void span_name(struct span *s, const char *name)
 {
-	sb_reset(&s->name);
-	sb_puts(&s->name, name && *name ? name : "?");
+	t2_sb_reset(&s->name);
+	t2_sb_puts(&s->name, name && *name ? name : "?");
 }
 
 static void span_free(struct span *s)
 {
-	sb_free(&s->name);
-	sb_free(&s->fixed);
+	t2_sb_free(&s->name);
+	t2_sb_free(&s->fixed);
 	kv_free(&s->attrs);
-	sb_free(&s->events);
+	t2_sb_free(&s->events);
 	free(s->status_msg);
 	free(s);
 }
 
 /* A Span.Event's start: {"timeUnixNano":...,"name":... */
-static struct sb *ev_open(struct span *s, uint64_t ns, const char *name)
+static struct t2_sb *ev_open(struct span *s, uint64_t ns, const char *name)
 {
-	struct sb *b = &s->events;
+	struct t2_sb *b = &s->events;
 
 	if (b->len)
-		sb_add(b, ",", 1);
-	sb_puts(b, "{\"timeUnixNano\":\"");
+		t2_sb_add(b, ",", 1);
+	t2_sb_puts(b, "{\"timeUnixNano\":\"");
 	sb_u64(b, ns);
-	sb_puts(b, "\",\"name\":");
-	sb_jstr(b, name);
+	t2_sb_puts(b, "\",\"name\":");
+	t2_sb_jstr(b, name);
 	return b;
 }
 
 /* A Span.Event with attributes: they follow (put_*), then ev_end(). */
-static struct sb *ev_begin(struct span *s, uint64_t ns, const char *name)
+static struct t2_sb *ev_begin(struct span *s, uint64_t ns, const char *name)
 {
-	struct sb *b = ev_open(s, ns, name);
+	struct t2_sb *b = ev_open(s, ns, name);
 
-	sb_puts(b, ",\"attributes\":[");
+	t2_sb_puts(b, ",\"attributes\":[");
 	return b;
 }
 
-static void ev_end(struct sb *b)
+static void ev_end(struct t2_sb *b)
 {
-	sb_puts(b, "]}");
+	t2_sb_puts(b, "]}");
 }
 
-static void span_ids(struct sb *b, uint64_t id, int has_parent, uint64_t parent)
+static void span_ids(struct t2_sb *b, uint64_t id, int has_parent, uint64_t parent)
 {
-	sb_puts(b, "\"spanId\":\"");
+	t2_sb_puts(b, "\"spanId\":\"");
 	sb_hex(b, id, 16);
 	if (has_parent) {
-		sb_puts(b, "\",\"parentSpanId\":\"");
+		t2_sb_puts(b, "\",\"parentSpanId\":\"");
 		sb_hex(b, parent, 16);
 	}
-	sb_add(b, "\"", 1);
+	t2_sb_add(b, "\"", 1);
 }
 
 /* The span's JSON after its ids: ,"name":...} */
-static void span_rest(struct sb *b, const struct span *s)
+static void span_rest(struct t2_sb *b, const struct span *s)
 {
-	sb_puts(b, ",\"name\":");
-	sb_jstr_n(b, s->name.s, s->name.len);
-	sb_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+	t2_sb_puts(b, ",\"name\":");
+	t2_sb_jstr_n(b, s->name.s, s->name.len);
+	t2_sb_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
 	sb_u64(b, s->start_ns);
-	sb_puts(b, "\",\"endTimeUnixNano\":\"");
+	t2_sb_puts(b, "\",\"endTimeUnixNano\":\"");
 	sb_u64(b, s->end_ns < s->start_ns ? s->start_ns : s->end_ns);
-	sb_add(b, "\"", 1);
+	t2_sb_add(b, "\"", 1);
 	if (s->fixed.len || s->attrs.n) {
-		sb_puts(b, ",\"attributes\":[");
-		sb_add(b, s->fixed.s, s->fixed.len);
+		t2_sb_puts(b, ",\"attributes\":[");
+		t2_sb_add(b, s->fixed.s, s->fixed.len);
 		kv_write(b, &s->attrs);
-		sb_puts(b, "]");
+		t2_sb_puts(b, "]");
 	}
 	if (s->events.len) {
-		sb_puts(b, ",\"events\":[");
-		sb_add(b, s->events.s, s->events.len);
-		sb_puts(b, "]");
+		t2_sb_puts(b, ",\"events\":[");
+		t2_sb_add(b, s->events.s, s->events.len);
+		t2_sb_puts(b, "]");
 	}
 	if (s->error) {
-		sb_puts(b, ",\"status\":{");
+		t2_sb_puts(b, ",\"status\":{");
 		if (s->status_msg) {
-			sb_puts(b, "\"message\":");
-			sb_jstr(b, s->status_msg);
-			sb_puts(b, ",");
+			t2_sb_puts(b, "\"message\":");
+			t2_sb_jstr(b, s->status_msg);
+			t2_sb_puts(b, ",");
 		}
-		sb_puts(b, "\"code\":2}");
+		t2_sb_puts(b, "\"code\":2}");
 	}
-	sb_puts(b, "}");
+	t2_sb_puts(b, "}");
 }
 
 /* ------------------------------------------------------------------ */
@@ -508,7 +437,7 @@ struct othread {
 	struct span *top;        /* the innermost open region */
 	unsigned long seq;       /* region_enter records so far */
 	uint64_t h;              /* FNV-1a of "<SID>\n<thread name>\n" */
-	struct sb attr;          /* its trace2.thread KeyValue */
+	struct t2_sb attr;          /* its trace2.thread KeyValue */
 };
 
 /* A child span that ended: for matching the child processes. */
@@ -558,12 +487,12 @@ struct oproc {
 	int named;               /* cmd_name gave the name */
 	struct othread *threads;
 	struct span *children;   /* open child spans */
-	struct sb sid_attr;      /* its trace2.sid KeyValue */
+	struct t2_sb sid_attr;      /* its trace2.sid KeyValue */
 	/* until written */
 	char *service;           /* basename of argv[0] */
 	char *version;
-	struct sb batch;         /* finished spans after "traceId":"…", NUL-separated */
-	struct sb psp;           /* the ended process span after its ids */
+	struct t2_sb batch;         /* finished spans after "traceId":"…", NUL-separated */
+	struct t2_sb psp;           /* the ended process span after its ids */
 };
 
 struct otlp {
@@ -574,7 +503,7 @@ struct otlp {
 	struct otree *queue, **qtail;
 	size_t pending;          /* the trees' pending bytes */
 	struct span *spare;      /* spans for reuse (span.up) */
-	struct sb line;
+	struct t2_sb line;
 	FILE *out;
 };
 
@@ -586,9 +515,9 @@ static struct span *span_new(struct otlp *o, uint64_t start_ns, const char *name
 		o->spare = s->up;
 		s->id = s->parent = 0;
 		s->has_parent = s->error = s->child_id = 0;
-		sb_reset(&s->fixed);
+		t2_sb_reset(&s->fixed);
 		kv_clear(&s->attrs);
-		sb_reset(&s->events);
+		t2_sb_reset(&s->events);
 		s->up = s->next_child = NULL;
 	} else
 		s = t2_calloc(1, sizeof(*s));
@@ -637,30 +566,30 @@ static const char *base_name(const char *s)
 /* One TracesData line: op's resource and the spans of its batch. */
 static void write_line(struct otlp *o, struct oproc *op)
 {
-	struct sb *b = &o->line;
+	struct t2_sb *b = &o->line;
 	size_t i;
 
-	sb_reset(b);
-	sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
+	t2_sb_reset(b);
+	t2_sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
 	put_str(b, "service.name", op->service ? op->service : "unknown_service");
 	if (op->version)
 		put_str(b, "service.version", op->version);
 	if (op->has_pid)
 		put_int(b, "process.pid", op->pid);
 	put_str(b, "trace2.sid", op->p->pub.sid);
-	sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
+	t2_sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
 		TRACE2_VERSION_STRING "\"},\"spans\":[");
 	for (i = 0; i < op->batch.len; i += strlen(op->batch.s + i) + 1) {
 		if (i)
-			sb_add(b, ",", 1);
-		sb_puts(b, "{\"traceId\":\"");
-		sb_add(b, op->tree->trace, 32);
-		sb_puts(b, "\",");
-		sb_puts(b, op->batch.s + i);
+			t2_sb_add(b, ",", 1);
+		t2_sb_puts(b, "{\"traceId\":\"");
+		t2_sb_add(b, op->tree->trace, 32);
+		t2_sb_puts(b, "\",");
+		t2_sb_puts(b, op->batch.s + i);
 	}
-	sb_puts(b, "]}]}]}\n");
+	t2_sb_puts(b, "]}]}]}\n");
 	fwrite(b->s, 1, b->len, o->out);
-	sb_reset(&op->batch);
+	t2_sb_reset(&op->batch);
 }
 
 /* Write what of op can be: its finished spans once its tree's trace id
@@ -675,16 +604,16 @@ static void flush_proc(struct otlp *o, struct oproc *op)
 			op->parent = op->tree->tp_span;
 		}
 		span_ids(&op->batch, op->id, op->has_parent, op->parent);
-		sb_add(&op->batch, op->psp.s, op->psp.len);
-		sb_add(&op->batch, "", 1);
+		t2_sb_add(&op->batch, op->psp.s, op->psp.len);
+		t2_sb_add(&op->batch, "", 1);
 		op->written = 1;
 	}
 	if (op->batch.len)
 		write_line(o, op);
 	if (op->written) {
 		/* its service and version stay for a detached part (few bytes) */
-		sb_free(&op->batch);
-		sb_free(&op->psp);
+		t2_sb_free(&op->batch);
+		t2_sb_free(&op->psp);
 	}
 }
 
@@ -723,7 +652,7 @@ static void store_span(struct otlp *o, struct oproc *op, struct span *s)
 
 	span_ids(&op->batch, s->id, s->has_parent, s->parent);
 	span_rest(&op->batch, s);
-	sb_add(&op->batch, "", 1); /* spans are NUL-separated */
+	t2_sb_add(&op->batch, "", 1); /* spans are NUL-separated */
 	if (t->settled) {
 		if (op->batch.len >= BATCH_BYTES)
 			flush_proc(o, op);
@@ -807,8 +736,8 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	op->sp = span_new(o, ns_of(rec), t2_unnamed(p, unnamed));
 	op->sp->id = op->id;
 	put_str(&op->sp->fixed, "trace2.span", "process");
-	sb_add(&op->sp->fixed, ",", 1);
-	sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
+	t2_sb_add(&op->sp->fixed, ",", 1);
+	t2_sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
 	if (op->has_pid)
 		put_int(&op->sp->fixed, "process.pid", op->pid);
 	return op;
@@ -824,12 +753,12 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 static struct oproc *proc_detached(struct otlp *o, struct oproc *old, struct t2_record *rec)
 {
 	struct oproc *op = proc_new(o, rec);
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
-	sb_puts(&b, "\ndetached\n");
+	t2_sb_puts(&b, "\ndetached\n");
 	sb_i64(&b, (int64_t)rec->proc->detached);
 	op->idh = fnv64_add(op->h, b.s, b.len);
-	sb_free(&b);
+	t2_sb_free(&b);
 	op->id = op->sp->id = span_id(op->idh);
 	op->detached = op->has_parent = op->parent_known = 1;
 	op->parent = old->id;
@@ -882,10 +811,10 @@ static struct span *innermost(struct oproc *op, struct othread *ot)
 static void span_head(struct span *s, const char *kind, struct oproc *op, struct othread *ot)
 {
 	put_str(&s->fixed, "trace2.span", kind);
-	sb_add(&s->fixed, ",", 1);
-	sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
-	sb_add(&s->fixed, ",", 1);
-	sb_add(&s->fixed, ot->attr.s, ot->attr.len);
+	t2_sb_add(&s->fixed, ",", 1);
+	t2_sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
+	t2_sb_add(&s->fixed, ",", 1);
+	t2_sb_add(&s->fixed, ot->attr.s, ot->attr.len);
 }
 
 static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
@@ -897,12 +826,12 @@ static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
 	const char *seq;
 
 	s = span_new(o, ns_of(rec), NULL);
-	sb_reset(&s->name);
+	t2_sb_reset(&s->name);
 	if (r->category && *r->category) {
-		sb_puts(&s->name, r->category);
-		sb_add(&s->name, ":", 1);
+		t2_sb_puts(&s->name, r->category);
+		t2_sb_add(&s->name, ":", 1);
 	}
-	sb_puts(&s->name, r->label ? r->label : "");
+	t2_sb_puts(&s->name, r->label ? r->label : "");
 	if (!s->name.len)
 		span_name(s, NULL);
 	ot->seq++;
@@ -954,12 +883,12 @@ static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
 	struct span *s, *up = innermost(op, ot);
 
 	s = span_new(o, ns_of(rec), NULL);
-	sb_reset(&s->name);
-	sb_puts(&s->name, "child:");
-	sb_puts(&s->name, c->child_class ? c->child_class : "?");
+	t2_sb_reset(&s->name);
+	t2_sb_puts(&s->name, "child:");
+	t2_sb_puts(&s->name, c->child_class ? c->child_class : "?");
 	if (c->hook_name) {
-		sb_add(&s->name, ":", 1);
-		sb_puts(&s->name, c->hook_name);
+		t2_sb_add(&s->name, ":", 1);
+		t2_sb_puts(&s->name, c->hook_name);
 	}
 	s->child_id = c->id;
 	s->parent = up->id;
@@ -1090,21 +1019,21 @@ static void proc_end(struct otlp *o, struct oproc *op)
 			region_close(o, op, ot, op->sp->end_ns);
 		}
 	while ((s = op->children)) {
-		struct sb b = { 0 };
+		struct t2_sb b = { 0 };
 
 		op->children = s->next_child;
 		s->end_ns = op->sp->end_ns;
-		sb_puts(&b, "\nchild_id\n");
+		t2_sb_puts(&b, "\nchild_id\n");
 		sb_i64(&b, s->child_id);
 		s->id = span_id(fnv64_add(op->idh, b.s, b.len));
-		sb_free(&b);
+		t2_sb_free(&b);
 		kv_bool(&s->attrs, "trace2.unfinished", 1);
 		child_done(o, op, s, 0, 0);
 	}
 	while ((ot = op->threads)) {
 		op->threads = ot->next;
 		ot->t->user = NULL;
-		sb_free(&ot->attr);
+		t2_sb_free(&ot->attr);
 		free(ot);
 	}
 	op->start_ns = op->sp->start_ns;
@@ -1112,7 +1041,7 @@ static void proc_end(struct otlp *o, struct oproc *op)
 	span_rest(&op->psp, op->sp);
 	span_recycle(o, op->sp);
 	op->sp = NULL;
-	sb_free(&op->sid_attr);
+	t2_sb_free(&op->sid_attr);
 	op->ended = 1;
 	if (op->detached || resolve_parent(o, op, 0)) {
 		op->parent_known = 1;
@@ -1154,33 +1083,33 @@ static void set_exit(struct oproc *op, int code)
 	op->sp->status_msg = NULL;
 	op->sp->error = code != 0;
 	if (code) {
-		struct sb b = { 0 };
+		char msg[32];
 
-		sb_printf(&b, "exit code %d", code);
-		op->sp->status_msg = b.s;
+		snprintf(msg, sizeof(msg), "exit code %d", code);
+		op->sp->status_msg = t2_strdup(msg);
 	}
 }
 
 static void on_data(struct oproc *op, struct othread *ot, const struct trace2_event *ev)
 {
-	struct sb key = { 0 }, v = { 0 };
+	struct t2_sb key = { 0 }, v = { 0 };
 
-	sb_puts(&key, ev->kind == TRACE2_EVENT_DATA ? "trace2.data." : "trace2.data_json.");
-	sb_puts(&key, ev->data.category ? ev->data.category : "");
-	sb_add(&key, ".", 1);
-	sb_puts(&key, ev->data.key ? ev->data.key : "");
+	t2_sb_puts(&key, ev->kind == TRACE2_EVENT_DATA ? "trace2.data." : "trace2.data_json.");
+	t2_sb_puts(&key, ev->data.category ? ev->data.category : "");
+	t2_sb_add(&key, ".", 1);
+	t2_sb_puts(&key, ev->data.key ? ev->data.key : "");
 	if (ev->kind == TRACE2_EVENT_DATA)
 		put_str(&v, NULL, ev->data.value);
 	else {
-		struct sb j = { 0 };
+		struct t2_sb j = { 0 };
 
 		if (ev->data.json)
-			sb_add(&j, ev->data.json, ev->data.json_len);
+			t2_sb_add(&j, ev->data.json, ev->data.json_len);
 		put_str(&v, NULL, j.s ? j.s : "");
-		sb_free(&j);
+		t2_sb_free(&j);
 	}
 	kv_set_raw(&innermost(op, ot)->attrs, key.s, v.s);
-	sb_free(&key);
+	t2_sb_free(&key);
 }
 
 static void on_record(void *ctx, struct t2_record *rec)
@@ -1190,7 +1119,7 @@ static void on_record(void *ctx, struct t2_record *rec)
 	struct oproc *op;
 	struct othread *ot;
 	struct span *s;
-	struct sb *a;
+	struct t2_sb *a;
 	uint64_t ns = ns_of(rec);
 
 	if (!t2_record_usable(rec, 0))
@@ -1296,22 +1225,22 @@ static void on_record(void *ctx, struct t2_record *rec)
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_DEF_PARAM: {
-		struct sb k = { 0 };
+		struct t2_sb k = { 0 };
 
-		sb_puts(&k, "trace2.param.");
-		sb_puts(&k, ev->def_param.param ? ev->def_param.param : "");
+		t2_sb_puts(&k, "trace2.param.");
+		t2_sb_puts(&k, ev->def_param.param ? ev->def_param.param : "");
 		kv_str(&op->sp->attrs, k.s, ev->def_param.value);
-		sb_free(&k);
+		t2_sb_free(&k);
 		break;
 	}
 	case TRACE2_EVENT_DEF_REPO: {
-		struct sb k = { 0 };
+		struct t2_sb k = { 0 };
 
-		sb_puts(&k, "trace2.repo.");
+		t2_sb_puts(&k, "trace2.repo.");
 		sb_i64(&k, ev->def_repo.repo_id);
-		sb_puts(&k, ".worktree");
+		t2_sb_puts(&k, ".worktree");
 		kv_str(&op->sp->attrs, k.s, ev->def_repo.worktree);
-		sb_free(&k);
+		t2_sb_free(&k);
 		break;
 	}
 	case TRACE2_EVENT_REGION_ENTER:
@@ -1359,7 +1288,7 @@ static void on_record(void *ctx, struct t2_record *rec)
 		ev_end(a);
 		break;
 	case TRACE2_EVENT_TOO_MANY_FILES:
-		sb_puts(ev_open(op->sp, ns, "too_many_files"), "}");
+		t2_sb_puts(ev_open(op->sp, ns, "too_many_files"), "}");
 		break;
 	default:
 		break; /* thread_start, thread_exit: no span of their own */
@@ -1380,8 +1309,8 @@ static void free_proc(struct oproc *op)
 		op->done = d->next;
 		free(d);
 	}
-	sb_free(&op->batch);
-	sb_free(&op->psp);
+	t2_sb_free(&op->batch);
+	t2_sb_free(&op->psp);
 	free(op->service);
 	free(op->version);
 	free(op->name);
@@ -1444,7 +1373,7 @@ int otlp_finish(struct otlp *o)
 	t2_map_free(&o->trees);
 	t2_map_free(&o->by_sid);
 	t2_map_free(&o->waiting);
-	sb_free(&o->line);
+	t2_sb_free(&o->line);
 	free(o);
 	return 0;
 }
