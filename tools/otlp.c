@@ -1112,60 +1112,231 @@ static void on_data(struct oproc *op, struct othread *ot, const struct trace2_ev
 	t2_sb_free(&key);
 }
 
-static void on_record(void *ctx, struct t2_record *rec)
-{
-	struct otlp *o = ctx;
-	const struct trace2_event *ev = &rec->ev.pub;
+/* A record of a process on a thread, as each kind's function takes it. */
+struct orec {
+	struct otlp *o;
 	struct oproc *op;
 	struct othread *ot;
-	struct span *s;
-	struct t2_sb *a;
-	uint64_t ns = ns_of(rec);
+	struct t2_record *rec;
+	const struct trace2_event *ev;
+	uint64_t ns;
+};
 
-	if (!t2_record_usable(rec, 0))
-		return;
-	op = get_proc(o, rec);
-	if (op->in_window && ev->kind != TRACE2_EVENT_VERSION && ev->kind != TRACE2_EVENT_START &&
-	    !is_traceparent_record(ev)) {
-		op->in_window = 0; /* the root recorded no traceparent */
-		settle(o, op->tree, NULL);
+static void on_version(const struct orec *r)
+{
+	struct oproc *op = r->op;
+
+	free(op->version);
+	op->version = t2_strdup(r->ev->version.exe ? r->ev->version.exe : "");
+	kv_str(&op->sp->attrs, "trace2.version", op->version);
+}
+
+static void on_start(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const char *const *argv = r->ev->start.argv;
+
+	kv_argv(&op->sp->attrs, "process.command_args", argv, 0);
+	if (argv && argv[0]) {
+		free(op->service);
+		op->service = t2_strdup(base_name(argv[0]));
+		if (!op->named)
+			span_name(op->sp, op->service);
 	}
-	ot = get_thread(op, rec->thread);
-	if (ns < op->sp->start_ns)
-		op->sp->start_ns = ns;
-	if (ns > op->sp->end_ns)
-		op->sp->end_ns = ns;
+}
+
+static void on_signal(const struct orec *r)
+{
+	kv_int(&r->op->sp->attrs, "trace2.signal", r->ev->signal.signo);
+	set_exit(r->op, 128 + r->ev->signal.signo);
+}
+
+static void on_error(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "error");
+
+	put_str(a, "exception.message", r->ev->error.msg);
+	if (r->ev->error.fmt)
+		put_str(a, "trace2.fmt", r->ev->error.fmt);
+	put_str(a, "trace2.thread", r->ot->t->pub.name);
+	ev_end(a);
+}
+
+static void on_cmd_name(const struct orec *r)
+{
+	struct oproc *op = r->op;
+
+	op->named = 1;
+	span_name(op->sp, r->ev->cmd_name.name);
+	kv_str(&op->sp->attrs, "trace2.cmd_name", r->ev->cmd_name.name);
+	kv_str(&op->sp->attrs, "trace2.cmd_hierarchy", r->ev->cmd_name.hierarchy);
+}
+
+static void on_alias(const struct orec *r)
+{
+	kv_str(&r->op->sp->attrs, "trace2.alias", r->ev->alias.alias);
+	kv_argv(&r->op->sp->attrs, "trace2.alias_argv", r->ev->alias.argv, 0);
+}
+
+static void on_child_start(const struct orec *r)
+{
+	if (!find_child(r->op, r->ev->child.id, 0)) /* a child_id twice: keep the first */
+		child_start(r->o, r->op, r->ot, r->rec);
+}
+
+static void on_child_exit(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const struct trace2_ev_child *c = &r->ev->child;
+	struct span *s = find_child(op, c->id, 1);
+
+	if (!s)
+		return; /* no child_start: nothing to end */
+	s->end_ns = r->ns;
+	s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)c->pid);
+	put_int(&s->fixed, "process.pid", c->pid);
+	put_int(&s->fixed, "process.exit.code", c->code);
+	child_done(r->o, op, s, 1, (uint32_t)c->pid);
+	wake_children(r->o, op, 1, (uint32_t)c->pid);
+}
+
+static void on_child_ready(const struct orec *r)
+{
+	struct span *s = find_child(r->op, r->ev->child.id, 0);
+	struct t2_sb *a = ev_begin(s ? s : r->op->sp, r->ns, "child_ready");
+
+	put_int(a, "trace2.child_id", r->ev->child.id);
+	put_int(a, "process.pid", r->ev->child.pid);
+	put_str(a, "trace2.ready", r->ev->child.ready);
+	ev_end(a);
+}
+
+static void on_exec(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "exec");
+
+	put_int(a, "trace2.exec_id", r->ev->exec.id);
+	if (r->ev->exec.exe)
+		put_str(a, "process.executable.path", r->ev->exec.exe);
+	put_argv(a, "process.command_args", r->ev->exec.argv, 0);
+	ev_end(a);
+}
+
+static void on_exec_result(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "exec_result");
+
+	put_int(a, "trace2.exec_id", r->ev->exec.id);
+	put_int(a, "process.exit.code", r->ev->exec.code);
+	ev_end(a);
+}
+
+static void on_def_param(const struct orec *r)
+{
+	struct t2_sb k = { 0 };
+
+	t2_sb_puts(&k, "trace2.param.");
+	t2_sb_puts(&k, r->ev->def_param.param ? r->ev->def_param.param : "");
+	kv_str(&r->op->sp->attrs, k.s, r->ev->def_param.value);
+	t2_sb_free(&k);
+}
+
+static void on_def_repo(const struct orec *r)
+{
+	struct t2_sb k = { 0 };
+
+	t2_sb_puts(&k, "trace2.repo.");
+	sb_i64(&k, r->ev->def_repo.repo_id);
+	t2_sb_puts(&k, ".worktree");
+	kv_str(&r->op->sp->attrs, k.s, r->ev->def_repo.worktree);
+	t2_sb_free(&k);
+}
+
+static void on_region_leave(const struct orec *r)
+{
+	if (r->ot->top)
+		region_close(r->o, r->op, r->ot, r->ns);
+	else if (r->op->detached || r->rec->thread->mid)
+		region_whole(r->o, r->op, r->ot, r->rec);
+}
+
+static void on_data_record(const struct orec *r)
+{
+	if (is_traceparent_record(r->ev))
+		traceparent(r->o, r->op, r->ev->data.value);
+	on_data(r->op, r->ot, r->ev);
+}
+
+static void on_printf(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "printf");
+
+	put_str(a, "trace2.msg", r->ev->printf.msg);
+	put_str(a, "trace2.thread", r->ot->t->pub.name);
+	ev_end(a);
+}
+
+/* A timer's or counter's span event, begun: its category, its name and,
+ * for a thread's own, the thread. */
+static struct t2_sb *metric_begin(const struct orec *r, const char *category, const char *name,
+				  int per_thread)
+{
+	struct t2_sb *a = ev_begin(r->op->sp, r->ns, trace2_event_name(r->ev->kind));
+
+	put_str(a, "trace2.category", category);
+	put_str(a, "trace2.name", name);
+	if (per_thread)
+		put_str(a, "trace2.thread", r->ot->t->pub.name);
+	return a;
+}
+
+/* timer, th_timer */
+static void on_timer(const struct orec *r)
+{
+	const struct trace2_ev_timer *t = &r->ev->timer;
+	struct t2_sb *a = metric_begin(r, t->category, t->name,
+				       r->ev->kind == TRACE2_EVENT_TH_TIMER);
+
+	put_int(a, "trace2.intervals", (int64_t)t->intervals);
+	put_seconds(a, "trace2.t_total", t->total_ns);
+	put_seconds(a, "trace2.t_min", t->min_ns);
+	put_seconds(a, "trace2.t_max", t->max_ns);
+	ev_end(a);
+}
+
+/* counter, th_counter */
+static void on_counter(const struct orec *r)
+{
+	const struct trace2_ev_counter *c = &r->ev->counter;
+	struct t2_sb *a = metric_begin(r, c->category, c->name,
+				       r->ev->kind == TRACE2_EVENT_TH_COUNTER);
+
+	put_int(a, "trace2.count", (int64_t)c->value);
+	ev_end(a);
+}
+
+/* The record to its kind's function. */
+static void dispatch_kind(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const struct trace2_event *ev = r->ev;
 
 	switch (ev->kind) {
 	case TRACE2_EVENT_VERSION:
-		free(op->version);
-		op->version = t2_strdup(ev->version.exe ? ev->version.exe : "");
-		kv_str(&op->sp->attrs, "trace2.version", op->version);
+		on_version(r);
 		break;
 	case TRACE2_EVENT_START:
-		kv_argv(&op->sp->attrs, "process.command_args", ev->start.argv, 0);
-		if (ev->start.argv && ev->start.argv[0]) {
-			free(op->service);
-			op->service = t2_strdup(base_name(ev->start.argv[0]));
-			if (!op->named)
-				span_name(op->sp, op->service);
-		}
+		on_start(r);
 		break;
 	case TRACE2_EVENT_EXIT:
 	case TRACE2_EVENT_ATEXIT:
 		set_exit(op, ev->exit.code);
 		break;
 	case TRACE2_EVENT_SIGNAL:
-		kv_int(&op->sp->attrs, "trace2.signal", ev->signal.signo);
-		set_exit(op, 128 + ev->signal.signo);
+		on_signal(r);
 		break;
 	case TRACE2_EVENT_ERROR:
-		a = ev_begin(innermost(op, ot), ns, "error");
-		put_str(a, "exception.message", ev->error.msg);
-		if (ev->error.fmt)
-			put_str(a, "trace2.fmt", ev->error.fmt);
-		put_str(a, "trace2.thread", ot->t->pub.name);
-		ev_end(a);
+		on_error(r);
 		break;
 	case TRACE2_EVENT_CMD_PATH:
 		kv_str(&op->sp->attrs, "process.executable.path", ev->cmd_path.path);
@@ -1174,127 +1345,88 @@ static void on_record(void *ctx, struct t2_record *rec)
 		kv_argv(&op->sp->attrs, "trace2.cmd_ancestry", ev->cmd_ancestry.names, 0);
 		break;
 	case TRACE2_EVENT_CMD_NAME:
-		op->named = 1;
-		span_name(op->sp, ev->cmd_name.name);
-		kv_str(&op->sp->attrs, "trace2.cmd_name", ev->cmd_name.name);
-		kv_str(&op->sp->attrs, "trace2.cmd_hierarchy", ev->cmd_name.hierarchy);
+		on_cmd_name(r);
 		break;
 	case TRACE2_EVENT_CMD_MODE:
 		kv_str(&op->sp->attrs, "trace2.cmd_mode", ev->cmd_mode.name);
 		break;
 	case TRACE2_EVENT_ALIAS:
-		kv_str(&op->sp->attrs, "trace2.alias", ev->alias.alias);
-		kv_argv(&op->sp->attrs, "trace2.alias_argv", ev->alias.argv, 0);
+		on_alias(r);
 		break;
 	case TRACE2_EVENT_CHILD_START:
-		if (find_child(op, ev->child.id, 0))
-			break; /* a child_id twice: keep the first */
-		child_start(o, op, ot, rec);
+		on_child_start(r);
 		break;
 	case TRACE2_EVENT_CHILD_EXIT:
-		s = find_child(op, ev->child.id, 1);
-		if (!s)
-			break; /* no child_start: nothing to end */
-		s->end_ns = ns;
-		s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)ev->child.pid);
-		put_int(&s->fixed, "process.pid", ev->child.pid);
-		put_int(&s->fixed, "process.exit.code", ev->child.code);
-		child_done(o, op, s, 1, (uint32_t)ev->child.pid);
-		wake_children(o, op, 1, (uint32_t)ev->child.pid);
+		on_child_exit(r);
 		break;
 	case TRACE2_EVENT_CHILD_READY:
-		s = find_child(op, ev->child.id, 0);
-		a = ev_begin(s ? s : op->sp, ns, "child_ready");
-		put_int(a, "trace2.child_id", ev->child.id);
-		put_int(a, "process.pid", ev->child.pid);
-		put_str(a, "trace2.ready", ev->child.ready);
-		ev_end(a);
+		on_child_ready(r);
 		break;
 	case TRACE2_EVENT_EXEC:
-		a = ev_begin(innermost(op, ot), ns, "exec");
-		put_int(a, "trace2.exec_id", ev->exec.id);
-		if (ev->exec.exe)
-			put_str(a, "process.executable.path", ev->exec.exe);
-		put_argv(a, "process.command_args", ev->exec.argv, 0);
-		ev_end(a);
+		on_exec(r);
 		break;
 	case TRACE2_EVENT_EXEC_RESULT:
-		a = ev_begin(innermost(op, ot), ns, "exec_result");
-		put_int(a, "trace2.exec_id", ev->exec.id);
-		put_int(a, "process.exit.code", ev->exec.code);
-		ev_end(a);
+		on_exec_result(r);
 		break;
-	case TRACE2_EVENT_DEF_PARAM: {
-		struct t2_sb k = { 0 };
-
-		t2_sb_puts(&k, "trace2.param.");
-		t2_sb_puts(&k, ev->def_param.param ? ev->def_param.param : "");
-		kv_str(&op->sp->attrs, k.s, ev->def_param.value);
-		t2_sb_free(&k);
+	case TRACE2_EVENT_DEF_PARAM:
+		on_def_param(r);
 		break;
-	}
-	case TRACE2_EVENT_DEF_REPO: {
-		struct t2_sb k = { 0 };
-
-		t2_sb_puts(&k, "trace2.repo.");
-		sb_i64(&k, ev->def_repo.repo_id);
-		t2_sb_puts(&k, ".worktree");
-		kv_str(&op->sp->attrs, k.s, ev->def_repo.worktree);
-		t2_sb_free(&k);
+	case TRACE2_EVENT_DEF_REPO:
+		on_def_repo(r);
 		break;
-	}
 	case TRACE2_EVENT_REGION_ENTER:
-		region_enter(o, op, ot, rec);
+		region_enter(r->o, op, r->ot, r->rec);
 		break;
 	case TRACE2_EVENT_REGION_LEAVE:
-		if (ot->top)
-			region_close(o, op, ot, ns);
-		else if (op->detached || rec->thread->mid)
-			region_whole(o, op, ot, rec);
+		on_region_leave(r);
 		break;
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
-		if (is_traceparent_record(ev))
-			traceparent(o, op, ev->data.value);
-		on_data(op, ot, ev);
+		on_data_record(r);
 		break;
 	case TRACE2_EVENT_PRINTF:
-		a = ev_begin(innermost(op, ot), ns, "printf");
-		put_str(a, "trace2.msg", ev->printf.msg);
-		put_str(a, "trace2.thread", ot->t->pub.name);
-		ev_end(a);
+		on_printf(r);
 		break;
 	case TRACE2_EVENT_TIMER:
 	case TRACE2_EVENT_TH_TIMER:
-		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		put_str(a, "trace2.category", ev->timer.category);
-		put_str(a, "trace2.name", ev->timer.name);
-		if (ev->kind == TRACE2_EVENT_TH_TIMER)
-			put_str(a, "trace2.thread", ot->t->pub.name);
-		put_int(a, "trace2.intervals", (int64_t)ev->timer.intervals);
-		put_seconds(a, "trace2.t_total", ev->timer.total_ns);
-		put_seconds(a, "trace2.t_min", ev->timer.min_ns);
-		put_seconds(a, "trace2.t_max", ev->timer.max_ns);
-		ev_end(a);
+		on_timer(r);
 		break;
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
-		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		put_str(a, "trace2.category", ev->counter.category);
-		put_str(a, "trace2.name", ev->counter.name);
-		if (ev->kind == TRACE2_EVENT_TH_COUNTER)
-			put_str(a, "trace2.thread", ot->t->pub.name);
-		put_int(a, "trace2.count", (int64_t)ev->counter.value);
-		ev_end(a);
+		on_counter(r);
 		break;
 	case TRACE2_EVENT_TOO_MANY_FILES:
-		t2_sb_puts(ev_open(op->sp, ns, "too_many_files"), "}");
+		t2_sb_puts(ev_open(op->sp, r->ns, "too_many_files"), "}");
 		break;
 	default:
 		break; /* thread_start, thread_exit: no span of their own */
 	}
-	if (ev->kind == TRACE2_EVENT_ATEXIT)
-		proc_end(o, op);
+}
+
+static void on_record(void *ctx, struct t2_record *rec)
+{
+	struct orec r;
+
+	if (!t2_record_usable(rec, 0))
+		return;
+	r.o = ctx;
+	r.rec = rec;
+	r.ev = &rec->ev.pub;
+	r.ns = ns_of(rec);
+	r.op = get_proc(r.o, rec);
+	if (r.op->in_window && r.ev->kind != TRACE2_EVENT_VERSION &&
+	    r.ev->kind != TRACE2_EVENT_START && !is_traceparent_record(r.ev)) {
+		r.op->in_window = 0; /* the root recorded no traceparent */
+		settle(r.o, r.op->tree, NULL);
+	}
+	r.ot = get_thread(r.op, rec->thread);
+	if (r.ns < r.op->sp->start_ns)
+		r.op->sp->start_ns = r.ns;
+	if (r.ns > r.op->sp->end_ns)
+		r.op->sp->end_ns = r.ns;
+	dispatch_kind(&r);
+	if (r.ev->kind == TRACE2_EVENT_ATEXIT)
+		proc_end(r.o, r.op);
 }
 
 /* ------------------------------------------------------------------ */
