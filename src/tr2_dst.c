@@ -578,6 +578,20 @@ void tr2_dst_attach_fd(struct tr2_dst *dst, int fd)
 	take_buffer_slot(dst);
 }
 
+/* A sink has no descriptor: fd only says it is on, and is never written
+ * to (a sink's records leave tr2_dst_write_now() for its function). */
+#define SINK_ON INT_MAX
+
+void tr2_dst_init_sink(struct tr2_dst *dst, tr2_dst_sink_fn *fn, void *data)
+{
+	tr2_dst_init(dst, 0);
+	dst->initialized = 1;
+	dst->kind = TR2_DST_SINK;
+	dst->sink = fn;
+	dst->sink_data = data;
+	dst->fd = SINK_ON;
+}
+
 void tr2_dst_forget(struct tr2_dst *dst)
 {
 	dst->initialized = 0;
@@ -1155,6 +1169,11 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 {
 	size_t done = 0;
 
+	if (dst->kind == TR2_DST_SINK) {
+		if (dst->sink(dst->sink_data, buf, len))
+			fail(dst, errno, 0);
+		return;
+	}
 	if (dst->fd_closed) {
 		fail(dst, EBADF, !in_signal_handler);
 		return;

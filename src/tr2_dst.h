@@ -20,7 +20,12 @@ enum tr2_dst_kind {
 	TR2_DST_STREAM, /* pipe, terminal, unknown: a write that never waits
 			 * for room and raises no SIGPIPE */
 	TR2_DST_SOCKET, /* send(TR2_MSG_NOSIGNAL) with signals held */
+	TR2_DST_SINK,   /* no descriptor: each record to a function */
 };
+
+/* A sink's function: take one whole record; 0, or -1 with errno set,
+ * which switches the destination off. */
+typedef int tr2_dst_sink_fn(void *data, const void *record, size_t len);
 
 /* The most bytes a target's head may have (TRACE2_OUTPUT_HEAD_MAX). */
 #define TR2_DST_HEAD_MAX 64
@@ -73,6 +78,10 @@ struct tr2_dst {
 	/* pipes and sockets: one thread's record at a time, so records of
 	 * several pieces never interleave */
 	pthread_mutex_t lock;
+	/* TR2_DST_SINK: where its records go (last, so the hot path's
+	 * members keep their offsets) */
+	tr2_dst_sink_fn *sink;
+	void *sink_data;
 };
 
 /* Set what a file put in place by tr2_dst_reopen() starts with: 0, or -1
@@ -120,6 +129,15 @@ enum tr2_dst_form tr2_dst_classify(const char *value);
 int tr2_dst_open(struct tr2_dst *dst, int want_created);
 /* Use an fd the caller opened (and keeps open) as the destination. */
 void tr2_dst_attach_fd(struct tr2_dst *dst, int fd);
+/*
+ * A destination that hands each whole record to fn(data, ...) in the
+ * writing thread, for a program that runs a built-in target on records
+ * it has itself (the trace2 command's convert) or a test that reads what
+ * a target writes.  It is on until fn fails; a failure is fn's to report
+ * (none is announced).  No settings row, no buffering slot, no lock: one
+ * thread writes to it.
+ */
+void tr2_dst_init_sink(struct tr2_dst *dst, tr2_dst_sink_fn *fn, void *data);
 static inline int tr2_dst_is_on(const struct tr2_dst *dst)
 {
 	return dst->fd >= 0;

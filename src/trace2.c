@@ -26,6 +26,7 @@
 #include "tr2_signal.h"
 #include "tr2_sysenv.h"
 #include "tr2_tls.h"
+#include "tr2_traceparent.h"
 #include "tr2_plat.h"
 #include "trace2/run.h"
 
@@ -530,37 +531,6 @@ void trace2_initialize_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Process events.                                                    */
 
-/* n lowercase hex digits; *zero set if all are 0. */
-static int lower_hex(const char *s, size_t n, int *zero)
-{
-	size_t i;
-
-	*zero = 1;
-	for (i = 0; i < n; i++) {
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-		*zero &= s[i] == '0';
-	}
-	return 1;
-}
-
-/* A W3C traceparent: "<version>-<trace id>-<parent id>-<flags>", 2, 32, 16
- * and 2 lowercase hex digits, the ids not all zero; version ff is
- * invalid, and only a version after 00 may add fields after the flags. */
-static int is_traceparent(const char *s)
-{
-	size_t len = s ? strlen(s) : 0;
-	int zero;
-
-	if (len < 55 || s[2] != '-' || s[35] != '-' || s[52] != '-')
-		return 0;
-	if (!lower_hex(s, 2, &zero) || !strncmp(s, "ff", 2) ||
-	    (len > 55 && (zero || s[55] != '-')))
-		return 0;
-	return lower_hex(s + 3, 32, &zero) && !zero && lower_hex(s + 36, 16, &zero) &&
-	       !zero && lower_hex(s + 53, 2, &zero);
-}
-
 static TR2_HOT struct tr2_tls *data_ev_begin(struct tr2_ev *ev, enum trace2_event_kind kind,
 					     const char *file, int line,
 					     const char *category,
@@ -603,7 +573,7 @@ static void record_traceparent(const char *file, int line)
 	struct tr2_ev ev;
 	struct tr2_tls *tls;
 
-	if (!is_traceparent(tp) ||
+	if (!tr2_traceparent_valid(tp) ||
 	    !(tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line, "trace2", NULL,
 				  "traceparent")))
 		return;

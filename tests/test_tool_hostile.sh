@@ -227,6 +227,25 @@ file_line_over_64_mib() {
 	rm -f "$log"
 }
 
+# no_address_limit NAME: whether an address space limit means what it
+# says here (not under a sanitizer, which reserves terabytes, nor under
+# an emulator); says the skip if not
+no_address_limit() {
+	if [ -n "${T2_RUN:-}" ] || grep -q __asan_init "$T2" || grep -q __tsan_init "$T2"; then
+		echo "$t2_test: SKIP: $1 (an address space limit under a sanitizer or emulator)"
+		return 1
+	fi
+}
+
+# minimal_processes N: a log of N processes, each a version and a start
+minimal_processes() {
+	perl -e 'for my $i (1 .. '"$1"') {
+		my $c = sprintf(q("sid":"20261124T100000.000000Z-H0a7c9cdf-P%08x","thread":"main","time":"2026-11-24T10:00:00.000000Z"), $i);
+		print qq({"event":"version",$c,"evt":"4","exe":"2.47.0"}\n);
+		print qq({"event":"start",$c,"t_abs":0.000512,"argv":["git","status"]}\n);
+	}'
+}
+
 # --- item 8: memory per process ------------------------------------------------
 # Each process without atexit kept a 17 KB chrome target state (fixed
 # tables of children and region slots): 200,000 processes took 3.4 GB.
@@ -234,20 +253,36 @@ file_line_over_64_mib() {
 # 64 MB address space (not for sanitizer builds, which reserve terabytes,
 # nor under an emulator).
 convert_many_processes_memory() {
-	if [ -n "${T2_RUN:-}" ] || grep -q __asan_init "$T2" || grep -q __tsan_init "$T2"; then
-		echo "$t2_test: SKIP: convert_many_processes_memory (an address space limit under a sanitizer or emulator)"
-		return
-	fi
-	perl -e 'for my $i (1 .. 20000) {
-		my $c = sprintf(q("sid":"20261124T100000.000000Z-H0a7c9cdf-P%08x","thread":"main","time":"2026-11-24T10:00:00.000000Z"), $i);
-		print qq({"event":"version",$c,"evt":"4","exe":"2.47.0"}\n);
-		print qq({"event":"start",$c,"t_abs":0.000512,"argv":["git","status"]}\n);
-	}' >"$tmp/many.json"
+	no_address_limit convert_many_processes_memory || return
+	minimal_processes 20000 >"$tmp/many.json"
 	(ulimit -v 65536; "$T2" convert --to chrome "$tmp/many.json") >"$tmp/many.trace" 2>"$tmp/many.err"
 	rc=$?
 	[ $rc = 0 ] && ok || { bad "convert_many_processes_memory: exit status $rc"; head -3 "$tmp/many.err" >&2; }
 	[ "$(grep -c '"name":"process","cat":"process","ph":"X"' "$tmp/many.trace")" = 20000 ] && ok ||
 		bad "convert_many_processes_memory: not every process closed"
+}
+
+# Out of memory, every subcommand stops with one message and one exit
+# status (docs/tools.md, "Output"): neither 100,000 processes (what the
+# reader keeps) nor 100,000 open regions of one process (what otlp and
+# summary keep) fit in 32 MB.
+out_of_memory() {
+	no_address_limit out_of_memory || return
+	minimal_processes 100000 >"$tmp/oom-procs.json"
+	perl -e 'my $c = q("sid":"20261124T100000.000000Z-H0a7c9cdf-P00000001","thread":"main","time":"2026-11-24T10:00:00.000000Z");
+		print qq({"event":"version",$c,"evt":"4","exe":"2.47.0"}\n);
+		for my $i (1 .. 100000) {
+			print qq({"event":"region_enter",$c,"t_abs":0.001,"nesting":1,"category":"c","label":"l$i","msg":"), "x" x 100, qq("}\n);
+		}' >"$tmp/oom-regions.json"
+	for run in "convert --to chrome:procs" "convert --to perf:procs" "validate:procs" \
+		   "convert --to otlp:regions" "summary:regions"; do
+		cmd=${run%:*}
+		(ulimit -v 32768; exec "$T2" $cmd "$tmp/oom-${run#*:}.json") >/dev/null 2>"$tmp/oom.err"
+		rc=$?
+		[ $rc = 2 ] && [ "$(tail -1 "$tmp/oom.err")" = "trace2: out of memory" ] && ok ||
+			bad "out_of_memory: $run: exit status $rc, $(tail -1 "$tmp/oom.err")"
+	done
+	rm -f "$tmp"/oom-*.json
 }
 
 # --- item 9: a last record cut by a full disk or a kill -----------------------------
@@ -317,5 +352,6 @@ listen_emfile_backoff
 listen_endless_line
 file_line_over_64_mib
 convert_many_processes_memory
+out_of_memory
 cut_last_line
 finish

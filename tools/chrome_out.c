@@ -16,6 +16,7 @@
  * number (a fraction allowed, no exponent) that ends by TS_MAX.
  */
 #include "chrome_out.h"
+#include "alloc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #include <string.h>
 
 #include "json.h"
+#include "map.h"
+#include "strbuf.h"
 #include "tr2_json.h"
 
 /* ts and dur: integer microseconds that every JSON reader holds exactly */
@@ -59,40 +62,19 @@ struct track {
 	size_t n, cap;
 };
 
-/* uint64 keys to numbers, open addressing; val 0 is a free slot. */
-struct map {
-	uint64_t *keys;
-	size_t *vals;
-	size_t size, n;
-};
-
 static struct cev *evs;
 static size_t n_evs, cap_evs;
 static struct proc *procs;
 static size_t n_procs, cap_procs;
 static struct track *tracks;
 static size_t n_tracks, cap_tracks;
-static struct map track_of;     /* proc << 32 | tid -> track + 1 */
-static struct map proc_of_pid;  /* Chrome files: pid -> proc + 1 */
+static struct t2_map track_of;     /* proc << 32 | tid -> track + 1 */
+static struct t2_map proc_of_pid;  /* Chrome files: pid -> proc + 1 */
 static struct jobj obj;
 static int obj_ready;
 static char *fixed;             /* an input object made UTF-8 */
 static size_t fixed_cap;
 static char why[160];
-
-static _Noreturn void out_of_memory(void)
-{
-	fprintf(stderr, "trace2: out of memory\n");
-	exit(2);
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		out_of_memory();
-	return p;
-}
 
 /* Room for one more of n items of size each in *p (capacity *cap). */
 static void *grow(void *p, size_t n, size_t *cap, size_t size)
@@ -101,64 +83,8 @@ static void *grow(void *p, size_t n, size_t *cap, size_t size)
 		return p;
 	*cap = *cap ? 2 * *cap : 64;
 	if (*cap > SIZE_MAX / size)
-		out_of_memory();
-	return xrealloc(p, *cap * size);
-}
-
-/* ---------------------------------------------------------------- */
-/* The map.                                                            */
-
-static size_t map_hash(uint64_t k, size_t size)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k & (size - 1);
-}
-
-static void map_grow(struct map *m)
-{
-	struct map bigger = { NULL, NULL, m->size ? 2 * m->size : 256, m->n };
-	size_t i, j;
-
-	bigger.keys = xrealloc(NULL, bigger.size * sizeof(*bigger.keys));
-	bigger.vals = calloc(bigger.size, sizeof(*bigger.vals));
-	if (!bigger.vals)
-		out_of_memory();
-	for (i = 0; i < m->size; i++) {
-		if (!m->vals[i])
-			continue;
-		for (j = map_hash(m->keys[i], bigger.size); bigger.vals[j];
-		     j = (j + 1) & (bigger.size - 1))
-			;
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	*m = bigger;
-}
-
-/* The value slot of key: 0 when the key is new (the caller fills it). */
-static size_t *map_slot(struct map *m, uint64_t key)
-{
-	size_t j;
-
-	if (2 * (m->n + 1) > m->size)
-		map_grow(m);
-	for (j = map_hash(key, m->size); m->vals[j]; j = (j + 1) & (m->size - 1))
-		if (m->keys[j] == key)
-			return &m->vals[j];
-	m->keys[j] = key;
-	m->n++;
-	return &m->vals[j];
-}
-
-static void map_free(struct map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
+		t2_out_of_memory();
+	return t2_realloc(p, *cap * size);
 }
 
 /* ---------------------------------------------------------------- */
@@ -174,7 +100,7 @@ unsigned chrome_out_process(uint32_t pid)
 
 static unsigned process_of_pid(uint32_t pid)
 {
-	size_t *slot = map_slot(&proc_of_pid, pid);
+	size_t *slot = &t2_map_at(&proc_of_pid, pid, 1)->n; /* proc + 1 */
 
 	if (!*slot)
 		*slot = (size_t)chrome_out_process(pid) + 1;
@@ -183,7 +109,7 @@ static unsigned process_of_pid(uint32_t pid)
 
 static struct track *track(unsigned proc, int32_t tid)
 {
-	size_t *slot = map_slot(&track_of, (uint64_t)proc << 32 | (uint32_t)tid);
+	size_t *slot = &t2_map_at(&track_of, (uint64_t)proc << 32 | (uint32_t)tid, 1)->n;
 
 	if (!*slot) {
 		tracks = grow(tracks, n_tracks, &cap_tracks, sizeof(*tracks));
@@ -237,7 +163,7 @@ static const char *utf8_text(const char *text, size_t *len)
 	if (fixed_cap < TR2_UTF8_REPAIRED_MAX(*len)) {
 		fixed_cap = TR2_UTF8_REPAIRED_MAX(*len);
 		free(fixed);
-		fixed = xrealloc(NULL, fixed_cap);
+		fixed = t2_realloc(NULL, fixed_cap);
 	}
 	*len = tr2_utf8_repair(fixed, text, *len);
 	return fixed;
@@ -438,56 +364,36 @@ static int parse(const char *text, size_t len)
 }
 
 /* A growing string. */
-struct text {
-	char *p;
-	size_t len, cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-	if (n > SIZE_MAX / 2 - t->len)
-		out_of_memory();
-	if (t->len + n > t->cap) {
-		t->cap = 2 * (t->len + n);
-		t->p = xrealloc(t->p, t->cap);
-	}
-	memcpy(t->p + t->len, s, n);
-	t->len += n;
-}
-
 /* ,"key": (the key a decoded string). */
-static void text_add_key(struct text *t, const char *key, int first)
+static void text_add_key(struct t2_sb *t, const char *key, int first)
 {
-	size_t n = strlen(key);
-	char *json = xrealloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
-
-	text_add(t, first ? "\"" : ",\"", first ? 1 : 2);
-	text_add(t, json, tr2_json_escape(json, key, n));
-	text_add(t, "\":", 2);
-	free(json);
+	if (!first)
+		t2_sb_add(t, ",", 1);
+	t2_sb_jstr(t, key);
+	t2_sb_add(t, ":", 1);
 }
 
 /*
  * The B's text (args ba, the args value v of obj, which holds the B)
  * with the members of the E's args (ea) it lacks added.
  */
-static void add_end_args(struct text *t, const struct cev *x, const struct jval *v,
+static void add_end_args(struct t2_sb *t, const struct cev *x, const struct jval *v,
 			 const struct jobj *ba, const struct jobj *ea)
 {
 	size_t close = (size_t)(v->raw + v->raw_len - 1 - x->text), i;
 	int first = !ba->n;
 
-	text_add(t, x->text, close);
+	t2_sb_add(t, x->text, close);
 	for (i = 0; i < ea->n; i++) {
 		const struct jmember *m = &ea->m[i];
 
 		if (jobj_get(ba, m->key) || jobj_get(ea, m->key) != &m->v)
 			continue; /* the B's, or not the last of its key */
 		text_add_key(t, m->key, first);
-		text_add(t, m->v.raw, m->v.raw_len);
+		t2_sb_add(t, m->v.raw, m->v.raw_len);
 		first = 0;
 	}
-	text_add(t, x->text + close, x->len - close);
+	t2_sb_add(t, x->text + close, x->len - close);
 }
 
 /*
@@ -499,7 +405,7 @@ static void merge_end_args(size_t b)
 	const struct jval *v = mem.args;
 	struct cev *x = &evs[b];
 	struct jobj ea, ba;
-	struct text t = { NULL, 0, 0 };
+	struct t2_sb t = { NULL, 0, 0 };
 	char *eargs, err[96];
 	size_t elen, at;
 	int64_t pid;
@@ -507,7 +413,7 @@ static void merge_end_args(size_t b)
 	if (!v || v->type != J_OBJECT)
 		return;
 	elen = v->raw_len;
-	eargs = xrealloc(NULL, elen);
+	eargs = t2_realloc(NULL, elen);
 	memcpy(eargs, v->raw, elen);
 	jobj_init(&ea);
 	jobj_init(&ba);
@@ -516,23 +422,23 @@ static void merge_end_args(size_t b)
 		goto out;
 	v = mem.args;
 	if (!v) {
-		text_add(&t, x->text, x->len - 1);
-		text_add(&t, ",\"args\":", 8);
-		text_add(&t, eargs, elen);
-		text_add(&t, "}", 1);
+		t2_sb_add(&t, x->text, x->len - 1);
+		t2_sb_add(&t, ",\"args\":", 8);
+		t2_sb_add(&t, eargs, elen);
+		t2_sb_add(&t, "}", 1);
 	} else if (v->type == J_OBJECT && !jobj_parse(&ba, v->raw, v->raw_len, err, sizeof(err), &at)) {
 		add_end_args(&t, x, v, &ba, &ea);
 	}
 	/* the B's offsets, in its new text */
-	if (t.len && (uint64_t)t.len <= TEXT_MAX && !parse(t.p, t.len) && !read_ph(x, t.p) &&
-	    !read_pid(x, t.p, &pid)) {
+	if (t.len && (uint64_t)t.len <= TEXT_MAX && !parse(t.s, t.len) && !read_ph(x, t.s) &&
+	    !read_pid(x, t.s, &pid)) {
 		free(x->text);
-		x->text = t.p;
+		x->text = t.s;
 		x->len = (uint32_t)t.len;
-		t.p = NULL;
+		t.s = NULL;
 	}
 out:
-	free(t.p);
+	t2_sb_free(&t);
 	free(eargs);
 	jobj_free(&ea);
 	jobj_free(&ba);
@@ -550,7 +456,7 @@ static void keep(struct cev *e, const char *text)
 			merge_end_args((size_t)b);
 		return;
 	}
-	e->text = xrealloc(NULL, e->len);
+	e->text = t2_realloc(NULL, e->len);
 	memcpy(e->text, text, e->len);
 	evs = grow(evs, n_evs, &cap_evs, sizeof(*evs));
 	evs[n_evs] = *e;
@@ -653,7 +559,7 @@ static int cmp_u32(const void *a, const void *b)
 /* The real pids, sorted, unique: *n of them. */
 static uint32_t *real_pids(size_t *n)
 {
-	uint32_t *pids = xrealloc(NULL, n_procs * sizeof(*pids));
+	uint32_t *pids = t2_realloc(NULL, n_procs * sizeof(*pids));
 	size_t i, k = 0;
 
 	for (i = 0; i < n_procs; i++)
@@ -675,10 +581,8 @@ static void assign_pids(void)
 {
 	size_t n, i;
 	uint32_t *pids = real_pids(&n), fresh = FRESH_PID_BASE;
-	unsigned char *taken = calloc(n ? n : 1, 1);
+	unsigned char *taken = t2_calloc(n, 1);
 
-	if (!taken)
-		out_of_memory();
 	for (i = 0; i < n_procs; i++) {
 		uint32_t *at = bsearch(&procs[i].pid, pids, n, sizeof(*pids), cmp_u32);
 		size_t k = (size_t)(at - pids);
@@ -781,7 +685,7 @@ static int put_renamed(const struct cev *e, uint32_t pid)
 				     (unsigned long long)e->ts,
 				     (unsigned long)procs[e->proc].out_pid, (long)e->tid);
 		put(head, n);
-		json = xrealloc(NULL, TR2_JSON_ESCAPED_MAX(name->str_len));
+		json = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(name->str_len));
 		put(json, tr2_json_escape(json, name->str, name->str_len));
 		free(json);
 		n = (size_t)snprintf(head, sizeof(head), " [pid %lu]\"}}", (unsigned long)pid);
@@ -825,13 +729,13 @@ static void put_event(const struct cev *e)
  * parent's side was not read: a file cut short), which viewers link to
  * nothing: it is left out.  open counts the flows open (plus one).
  */
-static int unlinked_end(struct map *open, const struct cev *e)
+static int unlinked_end(struct t2_map *open, const struct cev *e)
 {
 	size_t *n;
 
 	if (e->ph != 's' && e->ph != 'f')
 		return 0;
-	n = map_slot(open, e->flow);
+	n = &t2_map_at(open, e->flow, 1)->n;
 	if (!*n)
 		*n = 1;
 	if (e->ph == 's')
@@ -845,14 +749,14 @@ static int unlinked_end(struct map *open, const struct cev *e)
 
 int chrome_out_write(int (*put_fn)(const char *p, size_t n))
 {
-	struct map open = { NULL, NULL, 0, 0 };
+	struct t2_map open = { NULL, 0, 0 };
 	size_t *idx, i, written = 0;
 
 	out = put_fn;
 	out_failed = 0;
 	close_open_slices();
 	assign_pids();
-	idx = xrealloc(NULL, n_evs * sizeof(*idx));
+	idx = t2_realloc(NULL, n_evs * sizeof(*idx));
 	for (i = 0; i < n_evs; i++)
 		idx[i] = i;
 	qsort(idx, n_evs, sizeof(*idx), order);
@@ -865,7 +769,7 @@ int chrome_out_write(int (*put_fn)(const char *p, size_t n))
 		put_event(&evs[idx[i]]);
 	}
 	put(written ? "\n]}\n" : "]}\n", written ? 4 : 3);
-	map_free(&open);
+	t2_map_free(&open);
 	free(idx);
 	chrome_out_reset();
 	return out_failed ? -1 : 0;
@@ -888,8 +792,8 @@ void chrome_out_reset(void)
 	tracks = NULL;
 	fixed = NULL;
 	n_evs = cap_evs = n_procs = cap_procs = n_tracks = cap_tracks = fixed_cap = 0;
-	map_free(&track_of);
-	map_free(&proc_of_pid);
+	t2_map_free(&track_of);
+	t2_map_free(&proc_of_pid);
 	if (obj_ready)
 		jobj_free(&obj);
 	obj_ready = 0;

@@ -6,42 +6,40 @@
  * (otlp.c).
  */
 #include "convert.h"
+#include "alloc.h"
 #include "chrome_out.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "otlp.h"
 #include "output.h"
 #include "reader.h"
-#include "tr2_dst.h"
 #include "tr2_json.h"
-#include "tr2_sys.h"
-#include "tr2_sysenv.h"
-#include "tr2_tgt.h"
+#include "tr2_replay.h"
 #include "tr2_tgt_chrome.h"
 #include "tr2_tgt_normal.h"
 #include "tr2_tgt_perf.h"
 #include "usage.h"
 
 /*
- * Standard output, buffered: the targets write one record at a time (a
- * write() each, and for a pipe or terminal signals held around it, as a
- * traced program must); the converter is one thread that owns its
- * output, so it collects records and writes them 64 KiB at a time.  The
- * destination is made a plain file's, whose writes go through tr2_sys.
+ * Standard output, buffered: the targets hand over one record at a time
+ * (a sink destination); the converter is one thread that owns its
+ * output, so it collects records and writes them 64 KiB at a time,
+ * without the care a traced program's write() needs (signals held, a
+ * bounded wait).
  */
 static char out_buf[65536];
 static size_t out_len;
-static ssize_t (*real_write)(int fd, const void *buf, size_t n);
 static int out_errno; /* the first failure */
 
 static int out_write_all(const char *p, size_t n)
 {
 	while (n) {
-		ssize_t w = real_write(1, p, n);
+		ssize_t w = write(1, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -93,21 +91,21 @@ static void chrome_put(const char *p, size_t n)
 		fprintf(stderr, "trace2: an event of the chrome target left out: %s\n", why);
 }
 
-static ssize_t out_write(int fd, const void *buf, size_t n)
+/* The destination's sink: a record of the target. */
+static int out_record(void *data, const void *record, size_t n)
 {
-	if (fd != 1)
-		return real_write(fd, buf, n);
-	if (chrome)
-		chrome_put(buf, n);
-	else if (out_put(buf, n))
-		return -1;
-	return (ssize_t)n;
+	(void)data;
+	if (!chrome)
+		return out_put(record, n);
+	chrome_put(record, n);
+	return 0;
 }
 
 struct convert {
 	const struct trace2_target *target;
+	struct tr2_dst dst;                   /* standard output */
 	struct tr2_tgt_state st;              /* perf, normal */
-	struct trace2_target_config config;
+	int brief;
 	struct t2_reader *reader;
 	long next_pid;                        /* chrome: for SIDs without one */
 	char *json;                           /* chrome: a data_json value repaired */
@@ -178,10 +176,10 @@ static struct chrome_proc *parent_of(struct convert *c, const struct t2_process 
 /* cp's trace (re)starts: a chrome target state of its own. */
 static void chrome_state(struct convert *c, struct chrome_proc *cp)
 {
-	if (!(cp->st = calloc(1, sizeof(*cp->st))) || tr2_tgt_chrome.open(cp->st, &c->config)) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
+	/* the framing is chrome_out.c's: not created */
+	cp->st = t2_calloc(1, sizeof(*cp->st));
+	if (tr2_replay_open(&tr2_tgt_chrome, cp->st, &c->dst, c->brief, 0))
+		t2_out_of_memory();
 	cp->st->replay = 1;
 	cp->st->link_by_pid = 1; /* child_exit gives the child's pid */
 	cp->st->pid = (long)cp->pid;
@@ -190,12 +188,8 @@ static void chrome_state(struct convert *c, struct chrome_proc *cp)
 static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 				       uint64_t time_us)
 {
-	struct chrome_proc *cp = calloc(1, sizeof(*cp));
+	struct chrome_proc *cp = t2_calloc(1, sizeof(*cp));
 
-	if (!cp) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
 	/* a SID without one (not Git's form), or with one above the range
 	 * of pids in a Chrome trace: a pid no system hands out */
 	if (t2_pid_of_sid(p->pub.sid, &cp->pid) || cp->pid > 0x7fffffffu)
@@ -210,10 +204,8 @@ static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
 
 static struct shell_track *shell_track(struct chrome_proc *cp)
 {
-	if (!cp->shell && !(cp->shell = calloc(1, sizeof(*cp->shell)))) {
-		fprintf(stderr, "trace2: out of memory\n");
-		exit(2);
-	}
+	if (!cp->shell)
+		cp->shell = t2_calloc(1, sizeof(*cp->shell));
 	return cp->shell;
 }
 
@@ -295,11 +287,7 @@ static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 		return;
 	if (c->json_cap < need) {
 		free(c->json);
-		c->json = malloc(need);
-		if (!c->json) {
-			fprintf(stderr, "trace2: out of memory\n");
-			exit(2);
-		}
+		c->json = t2_realloc(NULL, need);
 		c->json_cap = need;
 	}
 	d->json_len = tr2_utf8_repair(c->json, d->json, d->json_len);
@@ -398,7 +386,6 @@ int cmd_convert(int argc, char **argv)
 {
 	struct convert c;
 	struct t2_reader r;
-	struct tr2_dst dst;
 	const char *to = NULL, *out = NULL;
 	int brief = 0, i, nfiles = 0, ret = 0, o;
 
@@ -449,20 +436,10 @@ int cmd_convert(int argc, char **argv)
 	if (t2_output_begin("convert", out, argv + i, nfiles))
 		return 1;
 
-	tr2_dst_init(&dst, c.target == &tr2_tgt_normal ? TR2_SYSENV_NORMAL : TR2_SYSENV_PERF);
-	tr2_dst_attach_fd(&dst, 1);
-	dst.kind = TR2_DST_FILE; /* plain write()s, into out_buf */
-	real_write = tr2_sys.write;
-	tr2_sys.write = out_write;
-	c.config.output = tr2_output_of(&dst);
-	c.config.brief = brief;
-	c.config.created = 1;
-	c.st.dst = &dst;
-	if (chrome)
-		c.config.created = 0; /* the framing is chrome_out.c's */
-	else if (c.target->open(&c.st, &c.config)) {
+	tr2_dst_init_sink(&c.dst, out_record, NULL);
+	c.brief = brief;
+	if (!chrome && tr2_replay_open(c.target, &c.st, &c.dst, brief, 1))
 		return 2;
-	}
 	t2_reader_init(&r, chrome ? chrome_record : record, t2_report_bad_line, &c);
 	c.reader = &r;
 	if (chrome)
@@ -476,14 +453,13 @@ int cmd_convert(int argc, char **argv)
 	}
 	t2_reader_free(&r);
 	free(c.json);
-	if (tr2_dst_is_on(&dst))
+	if (tr2_dst_is_on(&c.dst))
 		out_flush();
-	tr2_sys.write = real_write;
 	if (out_errno) {
 		fprintf(stderr, "trace2: standard output: %s\n", strerror(out_errno));
 		ret = 1;
 	}
-	if (!tr2_dst_is_on(&dst))
+	if (!tr2_dst_is_on(&c.dst))
 		ret = 1;
 	return ret;
 }

@@ -1,5 +1,6 @@
 /* The serving loop of validate --listen (see listen.h). */
 #include "listen.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,16 +28,6 @@ struct server {
 	int warned;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p) {
-		fputs("trace2: out of memory\n", stderr);
-		exit(2);
-	}
-	return p;
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -51,13 +42,13 @@ static void make_room(struct server *sv)
 	if (sv->n < sv->alloc)
 		return;
 	sv->alloc = sv->alloc ? 2 * sv->alloc : 16;
-	sv->conns = xrealloc(sv->conns, sv->alloc * sizeof(*sv->conns));
-	sv->pfd = xrealloc(sv->pfd, (sv->alloc + 1) * sizeof(*sv->pfd));
+	sv->conns = t2_realloc(sv->conns, sv->alloc * sizeof(*sv->conns));
+	sv->pfd = t2_realloc(sv->pfd, (sv->alloc + 1) * sizeof(*sv->pfd));
 }
 
 static void add_client(struct server *sv, int fd)
 {
-	struct conn *cn = xrealloc(NULL, sizeof(*cn));
+	struct conn *cn = t2_realloc(NULL, sizeof(*cn));
 
 	make_room(sv);
 	cn->fd = fd;

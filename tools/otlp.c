@@ -30,13 +30,16 @@
  * what waits as above: not the input.
  */
 #include "otlp.h"
+#include "alloc.h"
+#include "map.h"
+#include "strbuf.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reader.h"
 #include "tr2_json.h"
+#include "tr2_traceparent.h"
 #include "trace2.h"
 
 #define BATCH_BYTES (16 * 1024)          /* spans per line: about this much */
@@ -98,74 +101,6 @@ static uint64_t span_id(uint64_t h)
 /* Text                                                                */
 /* ------------------------------------------------------------------ */
 
-struct sb {
-	char *s;
-	size_t len, cap;
-};
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("trace2 convert: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-/* n zeroed bytes. */
-static void *xzalloc(size_t n)
-{
-	return memset(xrealloc(NULL, n), 0, n);
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-static void sb_grow(struct sb *b, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-}
-
-static void sb_add(struct sb *b, const char *s, size_t n)
-{
-	sb_grow(b, n);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void sb_puts(struct sb *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	sb_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* v in decimal at the end of d[20]; returns where it starts. */
 static const char *dec(char d[20], uint64_t v)
 {
@@ -178,18 +113,18 @@ static const char *dec(char d[20], uint64_t v)
 	return p;
 }
 
-static void sb_u64(struct sb *b, uint64_t v)
+static void sb_u64(struct t2_sb *b, uint64_t v)
 {
 	char d[20];
 	const char *p = dec(d, v);
 
-	sb_add(b, p, (size_t)(d + 20 - p));
+	t2_sb_add(b, p, (size_t)(d + 20 - p));
 }
 
-static void sb_i64(struct sb *b, int64_t v)
+static void sb_i64(struct t2_sb *b, int64_t v)
 {
 	if (v < 0)
-		sb_add(b, "-", 1);
+		t2_sb_add(b, "-", 1);
 	sb_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
@@ -204,41 +139,12 @@ static void hex(char *out, uint64_t v, int digits)
 	}
 }
 
-static void sb_hex(struct sb *b, uint64_t v, int digits)
+static void sb_hex(struct t2_sb *b, uint64_t v, int digits)
 {
 	char d[16];
 
 	hex(d, v, digits);
-	sb_add(b, d, (size_t)digits);
-}
-
-/* A JSON string: always valid UTF-8 (U+FFFD for bad bytes). */
-static void sb_jstr_n(struct sb *b, const char *s, size_t n)
-{
-	sb_grow(b, TR2_JSON_ESCAPED_MAX(n) + 2);
-	b->s[b->len++] = '"';
-	if (n)
-		b->len += tr2_json_escape(b->s + b->len, s, n);
-	b->s[b->len++] = '"';
-	b->s[b->len] = 0;
-}
-
-static void sb_jstr(struct sb *b, const char *s)
-{
-	sb_jstr_n(b, s, s ? strlen(s) : 0);
-}
-
-static void sb_reset(struct sb *b)
-{
-	b->len = 0;
-	if (b->s)
-		b->s[0] = 0;
-}
-
-static void sb_free(struct sb *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
+	t2_sb_add(b, d, (size_t)digits);
 }
 
 /* ------------------------------------------------------------------ */
@@ -250,74 +156,77 @@ static void sb_free(struct sb *b)
  * {"key":KEY,"value":...}, into a list's text, with a comma first unless
  * the list starts there (the text is empty or ends in its '[').
  */
-static void kv_open(struct sb *b, const char *key)
+static void kv_open(struct t2_sb *b, const char *key)
 {
 	if (!key)
 		return;
 	if (b->len && b->s[b->len - 1] != '[')
-		sb_add(b, ",", 1);
-	sb_puts(b, "{\"key\":");
-	sb_jstr(b, key);
-	sb_puts(b, ",\"value\":");
+		t2_sb_add(b, ",", 1);
+	t2_sb_puts(b, "{\"key\":");
+	t2_sb_jstr(b, key);
+	t2_sb_puts(b, ",\"value\":");
 }
 
-static void kv_close(struct sb *b, const char *key)
+static void kv_close(struct t2_sb *b, const char *key)
 {
 	if (key)
-		sb_add(b, "}", 1);
+		t2_sb_add(b, "}", 1);
 }
 
-static void put_str(struct sb *b, const char *key, const char *v)
+static void put_str(struct t2_sb *b, const char *key, const char *v)
 {
 	kv_open(b, key);
-	sb_puts(b, "{\"stringValue\":");
-	sb_jstr(b, v ? v : "");
-	sb_puts(b, "}");
+	t2_sb_puts(b, "{\"stringValue\":");
+	t2_sb_jstr(b, v ? v : "");
+	t2_sb_puts(b, "}");
 	kv_close(b, key);
 }
 
-static void put_int(struct sb *b, const char *key, int64_t v)
+static void put_int(struct t2_sb *b, const char *key, int64_t v)
 {
 	kv_open(b, key);
-	sb_puts(b, "{\"intValue\":\"");
+	t2_sb_puts(b, "{\"intValue\":\"");
 	sb_i64(b, v);
-	sb_puts(b, "\"}");
+	t2_sb_puts(b, "\"}");
 	kv_close(b, key);
 }
 
-static void put_bool(struct sb *b, const char *key, int v)
+static void put_bool(struct t2_sb *b, const char *key, int v)
 {
 	kv_open(b, key);
-	sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
+	t2_sb_puts(b, v ? "{\"boolValue\":true}" : "{\"boolValue\":false}");
 	kv_close(b, key);
 }
 
 /* Seconds with microseconds, as the event format writes them. */
-static void put_seconds(struct sb *b, const char *key, uint64_t ns)
+static void put_seconds(struct t2_sb *b, const char *key, uint64_t ns)
 {
+	char v[64]; /* 20 digits, a point and 6 more in the literal */
+
 	kv_open(b, key);
-	sb_printf(b, "{\"doubleValue\":%llu.%06llu}", (unsigned long long)(ns / 1000000000),
-		  (unsigned long long)(ns / 1000 % 1000000));
+	snprintf(v, sizeof(v), "{\"doubleValue\":%llu.%06llu}",
+		 (unsigned long long)(ns / 1000000000), (unsigned long long)(ns / 1000 % 1000000));
+	t2_sb_puts(b, v);
 	kv_close(b, key);
 }
 
-static void put_argv(struct sb *b, const char *key, const char *const *argv, int git_cmd)
+static void put_argv(struct t2_sb *b, const char *key, const char *const *argv, int git_cmd)
 {
 	int first = 1;
 
 	kv_open(b, key);
-	sb_puts(b, "{\"arrayValue\":{\"values\":[");
+	t2_sb_puts(b, "{\"arrayValue\":{\"values\":[");
 	if (git_cmd) {
-		sb_puts(b, "{\"stringValue\":\"git\"}");
+		t2_sb_puts(b, "{\"stringValue\":\"git\"}");
 		first = 0;
 	}
 	for (; argv && *argv; argv++) {
 		if (!first)
-			sb_puts(b, ",");
+			t2_sb_puts(b, ",");
 		first = 0;
 		put_str(b, NULL, *argv);
 	}
-	sb_puts(b, "]}}");
+	t2_sb_puts(b, "]}}");
 	kv_close(b, key);
 }
 
@@ -341,16 +250,16 @@ static void kv_set_raw(struct kvl *l, const char *key, char *val)
 		}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 8;
-		l->key = xrealloc(l->key, l->cap * sizeof(*l->key));
-		l->val = xrealloc(l->val, l->cap * sizeof(*l->val));
+		l->key = t2_realloc(l->key, l->cap * sizeof(*l->key));
+		l->val = t2_realloc(l->val, l->cap * sizeof(*l->val));
 	}
-	l->key[l->n] = xstrdup(key);
+	l->key[l->n] = t2_strdup(key);
 	l->val[l->n++] = val;
 }
 
 static void kv_str(struct kvl *l, const char *key, const char *v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_str(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -358,7 +267,7 @@ static void kv_str(struct kvl *l, const char *key, const char *v)
 
 static void kv_int(struct kvl *l, const char *key, int64_t v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_int(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -366,7 +275,7 @@ static void kv_int(struct kvl *l, const char *key, int64_t v)
 
 static void kv_bool(struct kvl *l, const char *key, int v)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_bool(&b, NULL, v);
 	kv_set_raw(l, key, b.s);
@@ -374,19 +283,19 @@ static void kv_bool(struct kvl *l, const char *key, int v)
 
 static void kv_argv(struct kvl *l, const char *key, const char *const *argv, int git_cmd)
 {
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
 	put_argv(&b, NULL, argv, git_cmd);
 	kv_set_raw(l, key, b.s);
 }
 
-static void kv_write(struct sb *b, const struct kvl *l)
+static void kv_write(struct t2_sb *b, const struct kvl *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		kv_open(b, l->key[i]);
-		sb_puts(b, l->val[i]);
+		t2_sb_puts(b, l->val[i]);
 		kv_close(b, l->key[i]);
 	}
 }
@@ -418,11 +327,11 @@ static void kv_free(struct kvl *l)
 struct span {
 	uint64_t id, parent;
 	int has_parent;
-	struct sb name;
+	struct t2_sb name;
 	uint64_t start_ns, end_ns;
-	struct sb fixed;         /* attributes never set again, KeyValue text */
+	struct t2_sb fixed;         /* attributes never set again, KeyValue text */
 	struct kvl attrs;        /* the others, after them */
-	struct sb events;        /* Span.Event objects, comma-separated */
+	struct t2_sb events;        /* Span.Event objects, comma-separated */
 	int error;               /* status ERROR, with status_msg */
 	char *status_msg;
 	struct span *up;         /* the enclosing span on the thread's stack */
@@ -432,143 +341,95 @@ struct span {
 
 static void span_name(struct span *s, const char *name)
 {
-	sb_reset(&s->name);
-	sb_puts(&s->name, name && *name ? name : "?");
+	t2_sb_reset(&s->name);
+	t2_sb_puts(&s->name, name && *name ? name : "?");
 }
 
 static void span_free(struct span *s)
 {
-	sb_free(&s->name);
-	sb_free(&s->fixed);
+	t2_sb_free(&s->name);
+	t2_sb_free(&s->fixed);
 	kv_free(&s->attrs);
-	sb_free(&s->events);
+	t2_sb_free(&s->events);
 	free(s->status_msg);
 	free(s);
 }
 
 /* A Span.Event's start: {"timeUnixNano":...,"name":... */
-static struct sb *ev_open(struct span *s, uint64_t ns, const char *name)
+static struct t2_sb *ev_open(struct span *s, uint64_t ns, const char *name)
 {
-	struct sb *b = &s->events;
+	struct t2_sb *b = &s->events;
 
 	if (b->len)
-		sb_add(b, ",", 1);
-	sb_puts(b, "{\"timeUnixNano\":\"");
+		t2_sb_add(b, ",", 1);
+	t2_sb_puts(b, "{\"timeUnixNano\":\"");
 	sb_u64(b, ns);
-	sb_puts(b, "\",\"name\":");
-	sb_jstr(b, name);
+	t2_sb_puts(b, "\",\"name\":");
+	t2_sb_jstr(b, name);
 	return b;
 }
 
 /* A Span.Event with attributes: they follow (put_*), then ev_end(). */
-static struct sb *ev_begin(struct span *s, uint64_t ns, const char *name)
+static struct t2_sb *ev_begin(struct span *s, uint64_t ns, const char *name)
 {
-	struct sb *b = ev_open(s, ns, name);
+	struct t2_sb *b = ev_open(s, ns, name);
 
-	sb_puts(b, ",\"attributes\":[");
+	t2_sb_puts(b, ",\"attributes\":[");
 	return b;
 }
 
-static void ev_end(struct sb *b)
+static void ev_end(struct t2_sb *b)
 {
-	sb_puts(b, "]}");
+	t2_sb_puts(b, "]}");
 }
 
-static void span_ids(struct sb *b, uint64_t id, int has_parent, uint64_t parent)
+static void span_ids(struct t2_sb *b, uint64_t id, int has_parent, uint64_t parent)
 {
-	sb_puts(b, "\"spanId\":\"");
+	t2_sb_puts(b, "\"spanId\":\"");
 	sb_hex(b, id, 16);
 	if (has_parent) {
-		sb_puts(b, "\",\"parentSpanId\":\"");
+		t2_sb_puts(b, "\",\"parentSpanId\":\"");
 		sb_hex(b, parent, 16);
 	}
-	sb_add(b, "\"", 1);
+	t2_sb_add(b, "\"", 1);
 }
 
 /* The span's JSON after its ids: ,"name":...} */
-static void span_rest(struct sb *b, const struct span *s)
+static void span_rest(struct t2_sb *b, const struct span *s)
 {
-	sb_puts(b, ",\"name\":");
-	sb_jstr_n(b, s->name.s, s->name.len);
-	sb_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+	t2_sb_puts(b, ",\"name\":");
+	t2_sb_jstr_n(b, s->name.s, s->name.len);
+	t2_sb_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
 	sb_u64(b, s->start_ns);
-	sb_puts(b, "\",\"endTimeUnixNano\":\"");
+	t2_sb_puts(b, "\",\"endTimeUnixNano\":\"");
 	sb_u64(b, s->end_ns < s->start_ns ? s->start_ns : s->end_ns);
-	sb_add(b, "\"", 1);
+	t2_sb_add(b, "\"", 1);
 	if (s->fixed.len || s->attrs.n) {
-		sb_puts(b, ",\"attributes\":[");
-		sb_add(b, s->fixed.s, s->fixed.len);
+		t2_sb_puts(b, ",\"attributes\":[");
+		t2_sb_add(b, s->fixed.s, s->fixed.len);
 		kv_write(b, &s->attrs);
-		sb_puts(b, "]");
+		t2_sb_puts(b, "]");
 	}
 	if (s->events.len) {
-		sb_puts(b, ",\"events\":[");
-		sb_add(b, s->events.s, s->events.len);
-		sb_puts(b, "]");
+		t2_sb_puts(b, ",\"events\":[");
+		t2_sb_add(b, s->events.s, s->events.len);
+		t2_sb_puts(b, "]");
 	}
 	if (s->error) {
-		sb_puts(b, ",\"status\":{");
+		t2_sb_puts(b, ",\"status\":{");
 		if (s->status_msg) {
-			sb_puts(b, "\"message\":");
-			sb_jstr(b, s->status_msg);
-			sb_puts(b, ",");
+			t2_sb_puts(b, "\"message\":");
+			t2_sb_jstr(b, s->status_msg);
+			t2_sb_puts(b, ",");
 		}
-		sb_puts(b, "\"code\":2}");
+		t2_sb_puts(b, "\"code\":2}");
 	}
-	sb_puts(b, "}");
+	t2_sb_puts(b, "}");
 }
 
 /* ------------------------------------------------------------------ */
 /* State                                                               */
 /* ------------------------------------------------------------------ */
-
-/* Hash tables of chains: a 64-bit key (a SID's FNV-1a) to the head of a
- * list whose members the caller compares. */
-struct oslot {
-	uint64_t key;            /* 0: free */
-	void *head;
-};
-
-struct omap {
-	struct oslot *slot;
-	size_t cap, used;
-};
-
-static void **omap_at(struct omap *m, uint64_t key, int create);
-
-static void omap_grow(struct omap *m)
-{
-	struct omap n = { 0 };
-	size_t i;
-
-	n.cap = m->cap ? 2 * m->cap : 64;
-	n.slot = xzalloc(n.cap * sizeof(*n.slot));
-	for (i = 0; i < m->cap; i++)
-		if (m->slot[i].key)
-			*omap_at(&n, m->slot[i].key, 1) = m->slot[i].head;
-	free(m->slot);
-	*m = n;
-}
-
-/* The chain head of key; NULL when there is none and !create. */
-static void **omap_at(struct omap *m, uint64_t key, int create)
-{
-	size_t i;
-
-	key = key ? key : 1;
-	if (create && 2 * (m->used + 1) > m->cap)
-		omap_grow(m);
-	if (!m->cap)
-		return NULL;
-	for (i = key & (m->cap - 1); m->slot[i].key; i = (i + 1) & (m->cap - 1))
-		if (m->slot[i].key == key)
-			return &m->slot[i].head;
-	if (!create)
-		return NULL;
-	m->slot[i].key = key;
-	m->used++;
-	return &m->slot[i].head;
-}
 
 struct othread {
 	struct t2_thread *t;
@@ -576,7 +437,7 @@ struct othread {
 	struct span *top;        /* the innermost open region */
 	unsigned long seq;       /* region_enter records so far */
 	uint64_t h;              /* FNV-1a of "<SID>\n<thread name>\n" */
-	struct sb attr;          /* its trace2.thread KeyValue */
+	struct t2_sb attr;          /* its trace2.thread KeyValue */
 };
 
 /* A child span that ended: for matching the child processes. */
@@ -626,23 +487,23 @@ struct oproc {
 	int named;               /* cmd_name gave the name */
 	struct othread *threads;
 	struct span *children;   /* open child spans */
-	struct sb sid_attr;      /* its trace2.sid KeyValue */
+	struct t2_sb sid_attr;      /* its trace2.sid KeyValue */
 	/* until written */
 	char *service;           /* basename of argv[0] */
 	char *version;
-	struct sb batch;         /* finished spans after "traceId":"…", NUL-separated */
-	struct sb psp;           /* the ended process span after its ids */
+	struct t2_sb batch;         /* finished spans after "traceId":"…", NUL-separated */
+	struct t2_sb psp;           /* the ended process span after its ids */
 };
 
 struct otlp {
 	struct oproc *procs, **tail;
-	struct omap by_sid;      /* oproc.hnext */
-	struct omap trees;       /* otree.hnext, by root SID */
-	struct omap waiting;     /* oproc.wnext, by the parent's SID */
+	struct t2_map by_sid;      /* oproc.hnext */
+	struct t2_map trees;       /* otree.hnext, by root SID */
+	struct t2_map waiting;     /* oproc.wnext, by the parent's SID */
 	struct otree *queue, **qtail;
 	size_t pending;          /* the trees' pending bytes */
 	struct span *spare;      /* spans for reuse (span.up) */
-	struct sb line;
+	struct t2_sb line;
 	FILE *out;
 };
 
@@ -654,12 +515,12 @@ static struct span *span_new(struct otlp *o, uint64_t start_ns, const char *name
 		o->spare = s->up;
 		s->id = s->parent = 0;
 		s->has_parent = s->error = s->child_id = 0;
-		sb_reset(&s->fixed);
+		t2_sb_reset(&s->fixed);
 		kv_clear(&s->attrs);
-		sb_reset(&s->events);
+		t2_sb_reset(&s->events);
 		s->up = s->next_child = NULL;
 	} else
-		s = xzalloc(sizeof(*s));
+		s = t2_calloc(1, sizeof(*s));
 	s->start_ns = s->end_ns = start_ns;
 	span_name(s, name);
 	return s;
@@ -705,30 +566,30 @@ static const char *base_name(const char *s)
 /* One TracesData line: op's resource and the spans of its batch. */
 static void write_line(struct otlp *o, struct oproc *op)
 {
-	struct sb *b = &o->line;
+	struct t2_sb *b = &o->line;
 	size_t i;
 
-	sb_reset(b);
-	sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
+	t2_sb_reset(b);
+	t2_sb_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
 	put_str(b, "service.name", op->service ? op->service : "unknown_service");
 	if (op->version)
 		put_str(b, "service.version", op->version);
 	if (op->has_pid)
 		put_int(b, "process.pid", op->pid);
 	put_str(b, "trace2.sid", op->p->pub.sid);
-	sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
+	t2_sb_puts(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libtrace2\",\"version\":\""
 		TRACE2_VERSION_STRING "\"},\"spans\":[");
 	for (i = 0; i < op->batch.len; i += strlen(op->batch.s + i) + 1) {
 		if (i)
-			sb_add(b, ",", 1);
-		sb_puts(b, "{\"traceId\":\"");
-		sb_add(b, op->tree->trace, 32);
-		sb_puts(b, "\",");
-		sb_puts(b, op->batch.s + i);
+			t2_sb_add(b, ",", 1);
+		t2_sb_puts(b, "{\"traceId\":\"");
+		t2_sb_add(b, op->tree->trace, 32);
+		t2_sb_puts(b, "\",");
+		t2_sb_puts(b, op->batch.s + i);
 	}
-	sb_puts(b, "]}]}]}\n");
+	t2_sb_puts(b, "]}]}]}\n");
 	fwrite(b->s, 1, b->len, o->out);
-	sb_reset(&op->batch);
+	t2_sb_reset(&op->batch);
 }
 
 /* Write what of op can be: its finished spans once its tree's trace id
@@ -743,16 +604,16 @@ static void flush_proc(struct otlp *o, struct oproc *op)
 			op->parent = op->tree->tp_span;
 		}
 		span_ids(&op->batch, op->id, op->has_parent, op->parent);
-		sb_add(&op->batch, op->psp.s, op->psp.len);
-		sb_add(&op->batch, "", 1);
+		t2_sb_add(&op->batch, op->psp.s, op->psp.len);
+		t2_sb_add(&op->batch, "", 1);
 		op->written = 1;
 	}
 	if (op->batch.len)
 		write_line(o, op);
 	if (op->written) {
 		/* its service and version stay for a detached part (few bytes) */
-		sb_free(&op->batch);
-		sb_free(&op->psp);
+		t2_sb_free(&op->batch);
+		t2_sb_free(&op->psp);
 	}
 }
 
@@ -791,7 +652,7 @@ static void store_span(struct otlp *o, struct oproc *op, struct span *s)
 
 	span_ids(&op->batch, s->id, s->has_parent, s->parent);
 	span_rest(&op->batch, s);
-	sb_add(&op->batch, "", 1); /* spans are NUL-separated */
+	t2_sb_add(&op->batch, "", 1); /* spans are NUL-separated */
 	if (t->settled) {
 		if (op->batch.len >= BATCH_BYTES)
 			flush_proc(o, op);
@@ -818,10 +679,10 @@ static void store_span(struct otlp *o, struct oproc *op, struct span *s)
 
 static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
 {
-	void **head = omap_at(&o->by_sid, otlp_fnv1a64(sid, len), 0);
+	union t2_map_val *head = t2_map_at(&o->by_sid, otlp_fnv1a64(sid, len), 0);
 	struct oproc *op;
 
-	for (op = head ? *head : NULL; op; op = op->hnext)
+	for (op = head ? head->p : NULL; op; op = op->hnext)
 		if (op->p->pub.sid_len == len && !memcmp(op->p->pub.sid, sid, len))
 			return op;
 	return NULL;
@@ -830,19 +691,19 @@ static struct oproc *find_proc(struct otlp *o, const char *sid, size_t len)
 static struct otree *get_tree(struct otlp *o, const char *sid)
 {
 	size_t n = strcspn(sid, "/");
-	void **head = omap_at(&o->trees, otlp_fnv1a64(sid, n), 1);
+	union t2_map_val *head = t2_map_at(&o->trees, otlp_fnv1a64(sid, n), 1);
 	struct otree *t;
 
-	for (t = *head; t; t = t->hnext)
+	for (t = head->p; t; t = t->hnext)
 		if (t->root_len == n && !memcmp(t->root, sid, n))
 			return t;
-	t = xzalloc(sizeof(*t));
-	t->root = xrealloc(NULL, n + 1);
+	t = t2_calloc(1, sizeof(*t));
+	t->root = t2_realloc(NULL, n + 1);
 	memcpy(t->root, sid, n);
 	t->root[n] = 0;
 	t->root_len = n;
-	t->hnext = *head;
-	*head = t;
+	t->hnext = head->p;
+	head->p = t;
 	return t;
 }
 
@@ -851,19 +712,19 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 {
 	struct t2_process *p = rec->proc;
 	struct oproc *op;
-	void **head;
+	union t2_map_val *head;
 	char unnamed[T2_UNNAMED_MAX];
 
-	op = xzalloc(sizeof(*op));
+	op = t2_calloc(1, sizeof(*op));
 	op->p = p;
 	p->user = op;
 	op->tree = get_tree(o, p->pub.sid);
 	op->tnext = op->tree->procs;
 	op->tree->procs = op;
 	op->h = otlp_fnv1a64(p->pub.sid, strlen(p->pub.sid));
-	head = omap_at(&o->by_sid, op->h, 1);
-	op->hnext = *head;
-	*head = op;
+	head = t2_map_at(&o->by_sid, op->h, 1);
+	op->hnext = head->p;
+	head->p = op;
 	*o->tail = op;
 	o->tail = &op->next;
 	op->in_window = !strchr(p->pub.sid, '/');
@@ -875,8 +736,8 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 	op->sp = span_new(o, ns_of(rec), t2_unnamed(p, unnamed));
 	op->sp->id = op->id;
 	put_str(&op->sp->fixed, "trace2.span", "process");
-	sb_add(&op->sp->fixed, ",", 1);
-	sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
+	t2_sb_add(&op->sp->fixed, ",", 1);
+	t2_sb_add(&op->sp->fixed, op->sid_attr.s, op->sid_attr.len);
 	if (op->has_pid)
 		put_int(&op->sp->fixed, "process.pid", op->pid);
 	return op;
@@ -892,20 +753,20 @@ static struct oproc *proc_new(struct otlp *o, struct t2_record *rec)
 static struct oproc *proc_detached(struct otlp *o, struct oproc *old, struct t2_record *rec)
 {
 	struct oproc *op = proc_new(o, rec);
-	struct sb b = { 0 };
+	struct t2_sb b = { 0 };
 
-	sb_puts(&b, "\ndetached\n");
+	t2_sb_puts(&b, "\ndetached\n");
 	sb_i64(&b, (int64_t)rec->proc->detached);
 	op->idh = fnv64_add(op->h, b.s, b.len);
-	sb_free(&b);
+	t2_sb_free(&b);
 	op->id = op->sp->id = span_id(op->idh);
 	op->detached = op->has_parent = op->parent_known = 1;
 	op->parent = old->id;
 	op->in_window = 0;
 	op->named = 1;
 	span_name(op->sp, old->name);
-	op->service = old->service ? xstrdup(old->service) : NULL;
-	op->version = old->version ? xstrdup(old->version) : NULL;
+	op->service = old->service ? t2_strdup(old->service) : NULL;
+	op->version = old->version ? t2_strdup(old->version) : NULL;
 	kv_bool(&op->sp->attrs, "trace2.detached", 1);
 	return op;
 }
@@ -928,7 +789,7 @@ static struct othread *get_thread(struct oproc *op, struct t2_thread *t)
 
 	if (ot)
 		return ot;
-	ot = xzalloc(sizeof(*ot));
+	ot = t2_calloc(1, sizeof(*ot));
 	ot->t = t;
 	t->user = ot;
 	ot->next = op->threads;
@@ -950,10 +811,10 @@ static struct span *innermost(struct oproc *op, struct othread *ot)
 static void span_head(struct span *s, const char *kind, struct oproc *op, struct othread *ot)
 {
 	put_str(&s->fixed, "trace2.span", kind);
-	sb_add(&s->fixed, ",", 1);
-	sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
-	sb_add(&s->fixed, ",", 1);
-	sb_add(&s->fixed, ot->attr.s, ot->attr.len);
+	t2_sb_add(&s->fixed, ",", 1);
+	t2_sb_add(&s->fixed, op->sid_attr.s, op->sid_attr.len);
+	t2_sb_add(&s->fixed, ",", 1);
+	t2_sb_add(&s->fixed, ot->attr.s, ot->attr.len);
 }
 
 static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
@@ -965,12 +826,12 @@ static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
 	const char *seq;
 
 	s = span_new(o, ns_of(rec), NULL);
-	sb_reset(&s->name);
+	t2_sb_reset(&s->name);
 	if (r->category && *r->category) {
-		sb_puts(&s->name, r->category);
-		sb_add(&s->name, ":", 1);
+		t2_sb_puts(&s->name, r->category);
+		t2_sb_add(&s->name, ":", 1);
 	}
-	sb_puts(&s->name, r->label ? r->label : "");
+	t2_sb_puts(&s->name, r->label ? r->label : "");
 	if (!s->name.len)
 		span_name(s, NULL);
 	ot->seq++;
@@ -1022,12 +883,12 @@ static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
 	struct span *s, *up = innermost(op, ot);
 
 	s = span_new(o, ns_of(rec), NULL);
-	sb_reset(&s->name);
-	sb_puts(&s->name, "child:");
-	sb_puts(&s->name, c->child_class ? c->child_class : "?");
+	t2_sb_reset(&s->name);
+	t2_sb_puts(&s->name, "child:");
+	t2_sb_puts(&s->name, c->child_class ? c->child_class : "?");
 	if (c->hook_name) {
-		sb_add(&s->name, ":", 1);
-		sb_puts(&s->name, c->hook_name);
+		t2_sb_add(&s->name, ":", 1);
+		t2_sb_puts(&s->name, c->hook_name);
 	}
 	s->child_id = c->id;
 	s->parent = up->id;
@@ -1063,7 +924,7 @@ static struct span *find_child(struct oproc *op, int id, int unlink)
 /* A child span ended: stored, and remembered for the child processes. */
 static void child_done(struct otlp *o, struct oproc *op, struct span *s, int has_pid, uint32_t pid)
 {
-	struct cdone *d = xzalloc(sizeof(*d));
+	struct cdone *d = t2_calloc(1, sizeof(*d));
 
 	d->pid = pid;
 	d->has_pid = has_pid;
@@ -1126,13 +987,13 @@ static int resolve_parent(struct otlp *o, struct oproc *op, int final)
  * children waiting for it get their parent span and are written. */
 static void wake_children(struct otlp *o, struct oproc *parent, int has_pid, uint32_t pid)
 {
-	void **head = omap_at(&o->waiting, parent->h, 0);
+	union t2_map_val *head = t2_map_at(&o->waiting, parent->h, 0);
 	struct oproc **pp, *op;
 	size_t plen = parent->p->pub.sid_len;
 
 	if (!head)
 		return;
-	for (pp = (struct oproc **)head; (op = *pp);) {
+	for (pp = (struct oproc **)&head->p; (op = *pp);) {
 		if (op->p->pub.sid_len > plen && op->p->pub.sid[plen] == '/' &&
 		    !memcmp(op->p->pub.sid, parent->p->pub.sid, plen) &&
 		    !strchr(op->p->pub.sid + plen + 1, '/') && (!has_pid || (op->has_pid && op->pid == pid)) &&
@@ -1158,39 +1019,40 @@ static void proc_end(struct otlp *o, struct oproc *op)
 			region_close(o, op, ot, op->sp->end_ns);
 		}
 	while ((s = op->children)) {
-		struct sb b = { 0 };
+		struct t2_sb b = { 0 };
 
 		op->children = s->next_child;
 		s->end_ns = op->sp->end_ns;
-		sb_puts(&b, "\nchild_id\n");
+		t2_sb_puts(&b, "\nchild_id\n");
 		sb_i64(&b, s->child_id);
 		s->id = span_id(fnv64_add(op->idh, b.s, b.len));
-		sb_free(&b);
+		t2_sb_free(&b);
 		kv_bool(&s->attrs, "trace2.unfinished", 1);
 		child_done(o, op, s, 0, 0);
 	}
 	while ((ot = op->threads)) {
 		op->threads = ot->next;
 		ot->t->user = NULL;
-		sb_free(&ot->attr);
+		t2_sb_free(&ot->attr);
 		free(ot);
 	}
 	op->start_ns = op->sp->start_ns;
-	op->name = xstrdup(op->sp->name.s);
+	op->name = t2_strdup(op->sp->name.s);
 	span_rest(&op->psp, op->sp);
 	span_recycle(o, op->sp);
 	op->sp = NULL;
-	sb_free(&op->sid_attr);
+	t2_sb_free(&op->sid_attr);
 	op->ended = 1;
 	if (op->detached || resolve_parent(o, op, 0)) {
 		op->parent_known = 1;
 	} else {
-		void **head = omap_at(&o->waiting, otlp_fnv1a64(op->p->pub.sid,
-							       (size_t)(strrchr(op->p->pub.sid, '/') -
-									op->p->pub.sid)), 1);
+		union t2_map_val *head = t2_map_at(&o->waiting,
+						   otlp_fnv1a64(op->p->pub.sid,
+								(size_t)(strrchr(op->p->pub.sid, '/') -
+									 op->p->pub.sid)), 1);
 
-		op->wnext = *head;
-		*head = op;
+		op->wnext = head->p;
+		head->p = op;
 	}
 	flush_proc(o, op);
 	wake_children(o, op, 0, 0);
@@ -1200,38 +1062,12 @@ static void proc_end(struct otlp *o, struct oproc *op)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
-static int is_lower_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int all_zero(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] != '0')
-			return 0;
-	return 1;
-}
-
-/* W3C Trace Context: "00-<32 hex>-<16 hex>-<2 hex>", lowercase, ids not
- * all zero; a later version's value may be longer ("-..." after).  The
- * first valid one settles its tree, unless something settled it before. */
+/* The first valid traceparent settles its tree, unless something settled
+ * it before. */
 static void traceparent(struct otlp *o, struct oproc *op, const char *v)
 {
-	if (!v || strlen(v) < 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' ||
-	    !is_lower_hex(v, 2) || !is_lower_hex(v + 3, 32) || !is_lower_hex(v + 36, 16) ||
-	    !is_lower_hex(v + 53, 2) || !strncmp(v, "ff", 2) || all_zero(v + 3, 32) ||
-	    all_zero(v + 36, 16) || (!strncmp(v, "00", 2) && v[55]) ||
-	    (v[55] && v[55] != '-'))
-		return;
-	settle(o, op->tree, v);
+	if (tr2_traceparent_valid(v))
+		settle(o, op->tree, v);
 }
 
 static int is_traceparent_record(const struct trace2_event *ev)
@@ -1247,89 +1083,260 @@ static void set_exit(struct oproc *op, int code)
 	op->sp->status_msg = NULL;
 	op->sp->error = code != 0;
 	if (code) {
-		struct sb b = { 0 };
+		char msg[32];
 
-		sb_printf(&b, "exit code %d", code);
-		op->sp->status_msg = b.s;
+		snprintf(msg, sizeof(msg), "exit code %d", code);
+		op->sp->status_msg = t2_strdup(msg);
 	}
 }
 
 static void on_data(struct oproc *op, struct othread *ot, const struct trace2_event *ev)
 {
-	struct sb key = { 0 }, v = { 0 };
+	struct t2_sb key = { 0 }, v = { 0 };
 
-	sb_puts(&key, ev->kind == TRACE2_EVENT_DATA ? "trace2.data." : "trace2.data_json.");
-	sb_puts(&key, ev->data.category ? ev->data.category : "");
-	sb_add(&key, ".", 1);
-	sb_puts(&key, ev->data.key ? ev->data.key : "");
+	t2_sb_puts(&key, ev->kind == TRACE2_EVENT_DATA ? "trace2.data." : "trace2.data_json.");
+	t2_sb_puts(&key, ev->data.category ? ev->data.category : "");
+	t2_sb_add(&key, ".", 1);
+	t2_sb_puts(&key, ev->data.key ? ev->data.key : "");
 	if (ev->kind == TRACE2_EVENT_DATA)
 		put_str(&v, NULL, ev->data.value);
 	else {
-		struct sb j = { 0 };
+		struct t2_sb j = { 0 };
 
 		if (ev->data.json)
-			sb_add(&j, ev->data.json, ev->data.json_len);
+			t2_sb_add(&j, ev->data.json, ev->data.json_len);
 		put_str(&v, NULL, j.s ? j.s : "");
-		sb_free(&j);
+		t2_sb_free(&j);
 	}
 	kv_set_raw(&innermost(op, ot)->attrs, key.s, v.s);
-	sb_free(&key);
+	t2_sb_free(&key);
 }
 
-static void on_record(void *ctx, struct t2_record *rec)
-{
-	struct otlp *o = ctx;
-	const struct trace2_event *ev = &rec->ev.pub;
+/* A record of a process on a thread, as each kind's function takes it. */
+struct orec {
+	struct otlp *o;
 	struct oproc *op;
 	struct othread *ot;
-	struct span *s;
-	struct sb *a;
-	uint64_t ns = ns_of(rec);
+	struct t2_record *rec;
+	const struct trace2_event *ev;
+	uint64_t ns;
+};
 
-	if (!t2_record_usable(rec, 0))
-		return;
-	op = get_proc(o, rec);
-	if (op->in_window && ev->kind != TRACE2_EVENT_VERSION && ev->kind != TRACE2_EVENT_START &&
-	    !is_traceparent_record(ev)) {
-		op->in_window = 0; /* the root recorded no traceparent */
-		settle(o, op->tree, NULL);
+static void on_version(const struct orec *r)
+{
+	struct oproc *op = r->op;
+
+	free(op->version);
+	op->version = t2_strdup(r->ev->version.exe ? r->ev->version.exe : "");
+	kv_str(&op->sp->attrs, "trace2.version", op->version);
+}
+
+static void on_start(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const char *const *argv = r->ev->start.argv;
+
+	kv_argv(&op->sp->attrs, "process.command_args", argv, 0);
+	if (argv && argv[0]) {
+		free(op->service);
+		op->service = t2_strdup(base_name(argv[0]));
+		if (!op->named)
+			span_name(op->sp, op->service);
 	}
-	ot = get_thread(op, rec->thread);
-	if (ns < op->sp->start_ns)
-		op->sp->start_ns = ns;
-	if (ns > op->sp->end_ns)
-		op->sp->end_ns = ns;
+}
+
+static void on_signal(const struct orec *r)
+{
+	kv_int(&r->op->sp->attrs, "trace2.signal", r->ev->signal.signo);
+	set_exit(r->op, 128 + r->ev->signal.signo);
+}
+
+static void on_error(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "error");
+
+	put_str(a, "exception.message", r->ev->error.msg);
+	if (r->ev->error.fmt)
+		put_str(a, "trace2.fmt", r->ev->error.fmt);
+	put_str(a, "trace2.thread", r->ot->t->pub.name);
+	ev_end(a);
+}
+
+static void on_cmd_name(const struct orec *r)
+{
+	struct oproc *op = r->op;
+
+	op->named = 1;
+	span_name(op->sp, r->ev->cmd_name.name);
+	kv_str(&op->sp->attrs, "trace2.cmd_name", r->ev->cmd_name.name);
+	kv_str(&op->sp->attrs, "trace2.cmd_hierarchy", r->ev->cmd_name.hierarchy);
+}
+
+static void on_alias(const struct orec *r)
+{
+	kv_str(&r->op->sp->attrs, "trace2.alias", r->ev->alias.alias);
+	kv_argv(&r->op->sp->attrs, "trace2.alias_argv", r->ev->alias.argv, 0);
+}
+
+static void on_child_start(const struct orec *r)
+{
+	if (!find_child(r->op, r->ev->child.id, 0)) /* a child_id twice: keep the first */
+		child_start(r->o, r->op, r->ot, r->rec);
+}
+
+static void on_child_exit(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const struct trace2_ev_child *c = &r->ev->child;
+	struct span *s = find_child(op, c->id, 1);
+
+	if (!s)
+		return; /* no child_start: nothing to end */
+	s->end_ns = r->ns;
+	s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)c->pid);
+	put_int(&s->fixed, "process.pid", c->pid);
+	put_int(&s->fixed, "process.exit.code", c->code);
+	child_done(r->o, op, s, 1, (uint32_t)c->pid);
+	wake_children(r->o, op, 1, (uint32_t)c->pid);
+}
+
+static void on_child_ready(const struct orec *r)
+{
+	struct span *s = find_child(r->op, r->ev->child.id, 0);
+	struct t2_sb *a = ev_begin(s ? s : r->op->sp, r->ns, "child_ready");
+
+	put_int(a, "trace2.child_id", r->ev->child.id);
+	put_int(a, "process.pid", r->ev->child.pid);
+	put_str(a, "trace2.ready", r->ev->child.ready);
+	ev_end(a);
+}
+
+static void on_exec(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "exec");
+
+	put_int(a, "trace2.exec_id", r->ev->exec.id);
+	if (r->ev->exec.exe)
+		put_str(a, "process.executable.path", r->ev->exec.exe);
+	put_argv(a, "process.command_args", r->ev->exec.argv, 0);
+	ev_end(a);
+}
+
+static void on_exec_result(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "exec_result");
+
+	put_int(a, "trace2.exec_id", r->ev->exec.id);
+	put_int(a, "process.exit.code", r->ev->exec.code);
+	ev_end(a);
+}
+
+static void on_def_param(const struct orec *r)
+{
+	struct t2_sb k = { 0 };
+
+	t2_sb_puts(&k, "trace2.param.");
+	t2_sb_puts(&k, r->ev->def_param.param ? r->ev->def_param.param : "");
+	kv_str(&r->op->sp->attrs, k.s, r->ev->def_param.value);
+	t2_sb_free(&k);
+}
+
+static void on_def_repo(const struct orec *r)
+{
+	struct t2_sb k = { 0 };
+
+	t2_sb_puts(&k, "trace2.repo.");
+	sb_i64(&k, r->ev->def_repo.repo_id);
+	t2_sb_puts(&k, ".worktree");
+	kv_str(&r->op->sp->attrs, k.s, r->ev->def_repo.worktree);
+	t2_sb_free(&k);
+}
+
+static void on_region_leave(const struct orec *r)
+{
+	if (r->ot->top)
+		region_close(r->o, r->op, r->ot, r->ns);
+	else if (r->op->detached || r->rec->thread->mid)
+		region_whole(r->o, r->op, r->ot, r->rec);
+}
+
+static void on_data_record(const struct orec *r)
+{
+	if (is_traceparent_record(r->ev))
+		traceparent(r->o, r->op, r->ev->data.value);
+	on_data(r->op, r->ot, r->ev);
+}
+
+static void on_printf(const struct orec *r)
+{
+	struct t2_sb *a = ev_begin(innermost(r->op, r->ot), r->ns, "printf");
+
+	put_str(a, "trace2.msg", r->ev->printf.msg);
+	put_str(a, "trace2.thread", r->ot->t->pub.name);
+	ev_end(a);
+}
+
+/* A timer's or counter's span event, begun: its category, its name and,
+ * for a thread's own, the thread. */
+static struct t2_sb *metric_begin(const struct orec *r, const char *category, const char *name,
+				  int per_thread)
+{
+	struct t2_sb *a = ev_begin(r->op->sp, r->ns, trace2_event_name(r->ev->kind));
+
+	put_str(a, "trace2.category", category);
+	put_str(a, "trace2.name", name);
+	if (per_thread)
+		put_str(a, "trace2.thread", r->ot->t->pub.name);
+	return a;
+}
+
+/* timer, th_timer */
+static void on_timer(const struct orec *r)
+{
+	const struct trace2_ev_timer *t = &r->ev->timer;
+	struct t2_sb *a = metric_begin(r, t->category, t->name,
+				       r->ev->kind == TRACE2_EVENT_TH_TIMER);
+
+	put_int(a, "trace2.intervals", (int64_t)t->intervals);
+	put_seconds(a, "trace2.t_total", t->total_ns);
+	put_seconds(a, "trace2.t_min", t->min_ns);
+	put_seconds(a, "trace2.t_max", t->max_ns);
+	ev_end(a);
+}
+
+/* counter, th_counter */
+static void on_counter(const struct orec *r)
+{
+	const struct trace2_ev_counter *c = &r->ev->counter;
+	struct t2_sb *a = metric_begin(r, c->category, c->name,
+				       r->ev->kind == TRACE2_EVENT_TH_COUNTER);
+
+	put_int(a, "trace2.count", (int64_t)c->value);
+	ev_end(a);
+}
+
+/* The record to its kind's function. */
+static void dispatch_kind(const struct orec *r)
+{
+	struct oproc *op = r->op;
+	const struct trace2_event *ev = r->ev;
 
 	switch (ev->kind) {
 	case TRACE2_EVENT_VERSION:
-		free(op->version);
-		op->version = xstrdup(ev->version.exe ? ev->version.exe : "");
-		kv_str(&op->sp->attrs, "trace2.version", op->version);
+		on_version(r);
 		break;
 	case TRACE2_EVENT_START:
-		kv_argv(&op->sp->attrs, "process.command_args", ev->start.argv, 0);
-		if (ev->start.argv && ev->start.argv[0]) {
-			free(op->service);
-			op->service = xstrdup(base_name(ev->start.argv[0]));
-			if (!op->named)
-				span_name(op->sp, op->service);
-		}
+		on_start(r);
 		break;
 	case TRACE2_EVENT_EXIT:
 	case TRACE2_EVENT_ATEXIT:
 		set_exit(op, ev->exit.code);
 		break;
 	case TRACE2_EVENT_SIGNAL:
-		kv_int(&op->sp->attrs, "trace2.signal", ev->signal.signo);
-		set_exit(op, 128 + ev->signal.signo);
+		on_signal(r);
 		break;
 	case TRACE2_EVENT_ERROR:
-		a = ev_begin(innermost(op, ot), ns, "error");
-		put_str(a, "exception.message", ev->error.msg);
-		if (ev->error.fmt)
-			put_str(a, "trace2.fmt", ev->error.fmt);
-		put_str(a, "trace2.thread", ot->t->pub.name);
-		ev_end(a);
+		on_error(r);
 		break;
 	case TRACE2_EVENT_CMD_PATH:
 		kv_str(&op->sp->attrs, "process.executable.path", ev->cmd_path.path);
@@ -1338,127 +1345,88 @@ static void on_record(void *ctx, struct t2_record *rec)
 		kv_argv(&op->sp->attrs, "trace2.cmd_ancestry", ev->cmd_ancestry.names, 0);
 		break;
 	case TRACE2_EVENT_CMD_NAME:
-		op->named = 1;
-		span_name(op->sp, ev->cmd_name.name);
-		kv_str(&op->sp->attrs, "trace2.cmd_name", ev->cmd_name.name);
-		kv_str(&op->sp->attrs, "trace2.cmd_hierarchy", ev->cmd_name.hierarchy);
+		on_cmd_name(r);
 		break;
 	case TRACE2_EVENT_CMD_MODE:
 		kv_str(&op->sp->attrs, "trace2.cmd_mode", ev->cmd_mode.name);
 		break;
 	case TRACE2_EVENT_ALIAS:
-		kv_str(&op->sp->attrs, "trace2.alias", ev->alias.alias);
-		kv_argv(&op->sp->attrs, "trace2.alias_argv", ev->alias.argv, 0);
+		on_alias(r);
 		break;
 	case TRACE2_EVENT_CHILD_START:
-		if (find_child(op, ev->child.id, 0))
-			break; /* a child_id twice: keep the first */
-		child_start(o, op, ot, rec);
+		on_child_start(r);
 		break;
 	case TRACE2_EVENT_CHILD_EXIT:
-		s = find_child(op, ev->child.id, 1);
-		if (!s)
-			break; /* no child_start: nothing to end */
-		s->end_ns = ns;
-		s->id = child_span_id(op->p->pub.sid, op->p->pub.sid_len, (uint32_t)ev->child.pid);
-		put_int(&s->fixed, "process.pid", ev->child.pid);
-		put_int(&s->fixed, "process.exit.code", ev->child.code);
-		child_done(o, op, s, 1, (uint32_t)ev->child.pid);
-		wake_children(o, op, 1, (uint32_t)ev->child.pid);
+		on_child_exit(r);
 		break;
 	case TRACE2_EVENT_CHILD_READY:
-		s = find_child(op, ev->child.id, 0);
-		a = ev_begin(s ? s : op->sp, ns, "child_ready");
-		put_int(a, "trace2.child_id", ev->child.id);
-		put_int(a, "process.pid", ev->child.pid);
-		put_str(a, "trace2.ready", ev->child.ready);
-		ev_end(a);
+		on_child_ready(r);
 		break;
 	case TRACE2_EVENT_EXEC:
-		a = ev_begin(innermost(op, ot), ns, "exec");
-		put_int(a, "trace2.exec_id", ev->exec.id);
-		if (ev->exec.exe)
-			put_str(a, "process.executable.path", ev->exec.exe);
-		put_argv(a, "process.command_args", ev->exec.argv, 0);
-		ev_end(a);
+		on_exec(r);
 		break;
 	case TRACE2_EVENT_EXEC_RESULT:
-		a = ev_begin(innermost(op, ot), ns, "exec_result");
-		put_int(a, "trace2.exec_id", ev->exec.id);
-		put_int(a, "process.exit.code", ev->exec.code);
-		ev_end(a);
+		on_exec_result(r);
 		break;
-	case TRACE2_EVENT_DEF_PARAM: {
-		struct sb k = { 0 };
-
-		sb_puts(&k, "trace2.param.");
-		sb_puts(&k, ev->def_param.param ? ev->def_param.param : "");
-		kv_str(&op->sp->attrs, k.s, ev->def_param.value);
-		sb_free(&k);
+	case TRACE2_EVENT_DEF_PARAM:
+		on_def_param(r);
 		break;
-	}
-	case TRACE2_EVENT_DEF_REPO: {
-		struct sb k = { 0 };
-
-		sb_puts(&k, "trace2.repo.");
-		sb_i64(&k, ev->def_repo.repo_id);
-		sb_puts(&k, ".worktree");
-		kv_str(&op->sp->attrs, k.s, ev->def_repo.worktree);
-		sb_free(&k);
+	case TRACE2_EVENT_DEF_REPO:
+		on_def_repo(r);
 		break;
-	}
 	case TRACE2_EVENT_REGION_ENTER:
-		region_enter(o, op, ot, rec);
+		region_enter(r->o, op, r->ot, r->rec);
 		break;
 	case TRACE2_EVENT_REGION_LEAVE:
-		if (ot->top)
-			region_close(o, op, ot, ns);
-		else if (op->detached || rec->thread->mid)
-			region_whole(o, op, ot, rec);
+		on_region_leave(r);
 		break;
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
-		if (is_traceparent_record(ev))
-			traceparent(o, op, ev->data.value);
-		on_data(op, ot, ev);
+		on_data_record(r);
 		break;
 	case TRACE2_EVENT_PRINTF:
-		a = ev_begin(innermost(op, ot), ns, "printf");
-		put_str(a, "trace2.msg", ev->printf.msg);
-		put_str(a, "trace2.thread", ot->t->pub.name);
-		ev_end(a);
+		on_printf(r);
 		break;
 	case TRACE2_EVENT_TIMER:
 	case TRACE2_EVENT_TH_TIMER:
-		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		put_str(a, "trace2.category", ev->timer.category);
-		put_str(a, "trace2.name", ev->timer.name);
-		if (ev->kind == TRACE2_EVENT_TH_TIMER)
-			put_str(a, "trace2.thread", ot->t->pub.name);
-		put_int(a, "trace2.intervals", (int64_t)ev->timer.intervals);
-		put_seconds(a, "trace2.t_total", ev->timer.total_ns);
-		put_seconds(a, "trace2.t_min", ev->timer.min_ns);
-		put_seconds(a, "trace2.t_max", ev->timer.max_ns);
-		ev_end(a);
+		on_timer(r);
 		break;
 	case TRACE2_EVENT_COUNTER:
 	case TRACE2_EVENT_TH_COUNTER:
-		a = ev_begin(op->sp, ns, trace2_event_name(ev->kind));
-		put_str(a, "trace2.category", ev->counter.category);
-		put_str(a, "trace2.name", ev->counter.name);
-		if (ev->kind == TRACE2_EVENT_TH_COUNTER)
-			put_str(a, "trace2.thread", ot->t->pub.name);
-		put_int(a, "trace2.count", (int64_t)ev->counter.value);
-		ev_end(a);
+		on_counter(r);
 		break;
 	case TRACE2_EVENT_TOO_MANY_FILES:
-		sb_puts(ev_open(op->sp, ns, "too_many_files"), "}");
+		t2_sb_puts(ev_open(op->sp, r->ns, "too_many_files"), "}");
 		break;
 	default:
 		break; /* thread_start, thread_exit: no span of their own */
 	}
-	if (ev->kind == TRACE2_EVENT_ATEXIT)
-		proc_end(o, op);
+}
+
+static void on_record(void *ctx, struct t2_record *rec)
+{
+	struct orec r;
+
+	if (!t2_record_usable(rec, 0))
+		return;
+	r.o = ctx;
+	r.rec = rec;
+	r.ev = &rec->ev.pub;
+	r.ns = ns_of(rec);
+	r.op = get_proc(r.o, rec);
+	if (r.op->in_window && r.ev->kind != TRACE2_EVENT_VERSION &&
+	    r.ev->kind != TRACE2_EVENT_START && !is_traceparent_record(r.ev)) {
+		r.op->in_window = 0; /* the root recorded no traceparent */
+		settle(r.o, r.op->tree, NULL);
+	}
+	r.ot = get_thread(r.op, rec->thread);
+	if (r.ns < r.op->sp->start_ns)
+		r.op->sp->start_ns = r.ns;
+	if (r.ns > r.op->sp->end_ns)
+		r.op->sp->end_ns = r.ns;
+	dispatch_kind(&r);
+	if (r.ev->kind == TRACE2_EVENT_ATEXIT)
+		proc_end(r.o, r.op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1473,8 +1441,8 @@ static void free_proc(struct oproc *op)
 		op->done = d->next;
 		free(d);
 	}
-	sb_free(&op->batch);
-	sb_free(&op->psp);
+	t2_sb_free(&op->batch);
+	t2_sb_free(&op->psp);
 	free(op->service);
 	free(op->version);
 	free(op->name);
@@ -1484,7 +1452,7 @@ static void free_proc(struct oproc *op)
 
 struct otlp *otlp_new(FILE *out)
 {
-	struct otlp *o = xzalloc(sizeof(*o));
+	struct otlp *o = t2_calloc(1, sizeof(*o));
 
 	o->tail = &o->procs;
 	o->qtail = &o->queue;
@@ -1521,8 +1489,8 @@ int otlp_finish(struct otlp *o)
 		o->procs = op->next;
 		free_proc(op);
 	}
-	for (i = 0; i < o->trees.cap; i++) {
-		struct otree *t = o->trees.slot[i].head, *next;
+	for (i = 0; i < o->trees.size; i++) {
+		struct otree *t = o->trees.slot[i].val.p, *next;
 
 		for (; t; t = next) {
 			next = t->hnext;
@@ -1534,10 +1502,10 @@ int otlp_finish(struct otlp *o)
 		o->spare = s->up;
 		span_free(s);
 	}
-	free(o->trees.slot);
-	free(o->by_sid.slot);
-	free(o->waiting.slot);
-	sb_free(&o->line);
+	t2_map_free(&o->trees);
+	t2_map_free(&o->by_sid);
+	t2_map_free(&o->waiting);
+	t2_sb_free(&o->line);
 	free(o);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* The event-format reader (see reader.h). */
 #include "reader.h"
+#include "alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,30 +16,10 @@
 
 #define READ_CHUNK 65536
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fputs("trace2: out of memory\n", stderr);
-		exit(2);
-	}
-	return p;
-}
-
-static char *xmemdup(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
 /* s escaped as the inside of a JSON string, allocated. */
 static char *json_escaped(const char *s, size_t n, size_t *out_len)
 {
-	char *p = xmalloc(TR2_JSON_ESCAPED_MAX(n) + 1);
+	char *p = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
 
 	*out_len = tr2_json_escape(p, s, n);
 	p[*out_len] = '\0';
@@ -89,9 +70,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->max_line = T2_LINE_MAX;
 	r->find_repeats = 1;
 	r->table_size = 64;
-	r->table = calloc(r->table_size, sizeof(*r->table));
-	if (!r->table)
-		xmalloc(SIZE_MAX); /* reports and exits */
+	r->table = t2_calloc(r->table_size, sizeof(*r->table));
 	jobj_init(&r->obj);
 	tr2_time_cache_init(&r->times);
 	note_outputs(r);
@@ -245,9 +224,9 @@ static struct t2_process *get_process(struct t2_reader *r, const char *sid, size
 	*created = 0;
 	if ((p = t2_reader_find(r, sid, len)))
 		return p;
-	p = xmalloc(sizeof(*p));
+	p = t2_realloc(NULL, sizeof(*p));
 	memset(p, 0, sizeof(*p));
-	p->pub.sid = xmemdup(sid, len);
+	p->pub.sid = t2_memdup(sid, len);
 	p->pub.sid_len = len;
 	p->pub.sid_json = json_escaped(sid, len, &p->pub.sid_json_len);
 	for (i = 0; i < len; i++)
@@ -300,9 +279,9 @@ static struct t2_thread *get_thread(struct t2_process *p, const char *name, size
 			return t;
 		tail = &t->next;
 	}
-	t = xmalloc(sizeof(*t));
+	t = t2_realloc(NULL, sizeof(*t));
 	memset(t, 0, sizeof(*t));
-	t->pub.name = xmemdup(name, len);
+	t->pub.name = t2_memdup(name, len);
 	t->pub.name_len = len;
 	t->pub.json_name = json_escaped(name, len, &t->pub.json_name_len);
 	t->pub.id = thread_id(p, t->pub.name);
@@ -358,7 +337,7 @@ static const char *text_of(struct t2_reader *r, const struct jval *v)
 {
 	if (r->scratch_cap < v->raw_len + 1) {
 		free(r->scratch);
-		r->scratch = xmalloc(v->raw_len + 1);
+		r->scratch = t2_realloc(NULL, v->raw_len + 1);
 		r->scratch_cap = v->raw_len + 1;
 	}
 	memcpy(r->scratch, v->raw, v->raw_len);
@@ -682,9 +661,7 @@ static void take_anchor(struct t2_process *p, const struct t2_source *s, uint64_
 
 	if ((p->nanchors && p->anchor_source == s->seq) || p->nanchors == T2_ANCHORS_MAX)
 		return;
-	a = realloc(p->anchors, (p->nanchors + 1) * sizeof(*a));
-	if (!a)
-		xmalloc(SIZE_MAX);
+	a = t2_realloc(p->anchors, (p->nanchors + 1) * sizeof(*a));
 	p->anchors = a;
 	a[p->nanchors].time_us = t;
 	a[p->nanchors++].hash = line_hash(line, len) | 1;
@@ -911,14 +888,10 @@ static void append(struct t2_source *s, const char *data, size_t n)
 {
 	if (s->len + n > s->cap) {
 		size_t cap = s->cap ? s->cap : 4096;
-		char *b;
 
 		while (cap < s->len + n)
 			cap *= 2;
-		b = realloc(s->buf, cap);
-		if (!b)
-			xmalloc(SIZE_MAX);
-		s->buf = b;
+		s->buf = t2_realloc(s->buf, cap);
 		s->cap = cap;
 	}
 	memcpy(s->buf + s->len, data, n);
@@ -1141,15 +1114,10 @@ static int read_dir(struct t2_reader *r, const char *path)
 		if (de->d_name[0] == '.')
 			continue;
 		if (n == alloc) {
-			char **nn;
-
 			alloc = alloc ? 2 * alloc : 64;
-			nn = realloc(names, alloc * sizeof(*names));
-			if (!nn)
-				xmalloc(SIZE_MAX);
-			names = nn;
+			names = t2_realloc(names, alloc * sizeof(*names));
 		}
-		names[n] = xmalloc(strlen(path) + strlen(de->d_name) + 2);
+		names[n] = t2_realloc(NULL, strlen(path) + strlen(de->d_name) + 2);
 		sprintf(names[n], "%s/%s", path, de->d_name);
 		n++;
 	}

@@ -20,6 +20,7 @@
  * microsecond of rounding, 0.9 % + 0.05 % < 1 % of the true value.
  */
 #include "summary.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -44,26 +45,9 @@
 
 static double h_low[H_LOG + 1]; /* low bound of log bucket k */
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		fputs("trace2: out of memory\n", stderr);
-		exit(2);
-	}
-	return p;
-}
-
 static char *xstrdup_or_null(const char *s)
 {
-	char *p;
-
-	if (!s)
-		return NULL;
-	p = xcalloc(strlen(s) + 1, 1);
-	strcpy(p, s);
-	return p;
+	return s ? t2_strdup(s) : NULL;
 }
 
 static void h_init(void)
@@ -174,14 +158,14 @@ static struct khead *key_get(struct table *t, const char *cat, const char *name,
 		if (same(k->cat, cat) && same(k->name, name))
 			return k;
 	*fresh = 1;
-	k = xcalloc(1, size);
+	k = t2_calloc(1, size);
 	k->cat = xstrdup_or_null(cat);
 	k->name = xstrdup_or_null(name);
 	k->next = t->slot[h];
 	t->slot[h] = k;
 	if (++t->n > t->size) {
 		size_t n = t->size * 2, i;
-		struct khead **s = xcalloc(n, sizeof(*s));
+		struct khead **s = t2_calloc(n, sizeof(*s));
 
 		for (i = 0; i < t->size; i++) {
 			struct khead *x = t->slot[i], *next;
@@ -208,7 +192,7 @@ static struct rkey *rkey_get(struct table *t, const char *cat, const char *label
 	struct rkey *k = (struct rkey *)key_get(t, cat, label, sizeof(*k), &fresh);
 
 	if (fresh)
-		k->hist = xcalloc(H_BUCKETS, sizeof(*k->hist));
+		k->hist = t2_calloc(H_BUCKETS, sizeof(*k->hist));
 	return k;
 }
 
@@ -226,13 +210,13 @@ static void table_init(struct table *t)
 {
 	t->size = 64;
 	t->n = 0;
-	t->slot = xcalloc(t->size, sizeof(*t->slot));
+	t->slot = t2_calloc(t->size, sizeof(*t->slot));
 }
 
 /* The table's entries in an array. */
 static void **table_items(struct table *t)
 {
-	void **v = xcalloc(t->n, sizeof(*v));
+	void **v = t2_calloc(t->n, sizeof(*v));
 	size_t i, n = 0;
 
 	for (i = 0; i < t->size; i++) {
@@ -338,13 +322,8 @@ static void region_enter(struct t2_summary *s, struct sthread *t, const struct t
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct frame *st = realloc(t->stack, cap * sizeof(*st));
 
-		if (!st) {
-			fputs("trace2: out of memory\n", stderr);
-			exit(2);
-		}
-		t->stack = st;
+		t->stack = t2_realloc(t->stack, cap * sizeof(*t->stack));
 		t->cap = cap;
 	}
 	f = &t->stack[t->n++];
@@ -438,14 +417,14 @@ static void record(void *ctx, struct t2_record *rec)
 	if (!t2_record_usable(rec, s->quiet))
 		return;
 	if (!rec->proc->user) {
-		p = rec->proc->user = xcalloc(1, sizeof(*p));
+		p = rec->proc->user = t2_calloc(1, sizeof(*p));
 		p->seq = s->nproc++;
 		p->sid_ok = sid_selected(&s->filter, rec->proc->pub.sid);
 		p->first_us = ev->time_us;
 	}
 	p = rec->proc->user;
 	if (!rec->thread->user)
-		rec->thread->user = xcalloc(1, sizeof(struct sthread));
+		rec->thread->user = t2_calloc(1, sizeof(struct sthread));
 	t = rec->thread->user;
 	if (rec->resumed)
 		resume_regions(rec->proc);
@@ -671,7 +650,7 @@ static void select_processes(struct t2_summary *s, struct tree *t)
 {
 	size_t i;
 
-	t->v = xcalloc(s->nproc, sizeof(*t->v));
+	t->v = t2_calloc(s->nproc, sizeof(*t->v));
 	t2_reader_each_process(s->reader, collect, t);
 	t->n = 0;
 	for (i = 0; i < s->nproc; i++) {
@@ -689,11 +668,11 @@ static void build_tree(struct t2_summary *s, struct tree *t)
 	size_t i;
 
 	select_processes(s, t);
-	t->parent = xcalloc(t->n, sizeof(long));
-	t->first = xcalloc(t->n, sizeof(long));
-	t->last = xcalloc(t->n, sizeof(long));
-	t->next = xcalloc(t->n, sizeof(long));
-	by_sid = xcalloc(t->n, sizeof(*by_sid));
+	t->parent = t2_calloc(t->n, sizeof(long));
+	t->first = t2_calloc(t->n, sizeof(long));
+	t->last = t2_calloc(t->n, sizeof(long));
+	t->next = t2_calloc(t->n, sizeof(long));
+	by_sid = t2_calloc(t->n, sizeof(*by_sid));
 	memcpy(by_sid, t->v, t->n * sizeof(*by_sid));
 	qsort(by_sid, t->n, sizeof(*by_sid), cmp_sid);
 	t->first_root = t->last_root = -1;
@@ -866,8 +845,8 @@ static int failed(const struct sproc *sp)
  * elapsed time; the median is the exact nearest-rank one. */
 static struct cmd_row *group_commands(const struct tree *t, size_t *nrows)
 {
-	struct t2_process **v = xcalloc(t->n, sizeof(*v));
-	struct cmd_row *rows = xcalloc(t->n, sizeof(*rows));
+	struct t2_process **v = t2_calloc(t->n, sizeof(*v));
+	struct cmd_row *rows = t2_calloc(t->n, sizeof(*rows));
 	size_t i, j, n = 0;
 
 	memcpy(v, t->v, t->n * sizeof(*v));
@@ -1123,7 +1102,7 @@ static void free_names(void *ctx, struct t2_process *p)
 
 struct t2_summary *t2_summary_new(struct t2_reader *r, int quiet)
 {
-	struct t2_summary *s = xcalloc(1, sizeof(*s));
+	struct t2_summary *s = t2_calloc(1, sizeof(*s));
 
 	h_init();
 	table_init(&s->regions);
@@ -1315,7 +1294,7 @@ static int summarize(int argc, char **argv, const struct options *o, int i)
 int cmd_summary(int argc, char **argv)
 {
 	struct options o;
-	const char **lists = xcalloc(3 * (size_t)argc, sizeof(*lists));
+	const char **lists = t2_calloc(3 * (size_t)argc, sizeof(*lists));
 	int first = 0, ret;
 
 	memset(&o, 0, sizeof(o));

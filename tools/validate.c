@@ -4,6 +4,7 @@
  * "file:line: error|warning: reason".
  */
 #include "validate.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -169,17 +170,6 @@ static int is_sid_part(const char *s, size_t n)
 			return 0;
 	}
 	return 1;
-}
-
-static void *zalloc(size_t n)
-{
-	void *p = calloc(1, n);
-
-	if (!p) {
-		fputs("trace2: out of memory\n", stderr);
-		exit(2);
-	}
-	return p;
 }
 
 static void check_common(struct validator *v, const struct t2_record *rec)
@@ -428,7 +418,7 @@ static void record(void *ctx, struct t2_record *rec)
 		       "file; or in buffered mode a thread's records written before main's "
 		       "version): what its processes did before is not here");
 	if (!rec->proc->user)
-		rec->proc->user = zalloc(sizeof(struct proc_state));
+		rec->proc->user = t2_calloc(1, sizeof(struct proc_state));
 	ps = rec->proc->user;
 	check_common(v, rec);
 	if (rec->new_process) {
