@@ -8,19 +8,26 @@
 #   make check      installs what the tests need if missing (cmocka, the
 #                   Chrome viewers), then, in order:
 #                   check-plain  make test (every tests/test_*.c and
-#                                tests/test_*.sh), the fuzzers' corpora
-#                                replayed, tests/check-exports.sh,
+#                                tests/test_*.sh), tests/check-exports.sh,
 #                                check-layers.sh, check-refs.sh (every
 #                                document named is in the repository)
 #                                and check-valgrind.sh
-#                   check-asan   make test and the replay, clang with
-#                                ASan+UBSan (build/asan)
+#                   check-asan   make test and the fuzzers' corpora
+#                                replayed, clang with ASan+UBSan
+#                                (build/asan)
 #                   check-tsan   the threaded tests under TSan (build/tsan)
 #                   check-clang  a clang build, no tests (build/clang)
-#                   check-posix  make test on the POSIX fallbacks
+#                   check-posix  make test on the POSIX fallbacks, the
+#                                cmocka tests only (TOOL_TESTS=; the
+#                                shell tests there in check-long)
 #                   check-cross-some  test_targets and test_process built
 #                                for aarch64 and s390x, run under qemu
-#   make check-long the TSC clock's threaded test for 10 minutes
+#                   test_stress and test_fork run at a small size.
+#   make check-long what make check leaves out: test_stress (16 processes
+#                   x 8 threads x 10,000 events) and test_fork (1,000
+#                   forks a storm) at full size, the corpora replay in the
+#                   plain build, the shell tests on the POSIX fallbacks,
+#                   the TSC clock's threaded test for 10 minutes
 #   make bench      run the benchmarks in tests/bench/ (docs/performance.md);
 #                   also builds ../shared/bench/t2bench.c, the reference
 #                   benchmark, when it is there (says so when not)
@@ -212,7 +219,6 @@ test-threads: all $(THREAD_TESTS)
 
 check-plain:
 	$(MAKE) test
-	$(MAKE) fuzz-replay
 	tests/check-exports.sh $(SHARED)
 	tests/check-layers.sh $(BUILD)
 	tests/check-refs.sh
@@ -228,8 +234,16 @@ check-clang:
 check-posix:
 	$(MAKE) PLATFORM=posix test
 
-# Not part of check: the TSC clock's threaded test for 10 minutes.
-check-long: $(BUILD)/tests/test_clock
+# Not part of check: the long runs.  The stress test at full size (16
+# processes x 8 threads x 10,000 events, make check: 500), 1,000 forks a
+# storm (make check: 100), the fuzz corpora in the plain build (make
+# check: under ASan+UBSan), the shell tests with PLATFORM=posix, the TSC
+# clock's threaded test for 10 minutes.
+check-long: all $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork $(BUILD)/tests/test_clock
+	T2_BIN=$(BUILD)/bin T2_STRESS_SCALE=1 $(BUILD)/tests/test_stress
+	T2_BIN=$(BUILD)/bin T2_FORKS=1000 $(BUILD)/tests/test_fork
+	$(MAKE) fuzz-replay
+	$(MAKE) check-posix TESTS=
 	T2_CLOCK_SECONDS=600 $(BUILD)/tests/test_clock
 
 check: deps
@@ -237,7 +251,7 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-tsan
 	$(MAKE) check-clang
-	$(MAKE) check-posix
+	$(MAKE) check-posix TOOL_TESTS=
 	$(MAKE) check-cross-some
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.

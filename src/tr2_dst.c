@@ -204,7 +204,7 @@ static int dir_reaches(const char *dir, int limit)
 
 	if (!d)
 		return 0;
-	while (n < limit && readdir(d))
+	while (n < limit && tr2_sys.readdir(d))
 		n++;
 	closedir(d);
 	return n >= limit;

@@ -27,6 +27,7 @@ struct tr2_sys {
 	int (*fstat)(int fd, struct stat *st);
 	int (*stat)(const char *path, struct stat *st);
 	DIR *(*opendir)(const char *path);
+	struct dirent *(*readdir)(DIR *d);
 	char *(*getenv)(const char *name);
 	int (*setenv)(const char *name, const char *value, int overwrite);
 	void *(*malloc)(size_t n);

@@ -235,22 +235,30 @@ static int by_thread(const void *a, const void *b)
 	return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
-/* The lines stably sorted by thread, joined again. */
+/* The lines stably sorted by thread, joined again (in one buffer:
+ * t2_append() per line would reread the text so far each time). */
 static char *sorted_by_thread(const char *text)
 {
-	size_t count, i;
-	char **lines = t2_lines(text, &count), *out = NULL;
+	size_t count, i, len;
+	char **lines = t2_lines(text, &count), *out, *p;
 	struct keyed *k = calloc(count + 1, sizeof(*k));
 
+	assert_non_null(k);
 	for (i = 0; i < count; i++) {
 		thread_of(lines[i], k[i].thread, sizeof(k[i].thread));
 		k[i].at = i;
 		k[i].line = lines[i];
 	}
 	qsort(k, count, sizeof(*k), by_thread);
-	t2_append(&out, "%s", "");
-	for (i = 0; i < count; i++)
-		t2_append(&out, "%s\n", k[i].line);
+	out = p = malloc(strlen(text) + count + 1);
+	assert_non_null(out);
+	for (i = 0; i < count; i++) {
+		len = strlen(k[i].line);
+		memcpy(p, k[i].line, len);
+		p[len] = '\n';
+		p += len + 1;
+	}
+	*p = '\0';
 	free(k);
 	t2_strv_free(lines);
 	return out;

@@ -1127,6 +1127,10 @@ static void assert_first_error(const char *path, const char *message)
 	free(text);
 }
 
+/* The write limit of the failing destinations: a full pipe is given up
+ * after this, not after the default 5 s. */
+#define FAILURE_LIMIT_MS 100
+
 /*
  * GIT_TRACE2 on a destination that fails (prepared by prep, value
  * target): the host's stdout and exit code are those of an untraced run;
@@ -1144,6 +1148,7 @@ static void check_write_failure(const struct prep *prep, const char *target, int
 	t2_env_add(&e, "GIT_TRACE2=%s", target);
 	t2_env_add(&e, "GIT_TRACE2_EVENT=%s", event);
 	t2_env_add(&e, "GIT_TRACE2_DST_DEBUG=1");
+	t2_env_add(&e, "GIT_TRACE2_DST_TIMEOUT=%d", FAILURE_LIMIT_MS);
 	run_prepared(prep, &e, &p);
 	assert_int_equal(p.status, base.status);
 	assert_true(WIFEXITED(p.status));
@@ -1154,6 +1159,7 @@ static void check_write_failure(const struct prep *prep, const char *target, int
 	assert_first_error(event, want + strlen("warning: "));
 	t2_proc_free(&p);
 	t2_env_add(&quiet, "GIT_TRACE2=%s", target);
+	t2_env_add(&quiet, "GIT_TRACE2_DST_TIMEOUT=%d", FAILURE_LIMIT_MS);
 	run_prepared(prep, &quiet, &p);
 	assert_int_equal(p.status, base.status);
 	assert_string_equal(p.out, base.out);

@@ -20,8 +20,8 @@
  *
  * Two layouts of the targets cover every call of the table:
  *   files: NORMAL, PERF (non-brief) and EVENT each to a file;
- *   mixed: NORMAL to a directory (with GIT_TRACE2_MAX_FILES, so opendir
- *          and the exclusive opens run), PERF to fd 9 (a pipe the test
+ *   mixed: NORMAL to a directory (with GIT_TRACE2_MAX_FILES, so opendir,
+ *          readdir and the exclusive opens run), PERF to fd 9 (a pipe the test
  *          reads) and EVENT to an AF_UNIX stream socket the test accepts.
  *
  * The ancestry is the one input the test does not own: the processes
@@ -58,7 +58,7 @@
  *     (EINTR of connect and close is simulated as Linux has it: the call
  *     took effect; of the others: nothing happened);
  *   any other failure of a call that one target owns (its write, send,
- *     open, socket, connect, fstat, stat, opendir, getenv of its
+ *     open, socket, connect, fstat, stat, opendir, readdir, getenv of its
  *     variable): that target's output is a prefix, in whole lines, of its
  *     fault-free output (a transient EAGAIN may also be retried), and the
  *     two other targets' outputs are identical; a short write whose rest
@@ -159,13 +159,13 @@ static const char *const target_var[T_COUNT] = {
 
 enum call {
 	C_OPEN, C_READ, C_WRITE, C_SEND, C_SOCKET, C_CONNECT, C_CLOSE,
-	C_FSTAT, C_STAT, C_OPENDIR, C_GETENV, C_SETENV, C_MALLOC, C_CALLOC,
-	C_REALLOC, C_COUNT
+	C_FSTAT, C_STAT, C_OPENDIR, C_READDIR, C_GETENV, C_SETENV, C_MALLOC,
+	C_CALLOC, C_REALLOC, C_COUNT
 };
 
 static const char *const call_name[C_COUNT] = {
 	"open", "read", "write", "send", "socket", "connect", "close", "fstat",
-	"stat", "opendir", "getenv", "setenv", "malloc", "calloc", "realloc"
+	"stat", "opendir", "readdir", "getenv", "setenv", "malloc", "calloc", "realloc"
 };
 
 enum kind {
@@ -212,6 +212,7 @@ static const enum kind call_kinds[C_COUNT][9] = {
 	[C_FSTAT] = { K_EBADF, K_ENOMEM },
 	[C_STAT] = { K_ENOENT, K_ENOMEM },
 	[C_OPENDIR] = { K_EMFILE, K_ENOMEM },
+	[C_READDIR] = { K_EBADF },
 	[C_GETENV] = { K_UNSET },
 	[C_SETENV] = { K_ENOMEM },
 	[C_MALLOC] = { K_ENOMEM },
@@ -458,15 +459,33 @@ static int w_stat(const char *path, struct stat *st)
 	return k != K_NONE ? fail_as(k) : real.stat(path, st);
 }
 
+/* The directory's descriptor carries its owner for readdir (closedir
+ * is not in the table: the next open of that number tags it anew). */
 static DIR *w_opendir(const char *path)
 {
-	enum kind k = hit(C_OPENDIR, path_tag(path));
+	int tag = path_tag(path);
+	enum kind k = hit(C_OPENDIR, tag);
+	DIR *d;
 
 	if (k != K_NONE) {
 		fail_as(k);
 		return NULL;
 	}
-	return real.opendir(path);
+	d = real.opendir(path);
+	if (d)
+		set_fd_tag(dirfd(d), tag);
+	return d;
+}
+
+static struct dirent *w_readdir(DIR *d)
+{
+	enum kind k = hit(C_READDIR, tag_of_fd(dirfd(d)));
+
+	if (k != K_NONE) {
+		fail_as(k);
+		return NULL;
+	}
+	return real.readdir(d);
 }
 
 static int var_tag(const char *name)
@@ -546,7 +565,7 @@ static void install_wrappers(const struct plan *p)
 {
 	static const struct tr2_sys wrappers = {
 		w_open, w_read, w_write, w_write_flags, w_send, w_socket,
-		w_connect, w_close, w_fstat, w_stat, w_opendir, w_getenv,
+		w_connect, w_close, w_fstat, w_stat, w_opendir, w_readdir, w_getenv,
 		w_setenv, w_malloc, w_calloc, w_realloc, w_free
 	};
 

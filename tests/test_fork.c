@@ -4,7 +4,8 @@
  *
  * A scenario process traces into three files (NORMAL, PERF, EVENT) with 4
  * threads busy in region enter/leave + data loops; its main thread forks
- * 1,000 times (sanitizer builds: 200; T2_FORKS=<n> overrides) and waits
+ * 100 times (make check; T2_FORKS=<n> overrides: make check-long runs
+ * 1,000) and waits
  * for each child with a deadline.  The children, in
  * turn:
  *   _exit     a few trace2 calls, then _exit(0);
@@ -51,8 +52,8 @@
 #include "trace2.h"
 
 
-#define FULL_FORKS 1000
-#define SANITIZER_FORKS 200
+/* make check's size, in every build; make check-long: T2_FORKS=1000 */
+#define CHECK_FORKS 100
 #define MAX_FORKS 10000
 #define BUSY 4
 /* Busy threads: BURST iterations, then a pause (keeps the files sane). */
@@ -77,10 +78,10 @@ static const char *const VARIANT_NAME[] = {
 static int forks(void)
 {
 	const char *v = getenv("T2_FORKS");
-	int n = v && *v ? atoi(v) : UNDER_SANITIZER ? SANITIZER_FORKS : FULL_FORKS;
+	int n = v && *v ? atoi(v) : CHECK_FORKS;
 
 	if (n < NVARIANTS || n > MAX_FORKS)
-		n = FULL_FORKS;
+		n = CHECK_FORKS;
 	return n - n % NVARIANTS;
 }
 
