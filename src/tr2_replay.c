@@ -1,5 +1,22 @@
 #include "tr2_replay.h"
 #include "tr2_tgt.h"
+#include "tr2_sys.h"
+#include "tr2_tgt_chrome.h"
+#include "tr2_tgt_normal.h"
+#include "tr2_tgt_perf.h"
+
+#include <string.h>
+
+struct tr2_replay {
+	const struct tr2_replay_ops *ops;
+	void *state;
+};
+
+static const struct tr2_replay_ops *const builtins[] = {
+	&tr2_tgt_chrome_replay,
+	&tr2_tgt_perf_replay,
+	&tr2_tgt_normal_replay,
+};
 
 int tr2_replay_open(const struct trace2_target *target, void *ctx, struct tr2_dst *dst,
 		    int brief, int created)
@@ -11,4 +28,52 @@ int tr2_replay_open(const struct trace2_target *target, void *ctx, struct tr2_ds
 	config.brief = brief;
 	config.created = created;
 	return target->open(ctx, &config);
+}
+
+static const struct tr2_replay_ops *builtin_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(builtins[i]->target->name, name))
+			return builtins[i];
+	return NULL;
+}
+
+struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst,
+					   const struct tr2_replay_options *opt)
+{
+	const struct tr2_replay_ops *ops = builtin_named(name);
+	struct tr2_replay *r;
+
+	if (!ops || !(r = tr2_sys.calloc(1, sizeof(*r))))
+		return NULL;
+	r->ops = ops;
+	if (!(r->state = tr2_sys.calloc(1, ops->state_size)) ||
+	    tr2_replay_open(ops->target, r->state, dst, opt->brief, opt->created)) {
+		tr2_sys.free(r->state);
+		tr2_sys.free(r);
+		return NULL;
+	}
+	if (ops->setup)
+		ops->setup(r->state, opt);
+	return r;
+}
+
+void tr2_replay_event(struct tr2_replay *r, const struct trace2_event *ev)
+{
+	r->ops->target->event(r->state, ev);
+}
+
+int tr2_replay_ended(const struct tr2_replay *r)
+{
+	return r->ops->ended && r->ops->ended(r->state);
+}
+
+void tr2_replay_end(struct tr2_replay *r, uint64_t ts)
+{
+	if (r->ops->end)
+		r->ops->end(r->state, ts);
+	tr2_sys.free(r->state);
+	tr2_sys.free(r);
 }

@@ -7,6 +7,9 @@
 #ifndef TR2_REPLAY_H
 #define TR2_REPLAY_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "trace2/target.h"
 #include "tr2_dst.h"
 
@@ -18,5 +21,44 @@
  */
 int tr2_replay_open(const struct trace2_target *target, void *ctx, struct tr2_dst *dst,
 		    int brief, int created);
+
+/* How a replayed trace is written. */
+struct tr2_replay_options {
+	int brief;
+	int created;     /* its records start the stream */
+	int link_by_pid; /* chrome: a child is linked to its parent by the
+			  * pid its child_exit gives (docs/targets.md) */
+	long pid;        /* chrome: the traced process's pid */
+};
+
+/*
+ * What a built-in target offers a replaying program beyond its struct
+ * trace2_target, defined in the target's own file.  A program hands in
+ * the records of many threads from one thread.
+ */
+struct tr2_replay_ops {
+	const struct trace2_target *target;
+	size_t state_size;
+	/* After open(): the options beyond brief and created (NULL: none). */
+	void (*setup)(void *ctx, const struct tr2_replay_options *opt);
+	/* The trace has finished itself (NULL: never before its end). */
+	int (*ended)(void *ctx);
+	/* The trace ends at ts if it has not, and the state lets go of what
+	 * it holds (NULL: nothing to do). */
+	void (*end)(void *ctx, uint64_t ts);
+};
+
+struct tr2_replay;
+
+/* The built-in target called name ("chrome", "perf", "normal") opened on
+ * dst with its own state; NULL: no such target, no memory, or its open()
+ * failed. */
+struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst,
+					   const struct tr2_replay_options *opt);
+void tr2_replay_event(struct tr2_replay *r, const struct trace2_event *ev);
+/* The trace has finished itself (an atexit, a signal): end it. */
+int tr2_replay_ended(const struct tr2_replay *r);
+/* The trace ends at ts (if it has not ended itself); r is freed. */
+void tr2_replay_end(struct tr2_replay *r, uint64_t ts);
 
 #endif

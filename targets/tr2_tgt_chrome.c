@@ -576,7 +576,7 @@ static void start(state *st, event_t *ev)
 /*
  * The end of the trace (atexit, or a signal): every thread's open slices,
  * then the process slice, closed at ts; a file of its own gets its "]".
- * (tr2_tgt_chrome_end() comes without an exit code: from_signal then.)
+ * (replay_end() comes without an exit code: from_signal then.)
  * Nothing is written after it.  From a signal handler: no locks, no
  * allocation (the records fit their stack buffers).
  */
@@ -1132,8 +1132,13 @@ static void event(void *ctx, const struct trace2_event *ev)
 	}
 }
 
-void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts)
+/* The end of a trace that had no atexit (a converted log cut short):
+ * close every open slice and the process at ts, without an exit code,
+ * and free the state's thread slots and children.  Single-threaded use
+ * only. */
+static void replay_end(void *ctx, uint64_t ts)
 {
+	state *st = ctx;
 	struct tr2_chrome_thread *t;
 	size_t k;
 
@@ -1159,4 +1164,30 @@ const struct trace2_target tr2_tgt_chrome = {
 	.flags = TRACE2_TARGET_WANTS_CREATED,
 	.open = open_,
 	.event = event,
+};
+
+/* One thread hands in the records of many: slots go by the record's
+ * thread. */
+static void replay_setup(void *ctx, const struct tr2_replay_options *opt)
+{
+	state *st = ctx;
+
+	st->replay = 1;
+	st->link_by_pid = opt->link_by_pid;
+	st->pid = opt->pid;
+}
+
+static int replay_ended(void *ctx)
+{
+	state *st = ctx;
+
+	return __atomic_load_n(&st->closed, __ATOMIC_RELAXED);
+}
+
+const struct tr2_replay_ops tr2_tgt_chrome_replay = {
+	.target = &tr2_tgt_chrome,
+	.state_size = sizeof(state),
+	.setup = replay_setup,
+	.ended = replay_ended,
+	.end = replay_end,
 };

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "tr2_replay.h"
 #include "tr2_tgt.h"
 
 /* Regions open at once on one thread that get slices; deeper ones are
@@ -103,10 +104,8 @@ struct tr2_tgt_chrome {
 
 extern const struct trace2_target tr2_tgt_chrome;
 
-/* The end of a trace that had no atexit (a converted log cut short):
- * close every open slice and the process at ts, without an exit code,
- * and free the state's thread slots and children.  Single-threaded use
- * only. */
-void tr2_tgt_chrome_end(struct tr2_tgt_chrome *st, uint64_t ts);
+/* For a program replaying records (trace2 convert): the end of a trace
+ * that had no atexit closes its open slices without an exit code. */
+extern const struct tr2_replay_ops tr2_tgt_chrome_replay;
 
 #endif

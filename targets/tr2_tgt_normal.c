@@ -387,3 +387,8 @@ const struct trace2_target tr2_tgt_normal = {
 	.open = tr2_tgt_open,
 	.event = event,
 };
+
+const struct tr2_replay_ops tr2_tgt_normal_replay = {
+	.target = &tr2_tgt_normal,
+	.state_size = sizeof(struct tr2_tgt_state),
+};

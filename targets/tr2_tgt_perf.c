@@ -533,3 +533,8 @@ const struct trace2_target tr2_tgt_perf = {
 	.open = tr2_tgt_open,
 	.event = event,
 };
+
+const struct tr2_replay_ops tr2_tgt_perf_replay = {
+	.target = &tr2_tgt_perf,
+	.state_size = sizeof(struct tr2_tgt_state),
+};

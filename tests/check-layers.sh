@@ -31,13 +31,6 @@ tools/chrome_out.c tr2_json.h
 tools/chrome_out.o tr2_json_escape
 tools/chrome_out.o tr2_utf8_repair
 tools/convert.c tr2_json.h
-tools/convert.c tr2_tgt_chrome.h
-tools/convert.c tr2_tgt_normal.h
-tools/convert.c tr2_tgt_perf.h
-tools/convert.o tr2_tgt_chrome
-tools/convert.o tr2_tgt_chrome_end
-tools/convert.o tr2_tgt_normal
-tools/convert.o tr2_tgt_perf
 tools/convert.o tr2_utf8_repair
 tools/otlp.c tr2_json.h
 tools/reader.c tr2_json.h
@@ -168,7 +161,8 @@ for f in tools/*.c tools/*.h; do
 	done
 done
 defined $(for f in src/*.c targets/*.c; do obj_of "$f"; done) | grep -v '^trace2_' >"$tmp/internal" || true
-{ defined "$obj"/src/tr2_plat*.o; echo tr2_replay_open; echo tr2_dst_init_sink; echo tr2_traceparent_valid; } | sort -u >"$tmp/seam"
+{ defined "$obj"/src/tr2_plat*.o; echo tr2_replay_open; echo tr2_replay_open_builtin; echo tr2_replay_event;
+  echo tr2_replay_ended; echo tr2_replay_end; echo tr2_dst_init_sink; echo tr2_traceparent_valid; } | sort -u >"$tmp/seam"
 for o in "$obj"/tools/*.o; do
 	f=tools/${o##*/}
 	for s in $(undefined "$o" | comm -12 - "$tmp/internal" | comm -23 - "$tmp/seam"); do

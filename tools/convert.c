@@ -20,9 +20,6 @@
 #include "reader.h"
 #include "tr2_json.h"
 #include "tr2_replay.h"
-#include "tr2_tgt_chrome.h"
-#include "tr2_tgt_normal.h"
-#include "tr2_tgt_perf.h"
 #include "usage.h"
 
 /*
@@ -102,9 +99,8 @@ static int out_record(void *data, const void *record, size_t n)
 }
 
 struct convert {
-	const struct trace2_target *target;
 	struct tr2_dst dst;                   /* standard output */
-	struct tr2_tgt_state st;              /* perf, normal */
+	struct tr2_replay *target;            /* perf, normal */
 	int brief;
 	struct t2_reader *reader;
 	long next_pid;                        /* chrome: for SIDs without one */
@@ -112,14 +108,25 @@ struct convert {
 	size_t json_cap;
 };
 
+/* Perf or normal: one target for the whole input. */
+static struct tr2_replay *open_target(const char *name, struct tr2_dst *dst, int brief)
+{
+	struct tr2_replay_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.brief = brief;
+	opt.created = 1;
+	return tr2_replay_open_builtin(name, dst, &opt);
+}
+
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
 
 	if (!t2_record_usable(rec, 0))
 		return;
-	c->target->event(&c->st, &rec->ev.pub);
-	if (!tr2_dst_is_on(c->st.dst))
+	tr2_replay_event(c->target, &rec->ev.pub);
+	if (!tr2_dst_is_on(&c->dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
 
@@ -147,7 +154,7 @@ struct shell_track {
 };
 
 struct chrome_proc {
-	struct tr2_tgt_chrome *st;       /* NULL: the trace has ended */
+	struct tr2_replay *st;           /* NULL: the trace has ended */
 	unsigned out;                    /* its number in chrome_out.c */
 	struct chrome_proc *parent;      /* NULL: not in this input */
 	struct shell_track *shell;       /* NULL: no shell child yet */
@@ -176,13 +183,15 @@ static struct chrome_proc *parent_of(struct convert *c, const struct t2_process 
 /* cp's trace (re)starts: a chrome target state of its own. */
 static void chrome_state(struct convert *c, struct chrome_proc *cp)
 {
-	/* the framing is chrome_out.c's: not created */
-	cp->st = t2_calloc(1, sizeof(*cp->st));
-	if (tr2_replay_open(&tr2_tgt_chrome, cp->st, &c->dst, c->brief, 0))
+	struct tr2_replay_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.brief = c->brief;
+	opt.created = 0;      /* the framing is chrome_out.c's */
+	opt.link_by_pid = 1;  /* child_exit gives the child's pid */
+	opt.pid = (long)cp->pid;
+	if (!(cp->st = tr2_replay_open_builtin("chrome", &c->dst, &opt)))
 		t2_out_of_memory();
-	cp->st->replay = 1;
-	cp->st->link_by_pid = 1; /* child_exit gives the child's pid */
-	cp->st->pid = (long)cp->pid;
 }
 
 static struct chrome_proc *chrome_open(struct convert *c, struct t2_process *p,
@@ -272,8 +281,7 @@ static void link_shell_child(struct chrome_proc *cp, struct trace2_event *ev)
 static void chrome_end(struct chrome_proc *cp, uint64_t ts)
 {
 	chrome_writer = cp->out;
-	tr2_tgt_chrome_end(cp->st, ts);
-	free(cp->st);
+	tr2_replay_end(cp->st, ts);
 	cp->st = NULL;
 }
 
@@ -325,8 +333,8 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	chrome_writer = cp->out;
-	tr2_tgt_chrome.event(cp->st, ev);
-	if (__atomic_load_n(&cp->st->closed, __ATOMIC_RELAXED))
+	tr2_replay_event(cp->st, ev);
+	if (tr2_replay_ended(cp->st))
 		chrome_end(cp, 0);
 }
 
@@ -361,7 +369,7 @@ static void replay_atexit(struct chrome_proc *cp, const struct t2_process *p)
 	ev.thread = cp->atexit_thread;
 	ev.process = &p->pub;
 	chrome_writer = cp->out;
-	tr2_tgt_chrome.event(cp->st, &ev);
+	tr2_replay_event(cp->st, &ev);
 }
 
 /* At the end of the input: a process's trace ends at its last atexit; a
@@ -422,13 +430,9 @@ int cmd_convert(int argc, char **argv)
 			return 1;
 		return otlp_convert(argv + i, nfiles, stdout);
 	}
-	if (!strcmp(to, "perf"))
-		c.target = &tr2_tgt_perf;
-	else if (!strcmp(to, "normal"))
-		c.target = &tr2_tgt_normal;
-	else if (!strcmp(to, "chrome"))
+	if (!strcmp(to, "chrome"))
 		chrome = 1;
-	else
+	else if (strcmp(to, "perf") && strcmp(to, "normal"))
 		return usage_error("convert", "unknown format '%s' (chrome, perf, normal or otlp)",
 				   to);
 	if (!nfiles)
@@ -438,7 +442,7 @@ int cmd_convert(int argc, char **argv)
 
 	tr2_dst_init_sink(&c.dst, out_record, NULL);
 	c.brief = brief;
-	if (!chrome && tr2_replay_open(c.target, &c.st, &c.dst, brief, 1))
+	if (!chrome && !(c.target = open_target(to, &c.dst, brief)))
 		return 2;
 	t2_reader_init(&r, chrome ? chrome_record : record, t2_report_bad_line, &c);
 	c.reader = &r;
@@ -452,6 +456,8 @@ int cmd_convert(int argc, char **argv)
 		chrome_out_write(out_put);
 	}
 	t2_reader_free(&r);
+	if (c.target)
+		tr2_replay_end(c.target, 0);
 	free(c.json);
 	if (tr2_dst_is_on(&c.dst))
 		out_flush();
