@@ -195,6 +195,20 @@ tr -d '\n' <"$tmp/evil.out" | LC_ALL=C grep -q '[[:cntrl:]]' &&
 	bad "control characters: the name and the category not escaped: $(cat -A "$tmp/evil.out")"
 grep -q 'sid=E\\u0007$' "$tmp/evil.out" && ok || bad "control characters: the SID not escaped"
 
+# A region without a category and one with an empty category are two
+# keys that sort alike: with equal totals, the one seen later is listed
+# first, whichever came first.
+tie_region() { # CATEGORY-MEMBER
+	printf '{"event":"region_enter","sid":"T","thread":"main"%s,"label":"x"}\n' "$1"
+	printf '{"event":"region_leave","sid":"T","thread":"main","t_rel":0.1%s,"label":"x"}\n' "$1"
+}
+{ tie_region ''; tie_region ',"category":""'; } >"$tmp/tie1.event"
+{ tie_region ',"category":""'; tie_region ''; } >"$tmp/tie2.event"
+"$T2" summary --json "$tmp/tie1.event" 2>&1 | grep -q '"regions":\[{"category":"",.*{"category":null,' &&
+	ok || bad "tie: the empty category, seen later, is not first"
+"$T2" summary --json "$tmp/tie2.event" 2>&1 | grep -q '"regions":\[{"category":null,.*{"category":"",' &&
+	ok || bad "tie: the missing category, seen later, is not first"
+
 # --- --json ---------------------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
 	"$T2" summary --json --top 4 "$log" >"$tmp/hand.json" 2>&1

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map.h"
 #include "output.h"
 #include "reader.h"
 #include "text.h"
@@ -102,7 +103,9 @@ static uint64_t h_value(size_t b)
 /* Keys.                                                              */
 
 struct khead {               /* what every key starts with */
-	struct khead *next;
+	struct khead *next;      /* with the same hash */
+	struct khead *next_made; /* the next one made */
+	size_t seq;              /* its place in that order */
 	char *cat, *name;    /* region: category/label; metric: category/name */
 };
 
@@ -118,13 +121,15 @@ struct mkey {                /* a timer or counter category/name */
 };
 
 struct table {
-	struct khead **slot;
-	size_t size, n;
+	struct t2_map map;                /* by hash2() of cat and name */
+	struct khead *made, **made_end;   /* in the order made */
+	size_t n;
 };
 
-static size_t hash2(const char *a, const char *b)
+/* A missing string and an empty one hash alike: same() tells them apart. */
+static uint64_t hash2(const char *a, const char *b)
 {
-	size_t h = 5381;
+	uint64_t h = 5381;
 
 	if (a)
 		while (*a)
@@ -143,45 +148,27 @@ static int same(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/*
- * The key cat/name in t, created (size bytes, zeroed, *fresh set) on first
- * use; t doubles when it holds more keys than slots.
- */
+/* The key cat/name in t, created (size bytes, zeroed, *fresh set) on first
+ * use. */
 static struct khead *key_get(struct table *t, const char *cat, const char *name,
 			     size_t size, int *fresh)
 {
-	size_t h = hash2(cat, name) & (t->size - 1);
+	union t2_map_val *head = t2_map_at(&t->map, hash2(cat, name), 1);
 	struct khead *k;
 
 	*fresh = 0;
-	for (k = t->slot[h]; k; k = k->next)
+	for (k = head->p; k; k = k->next)
 		if (same(k->cat, cat) && same(k->name, name))
 			return k;
 	*fresh = 1;
 	k = t2_calloc(1, size);
 	k->cat = xstrdup_or_null(cat);
 	k->name = xstrdup_or_null(name);
-	k->next = t->slot[h];
-	t->slot[h] = k;
-	if (++t->n > t->size) {
-		size_t n = t->size * 2, i;
-		struct khead **s = t2_calloc(n, sizeof(*s));
-
-		for (i = 0; i < t->size; i++) {
-			struct khead *x = t->slot[i], *next;
-
-			for (; x; x = next) {
-				size_t g = hash2(x->cat, x->name) & (n - 1);
-
-				next = x->next;
-				x->next = s[g];
-				s[g] = x;
-			}
-		}
-		free(t->slot);
-		t->slot = s;
-		t->size = n;
-	}
+	k->next = head->p;
+	head->p = k;
+	*t->made_end = k;
+	t->made_end = &k->next_made;
+	k->seq = t->n++;
 	return k;
 }
 
@@ -208,23 +195,19 @@ static struct mkey *mkey_get(struct table *t, const char *cat, const char *name)
 
 static void table_init(struct table *t)
 {
-	t->size = 64;
-	t->n = 0;
-	t->slot = t2_calloc(t->size, sizeof(*t->slot));
+	memset(t, 0, sizeof(*t));
+	t->made_end = &t->made;
 }
 
-/* The table's entries in an array. */
+/* The table's entries in an array, in the order made. */
 static void **table_items(struct table *t)
 {
 	void **v = t2_calloc(t->n, sizeof(*v));
-	size_t i, n = 0;
+	struct khead *x;
+	size_t n = 0;
 
-	for (i = 0; i < t->size; i++) {
-		struct khead *x;
-
-		for (x = t->slot[i]; x; x = x->next)
-			v[n++] = x;
-	}
+	for (x = t->made; x; x = x->next_made)
+		v[n++] = x;
 	return v;
 }
 
@@ -562,7 +545,10 @@ static int cmp_rkey(const void *a, const void *b)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	c = strcmp(x->h.cat ? x->h.cat : "", y->h.cat ? y->h.cat : "");
-	return c ? c : strcmp(x->h.name ? x->h.name : "", y->h.name ? y->h.name : "");
+	if (!c)
+		c = strcmp(x->h.name ? x->h.name : "", y->h.name ? y->h.name : "");
+	/* a missing category or label and an empty one: the later key first */
+	return c ? c : x->h.seq < y->h.seq ? 1 : -1;
 }
 
 static int cmp_timer(const void *a, const void *b)
@@ -1146,9 +1132,9 @@ int t2_summary_write(struct t2_summary *s, FILE *f, int json, long top)
 	print_metrics(f, json, &s->counters, 0);
 	if (json)
 		fputs("}\n", f);
-	free(s->regions.slot);
-	free(s->timers.slot);
-	free(s->counters.slot);
+	t2_map_free(&s->regions.map);
+	t2_map_free(&s->timers.map);
+	t2_map_free(&s->counters.map);
 	free(s);
 	return fflush(f) || ferror(f) ? -1 : 0;
 }
