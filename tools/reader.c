@@ -69,8 +69,7 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->ctx = ctx;
 	r->max_line = T2_LINE_MAX;
 	r->find_repeats = 1;
-	r->table_size = 64;
-	r->table = t2_calloc(r->table_size, sizeof(*r->table));
+	r->made_end = &r->made;
 	jobj_init(&r->obj);
 	tr2_time_cache_init(&r->times);
 	note_outputs(r);
@@ -96,17 +95,13 @@ static void free_process(struct t2_process *p)
 
 void t2_reader_free(struct t2_reader *r)
 {
-	size_t i;
+	struct t2_process *p, *next;
 
-	for (i = 0; i < r->table_size; i++) {
-		struct t2_process *p = r->table[i], *next;
-
-		for (; p; p = next) {
-			next = p->next;
-			free_process(p);
-		}
+	for (p = r->made; p; p = next) {
+		next = p->next_made;
+		free_process(p);
 	}
-	free(r->table);
+	t2_map_free(&r->procs);
 	jobj_free(&r->obj);
 	free(r->scratch);
 	memset(r, 0, sizeof(*r));
@@ -174,50 +169,25 @@ const char *t2_unnamed(const struct t2_process *p, char *buf)
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx)
 {
-	size_t i;
 	struct t2_process *p;
 
-	for (i = 0; i < r->table_size; i++)
-		for (p = r->table[i]; p; p = p->next)
-			fn(ctx, p);
+	for (p = r->made; p; p = p->next_made)
+		fn(ctx, p);
 }
 
-static size_t hash(const char *s, size_t n)
+static uint64_t hash(const char *s, size_t n)
 {
-	size_t h = 5381;
+	uint64_t h = 5381;
 
 	while (n--)
 		h = h * 33 + (unsigned char)*s++;
 	return h;
 }
 
-static void grow_table(struct t2_reader *r)
-{
-	size_t n = r->table_size * 2, i;
-	struct t2_process **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		return; /* keep the longer chains */
-	for (i = 0; i < r->table_size; i++) {
-		struct t2_process *p = r->table[i], *next;
-
-		for (; p; p = next) {
-			size_t h = hash(p->pub.sid, p->pub.sid_len) & (n - 1);
-
-			next = p->next;
-			p->next = t[h];
-			t[h] = p;
-		}
-	}
-	free(r->table);
-	r->table = t;
-	r->table_size = n;
-}
-
 static struct t2_process *get_process(struct t2_reader *r, const char *sid, size_t len,
 				      int *created)
 {
-	size_t h = hash(sid, len) & (r->table_size - 1);
+	union t2_map_val *head;
 	struct t2_process *p;
 	size_t i;
 
@@ -233,17 +203,19 @@ static struct t2_process *get_process(struct t2_reader *r, const char *sid, size
 		if (sid[i] == '/')
 			p->pub.depth++;
 	p->next_thread_id = 1000;
-	p->next = r->table[h];
-	r->table[h] = p;
+	head = t2_map_at(&r->procs, hash(sid, len), 1);
+	p->next = head->p;
+	head->p = p;
+	*r->made_end = p;
+	r->made_end = &p->next_made;
 	*created = 1;
-	if (++r->nproc > r->table_size)
-		grow_table(r);
 	return p;
 }
 
 struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len)
 {
-	struct t2_process *p = r->table_size ? r->table[hash(sid, len) & (r->table_size - 1)] : NULL;
+	union t2_map_val *head = t2_map_at(&r->procs, hash(sid, len), 0);
+	struct t2_process *p = head ? head->p : NULL;
 
 	for (; p; p = p->next)
 		if (p->pub.sid_len == len && !memcmp(p->pub.sid, sid, len))

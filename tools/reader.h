@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "json.h"
+#include "map.h"
 #include "tr2_event.h"
 
 /*
@@ -49,7 +50,8 @@ struct t2_anchor {
 
 struct t2_process {
 	struct trace2_process pub;
-	struct t2_process *next;
+	struct t2_process *next;      /* with the same hash of its SID */
+	struct t2_process *next_made; /* the next one read */
 	struct t2_thread *threads;
 	int next_thread_id; /* for thread names without "thNN:" */
 	unsigned have_start : 1, have_time : 1;
@@ -139,8 +141,8 @@ struct t2_reader {
 	t2_record_fn on_record;
 	t2_bad_line_fn on_bad_line;
 	void *ctx;
-	struct t2_process **table;
-	size_t table_size, nproc;
+	struct t2_map procs;              /* by a hash of the SID */
+	struct t2_process *made, **made_end; /* in the order read */
 	struct jobj obj;
 	struct tr2_time_cache times;
 	char *scratch;
@@ -217,7 +219,7 @@ const char *t2_unnamed(const struct t2_process *p, char *buf);
 /* The process with that SID, if read so far. */
 struct t2_process *t2_reader_find(struct t2_reader *r, const char *sid, size_t len);
 
-/* Every process read so far (for summaries). */
+/* Every process read so far, in the order read (for summaries). */
 void t2_reader_each_process(struct t2_reader *r,
 			    void (*fn)(void *ctx, struct t2_process *p), void *ctx);
 

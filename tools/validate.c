@@ -357,22 +357,12 @@ static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_
 		 * (unless it started before the input, where its child_start
 		 * may have been) */
 		size_t plen = (size_t)(slash - sid);
-		size_t i;
+		struct t2_process *p = t2_reader_find(r, sid, plen);
+		struct proc_state *pp = p ? p->user : NULL;
 
-		for (i = 0; i < r->table_size; i++) {
-			struct t2_process *p;
-
-			for (p = r->table[i]; p; p = p->next)
-				if (p->pub.sid_len == plen && !memcmp(p->pub.sid, sid, plen)) {
-					struct proc_state *pp = p->user;
-
-					if (pp && !pp->started_child && !p->mid)
-						report(v, rec->src, rec->lineno, 0, "child process "
-						       "before its parent %.*s started a child",
-						       (int)plen, sid);
-					return;
-				}
-		}
+		if (pp && !pp->started_child && !p->mid)
+			report(v, rec->src, rec->lineno, 0, "child process "
+			       "before its parent %.*s started a child", (int)plen, sid);
 	}
 }
 
