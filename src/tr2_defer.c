@@ -85,7 +85,7 @@ struct layout {
 #define TR2_STR4(a, b, c, d) 4, { U(a), U(b), U(c), U(d) }
 #define TR2_ARGV(field) U(field)
 #define TR2_NO_ARGV NO_ARGV
-#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+#define TR2_KIND(kind, name, payload, strings, argv, rec, keys) \
 	[TRACE2_EVENT_##kind] = { payload, strings, argv },
 static const struct layout layouts[TRACE2_EVENT_KIND_MAX] = {
 #include "tr2_kinds.def"

@@ -59,7 +59,7 @@ refused twice
 copy swapped
 # THREAD_START's one-line row moved after TOO_MANY_FILES's
 awk '/^TR2_KIND\(THREAD_START,/ { next } { print } /^TR2_KIND\(TOO_MANY_FILES,/ {
-	print "TR2_KIND(THREAD_START, \"thread_start\", TR2_NO_P, TR2_STR0, TR2_NO_ARGV, )" }' \
+	print "TR2_KIND(THREAD_START, \"thread_start\", TR2_NO_P, TR2_STR0, TR2_NO_ARGV, TR2_NO_REC, )" }' \
 	"$def" >"$tmp/swapped/$def"
 refused swapped
 

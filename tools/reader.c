@@ -345,7 +345,7 @@ struct fill {
 	  .size = sizeof(((struct trace2_event *)0)->field), DFLT_##type(dflt) },
 #define TR2_KEY(k, type, need, field, dflt) TR2_READ(k, type, field, dflt)
 #define TR2_CHECK(k, type, need)
-#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+#define TR2_KIND(kind, name, payload, strings, argv, rec, keys) \
 	[TRACE2_EVENT_##kind] = { keys { .key = NULL } },
 /* Each kind's keys that fill its record, from tr2_kinds.def. */
 static const struct fill fills[TRACE2_EVENT_KIND_MAX][MAX_FILLS] = {

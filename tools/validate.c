@@ -38,7 +38,7 @@ struct kind_schema { struct key keys[MAX_KEYS]; };
 #define TR2_KEY(key, type, need, field, dflt) { key, T_##type, need },
 #define TR2_CHECK(key, type, need) { key, T_##type, need },
 #define TR2_READ(key, type, field, dflt)
-#define TR2_KIND(kind, name, payload, strings, argv, keys) \
+#define TR2_KIND(kind, name, payload, strings, argv, rec, keys) \
 	[TRACE2_EVENT_##kind] = { { keys { NULL, 0, 0 } } },
 static const struct kind_schema schema[TRACE2_EVENT_KIND_MAX] = {
 #include "tr2_kinds.def"
