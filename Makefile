@@ -80,8 +80,10 @@ SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 # The tests, in folders by what they test (tests/README.md); each cmocka
 # test builds into $(BUILD)/tests/ under its own name, which must be unique.
 TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
-ifneq ($(words $(notdir $(TEST_SRC))),$(words $(sort $(notdir $(TEST_SRC)))))
-$(error two tests of the same name in tests/*/: $(TEST_SRC))
+TEST_DUPS := $(strip $(foreach n,$(sort $(notdir $(TEST_SRC))), \
+	$(if $(word 2,$(filter %/$n,$(TEST_SRC))),$(filter %/$n,$(TEST_SRC)))))
+ifneq ($(TEST_DUPS),)
+$(error tests of the same name, one binary in $(BUILD)/tests: $(TEST_DUPS))
 endif
 vpath test_%.c $(sort $(dir $(TEST_SRC)))
 TESTS    := $(if $(CROSS_NO_CMOCKA),,$(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC))))
