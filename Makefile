@@ -7,8 +7,9 @@
 #                   the same run, then (--stats) the stats target's table
 #   make check      installs what the tests need if missing (cmocka, the
 #                   Chrome viewers), then, in order:
-#                   check-plain  make test (every tests/test_*.c and
-#                                tests/test_*.sh), tests/check-exports.sh,
+#                   check-plain  make test (every tests/*/test_*.c and
+#                                tests/*/test_*.sh; tests/README.md),
+#                                tests/check-exports.sh,
 #                                check-layers.sh, check-refs.sh (every
 #                                document named is in the repository)
 #                                and check-valgrind.sh
@@ -73,12 +74,21 @@ FEATURES_HINT ?= check CC and CFLAGS
 
 LIB_SRC  := $(sort $(wildcard src/*.c targets/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-SUP_SRC  := $(sort $(wildcard tests/support/*.c))
+# tests/support/test_*.c are tests of the helpers, not helpers.
+SUP_SRC  := $(filter-out tests/support/test_%,$(sort $(wildcard tests/support/*.c)))
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
-TEST_SRC := $(sort $(wildcard tests/test_*.c))
-TESTS    := $(if $(CROSS_NO_CMOCKA),,$(TEST_SRC:tests/%.c=$(BUILD)/tests/%))
-# The trace2 command's tests: shell scripts on $(BUILD)/bin.
-TOOL_TESTS := $(sort $(wildcard tests/test_*.sh))
+# The tests, in folders by what they test (tests/README.md); each cmocka
+# test builds into $(BUILD)/tests/ under its own name, which must be unique.
+TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
+TEST_DUPS := $(strip $(foreach n,$(sort $(notdir $(TEST_SRC))), \
+	$(if $(word 2,$(filter %/$n,$(TEST_SRC))),$(filter %/$n,$(TEST_SRC)))))
+ifneq ($(TEST_DUPS),)
+$(error tests of the same name, one binary in $(BUILD)/tests: $(TEST_DUPS))
+endif
+vpath test_%.c $(sort $(dir $(TEST_SRC)))
+TESTS    := $(if $(CROSS_NO_CMOCKA),,$(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC))))
+# The shell tests: scripts on $(BUILD)/bin (the driver, the trace2 command).
+TOOL_TESTS := $(sort $(wildcard tests/*/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer (test_chrome:
 # the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
@@ -162,7 +172,7 @@ $(BUILD)/bin/example-hashsort: examples/hashsort.c examples/stats_target.c examp
 
 $(SUP_OBJ): CPPFLAGS += $(CROSS_TEST_FLAGS)
 $(SUP_OBJ): | $(CROSS_CMOCKA)
-$(BUILD)/tests/%: tests/%.c $(SUP_OBJ) $(STATIC) | $(CROSS_CMOCKA)
+$(BUILD)/tests/test_%: test_%.c $(SUP_OBJ) $(STATIC) | $(CROSS_CMOCKA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CROSS_TEST_FLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) \
 		$(TEST_LDFLAGS) -o $@

@@ -1,5 +1,5 @@
-# Sourced by the trace2 tool tests (tests/test_*.sh) after `set -u`:
-#   . "$(dirname "$0")/tool_test_lib.sh"
+# Sourced by the shell tests (tests/*/test_*.sh) after `set -u`:
+#   . "$(dirname "$0")/../tool_test_lib.sh"
 # A clean Git trace2 environment, the pass/fail counters, and ok, bad,
 # same, converted and finish for every such test; $t2_test is the test's
 # name, $BIN the build's bin directory (T2_BIN), $T2 the trace2 command,

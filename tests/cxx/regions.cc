@@ -1,4 +1,4 @@
-// The C++ side of trace2.h (tests/test_cxx.sh builds it with g++ and
+// The C++ side of trace2.h (tests/lib/test_cxx.sh builds it with g++ and
 // clang++, -std=c++11 and -std=c++20): trace2::region and the scoped
 // macros left by an exception and an early return, own timer and counter
 // ids passed as they are, Git's types.  The script checks the event log.

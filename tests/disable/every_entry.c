@@ -1,6 +1,6 @@
 /*
  * Every public entry point of trace2.h, trace2/target.h and trace2/run.h, built with
- * -DTRACE2_DISABLE and without the library (tests/test_disable.sh): it
+ * -DTRACE2_DISABLE and without the library (tests/lib/test_disable.sh): it
  * must build with -Wall -Wextra -Werror, link, run, return what the API
  * returns while tracing is off, and evaluate arguments as the API says
  * (macros: not at all; trace2_cmd_exit(): once; functions: once).

@@ -1,7 +1,7 @@
 /*
  * A program with its own struct strbuf, struct repository and
  * jw_object_begin() (Git's names) that uses trace2.h with
- * TRACE2_NO_GIT_NAMES (tests/test_names.sh builds it with -Wall -Wextra
+ * TRACE2_NO_GIT_NAMES (tests/lib/test_names.sh builds it with -Wall -Wextra
  * -Werror, linked statically and dynamically, and checks its log).
  */
 #define TRACE2_NO_GIT_NAMES

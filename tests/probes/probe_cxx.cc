@@ -1,5 +1,5 @@
 /*
- * User probes in C++ (tests/test_probes.sh): the argument descriptions
+ * User probes in C++ (tests/lib/test_probes.sh): the argument descriptions
  * g++ and clang++ give trace2/probe.h's probes, compared with those of
  * the same calls through <sys/sdt.h>; and a probe with a semaphore that
  * evaluates its arguments only while attached (checked by running it:

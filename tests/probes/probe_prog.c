@@ -1,5 +1,5 @@
 /*
- * The program tests/test_probes.sh reads and traces: user probes of every
+ * The program tests/lib/test_probes.sh reads and traces: user probes of every
  * shape trace2/probe.h takes, and library calls made with no target on.
  *
  *   probe_prog run N   prints the semaphores ("before"); after a line on

@@ -1,5 +1,5 @@
 /*
- * The reference for tests/test_probes.sh: compiled with -include of this
+ * The reference for tests/lib/test_probes.sh: compiled with -include of this
  * file, trace2/probe.h's probes are SystemTap's <sys/sdt.h> probes (its
  * variadic form, no semaphore in the note), so that the argument
  * descriptions of the same calls can be compared with ours.

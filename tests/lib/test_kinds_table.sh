@@ -4,9 +4,9 @@
 # they are, and fails to build, naming the table, from a copy with a
 # public kind that has no row (an enum value added before
 # TRACE2_EVENT_KIND_MAX), a row missing, a row twice, or two rows swapped.
-# usage: T2_BIN=build/bin [T2_CC=cc T2_LIB_CFLAGS=...] tests/test_kinds_table.sh
+# usage: T2_BIN=build/bin [T2_CC=cc T2_LIB_CFLAGS=...] tests/lib/test_kinds_table.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 CC=${T2_CC:-cc}
 GEN=$(cd "$BIN/.." && pwd)/gen
 LIB_CFLAGS=${T2_LIB_CFLAGS:--D_GNU_SOURCE -Iinclude -Isrc -Itargets -I$GEN -std=c11 -Wall -Wextra -Werror}

@@ -11,9 +11,9 @@
 #     version); make uninstall leaves the tree as it was before.
 # Runs once, with the host build: the cross and sanitizer flavours of
 # make test skip it.
-# usage: T2_BIN=build/bin tests/test_build.sh
+# usage: T2_BIN=build/bin tests/lib/test_build.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 if [ -n "${T2_CROSS:-}${T2_SAN:-}" ]; then
 	echo "$t2_test: skipped: runs with the host build only"
 	exit 0

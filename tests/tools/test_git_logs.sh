@@ -6,9 +6,9 @@
 # validate --strict finds nothing in them, summary and every converter
 # read them without a word, the detached part's region counts, and the
 # same log given twice reads as once.
-# usage: T2_BIN=build/bin tests/test_git_logs.sh
+# usage: T2_BIN=build/bin tests/tools/test_git_logs.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 logs=tests/git-logs
 
 # strict_clean NAME LOG...: validate --strict passes, saying nothing

@@ -1,6 +1,6 @@
 /*
  * Scoped regions in C (TRACE2_REGION, TRACE2_REGION_PRINTF; the C++
- * class is tested by tests/test_cxx.sh).
+ * class is tested by tests/lib/test_cxx.sh).
  *
  * Each scenario leaves its scoped regions in a different way (the end
  * of the block, return, break, continue, goto); its output on every
@@ -168,7 +168,7 @@ static void location(void **state)
 	assert_int_equal(line_of(o.event, "\"event\":\"region_enter\""), line);
 	assert_int_equal(line_of(o.event, "\"event\":\"region_leave\""), line);
 	assert_non_null(strstr(o.event, "\"event\":\"region_leave\",\"sid\":\"SID\",\"thread\":\"main\","
-					"\"time\":\"2000-01-01T00:00:00.000000Z\",\"file\":\"tests/test_scoped_region.c\","));
+					"\"time\":\"2000-01-01T00:00:00.000000Z\",\"file\":\"tests/lib/test_scoped_region.c\","));
 	t2_out_free(&o);
 }
 

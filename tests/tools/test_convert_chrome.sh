@@ -15,9 +15,9 @@
 # regions as X, every flow's "s" before its "f".  Chrome files (the
 # target's, live, cut or whole) convert too; a pid that several processes
 # had is given to the first only.
-# usage: T2_BIN=build/bin tests/test_convert_chrome.sh
+# usage: T2_BIN=build/bin tests/tools/test_convert_chrome.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 ENGINE=${T2_CHROME_DIR:-build/chrome}
 
 if ! tests/chrome/install.sh "$ENGINE" 2>"$tmp/install.err"; then

@@ -4,9 +4,9 @@
 # function per finding, named after it; each runs every subcommand the
 # finding concerns.  Memory-safety findings show under the ASan build
 # (T2_BIN=build/asan/bin); the plain build checks the same behaviour.
-# usage: T2_BIN=build/bin tests/test_tool_hostile.sh
+# usage: T2_BIN=build/bin tests/tools/test_tool_hostile.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 sid=20261124T100000.000000Z-H0a7c9cdf-P00001234
 common="\"sid\":\"$sid\",\"thread\":\"main\",\"time\":\"2026-11-24T10:00:00.000000Z\""

@@ -5,9 +5,9 @@
 # scrubbing only what docs/tools.md says the event stream does not carry.
 # Real Git logs (status, log, a local clone with its children) convert
 # without a complaint.
-# usage: T2_BIN=build/bin tests/test_convert.sh
+# usage: T2_BIN=build/bin tests/tools/test_convert.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 # The converter's time zone is the programs' (docs: local time column).
 TZ=UTC
 export TZ

@@ -10,7 +10,7 @@
 # holds current Git's text): a valueless trace2.* key (2.39 crashes) and
 # an invalid GIT_CONFIG_NOSYSTEM (2.39 says "bad boolean config value").
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 if ! command -v git >/dev/null 2>&1; then
 	echo "$t2_test: skipped: no git installed"

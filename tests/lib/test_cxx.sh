@@ -4,9 +4,9 @@
 # the event target on; its log must be exactly the expected one (the
 # regions left by an exception and an early return, in order).  A missing
 # compiler is reported as skipped.
-# usage: T2_BIN=build/bin [T2_SAN="sanitizer flags"] tests/test_cxx.sh
+# usage: T2_BIN=build/bin [T2_SAN="sanitizer flags"] tests/lib/test_cxx.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 LIB=$BIN/../libtrace2.a
 
 cat >"$tmp/want" <<'END'

@@ -5,9 +5,9 @@
 # speedscope load as written, with no mismatch and no warning) and the
 # viewers that open it, summarizes the event log of that same run, and
 # ends with the stats target's table.
-# usage: T2_BIN=build/bin tests/test_demo.sh
+# usage: T2_BIN=build/bin tests/examples/test_demo.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 if ! examples/demo.sh "$BIN" "$tmp/demo" src/tr2_buf.c include/trace2.h >"$tmp/out" 2>"$tmp/err"; then
 	bad "demo.sh failed: $(cat "$tmp/err")"

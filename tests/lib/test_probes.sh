@@ -14,9 +14,9 @@
 # As root, missing tools are installed (systemtap-sdt-dev,
 # gcc-aarch64-linux-gnu, bpftrace); a part whose tool is missing is
 # skipped with a message naming it.
-# usage: T2_BIN=build/bin [T2_CC=cc T2_LIB_CFLAGS=... T2_APP_CFLAGS=...] tests/test_probes.sh
+# usage: T2_BIN=build/bin [T2_CC=cc T2_LIB_CFLAGS=... T2_APP_CFLAGS=...] tests/lib/test_probes.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 LIBDIR=$BIN/..
 CC=${T2_CC:-cc}
 LIB_CFLAGS=${T2_LIB_CFLAGS:--D_GNU_SOURCE -Iinclude -Isrc -Itargets -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -fvisibility=hidden}

@@ -7,7 +7,7 @@
  * target, with the debug switch one warning and an "error" record on the
  * other targets; the host's output and exit code do not change), the
  * debug switch, closing at exit and close-on-exec descriptors.
- * (EINTR and short writes: test_signals.c.)
+ * (EINTR and short writes: tests/process/test_signals.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>

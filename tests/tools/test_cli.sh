@@ -8,9 +8,9 @@
 # under another name or as a file of an input directory) is refused the
 # same way and the command ends at once; inputs that only look alike
 # (/dev/null with standard error there, a FIFO) are read.
-# usage: T2_BIN=build/bin tests/test_cli.sh
+# usage: T2_BIN=build/bin tests/tools/test_cli.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 # status NAME WANT GOT
 status() { [ "$2" = "$3" ] && ok || bad "$1: exit status $3, want $2"; }
@@ -20,7 +20,7 @@ empty() { [ -f "$2" ] && [ ! -s "$2" ] && ok || bad "$1: $2 is not empty: $(head
 says() { grep -qF -- "$3" "$2" && ok || bad "$1: no '$3' in: $(head -c 300 "$2")"; }
 
 # --- --version ----------------------------------------------------------------
-h=$(dirname "$0")/../include/trace2.h
+h=$(dirname "$0")/../../include/trace2.h
 v=$(sed -n 's/^#define TRACE2_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$h" | paste -sd.)
 case $v in
 *.*.*) ok ;;

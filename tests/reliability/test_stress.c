@@ -1285,7 +1285,7 @@ static char *perf_line_in(const char *category, const char *event, const char *r
 	char *s = NULL;
 
 	t2_append(&s, "12:00:00.000000 %-28s | d0 | %-24s | %-12s |     |  0.000100 | "
-		  "%9s | %-12s | %s", "tests/test_stress.c:1", "th01:s00w0", event, rel,
+		  "%9s | %-12s | %s", "test_stress.c:1", "th01:s00w0", event, rel,
 		  category, payload);
 	return s;
 }

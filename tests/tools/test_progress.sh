@@ -2,9 +2,9 @@
 # The trace2 command's progress on standard error: shown for an input over
 # 100 MiB when standard error is a terminal (script(1) gives one), never
 # for a smaller input or when standard error is not a terminal.
-# usage: T2_BIN=build/bin tests/test_progress.sh
+# usage: T2_BIN=build/bin tests/tools/test_progress.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 if ! command -v script >/dev/null 2>&1; then
 	echo "$t2_test: SKIP: script(1) (bsdutils) not found: no terminal to test with"

@@ -4,9 +4,9 @@
 # jw_object_begin(), builds with -Wall -Wextra -Werror against the static
 # and the shared library, runs, and traces what it should; its own
 # jw_object_begin is its own symbol.
-# usage: T2_BIN=build/bin [T2_SAN="sanitizer flags"] tests/test_names.sh
+# usage: T2_BIN=build/bin [T2_SAN="sanitizer flags"] tests/lib/test_names.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 LIBDIR=$(cd "$BIN/.." && pwd)
 CC=${T2_CC:-cc}
 

@@ -3,9 +3,9 @@
 # every feature off; the answers follow the compiler, not the machine it
 # runs on (cross compilers, only compiled: a foreign snippet never runs);
 # the header of this build is what the probe says for it.
-# usage: T2_BIN=build/bin [T2_CC=cc] tests/test_features.sh
+# usage: T2_BIN=build/bin [T2_CC=cc] tests/lib/test_features.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 CC=${T2_CC:-cc}
 FLAGS="-D_GNU_SOURCE -std=c11 -Wall -Wextra -Werror"
 ALL="LINUX_SYSCALLS PWRITEV2 FUTEX PROC_STAT TSC_CLOCK PTHREAD_SETNAME_NP DUP3 SOCK_CLOEXEC MSG_NOSIGNAL POSIX_SPAWN"

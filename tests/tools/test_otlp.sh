@@ -9,9 +9,9 @@
 # are written before the input ends, whatever order the processes' files
 # come in.  Without node, npm or the registry the schema checks are
 # skipped with a message; the rest still runs.
-# usage: T2_BIN=build/bin tests/test_otlp.sh
+# usage: T2_BIN=build/bin tests/tools/test_otlp.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 top=$(pwd)
 npmdir=$(cd "$BIN/.." && pwd)/otlp-npm
 skipped=0

@@ -5,9 +5,9 @@
 # byte-identical once the times, durations, session ids and child pids
 # are masked and the lines are sorted by process and thread (a stable
 # sort: within a thread the order must not change).
-# usage: tests/test_deferred_same.sh
+# usage: tests/lib/test_deferred_same.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 unset GIT_TRACE2_DEFERRED GIT_TRACE2_DEFERRED_RING GIT_TRACE2_BUFFER
 
 # perf_norm FILE: perf lines without the time of day and the numbers that

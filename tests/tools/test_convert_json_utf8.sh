@@ -3,9 +3,9 @@
 # that are not UTF-8 (Git writes its strings' bytes as they are) still
 # makes strict JSON, each such byte as U+FFFD; the perf format keeps the
 # bytes, as it does for every other string.
-# usage: T2_BIN=build/bin tests/test_convert_json_utf8.sh
+# usage: T2_BIN=build/bin tests/tools/test_convert_json_utf8.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "$t2_test: SKIP: python3 (the strict JSON check) is not installed"

@@ -3,9 +3,9 @@
 # README says (the static library, -lpthread) without a warning under
 # -Wall -Wextra -Wcast-qual (with gcc, and clang where there is one), runs,
 # and traces its command and its region.
-# usage: T2_BIN=build/bin [T2_CC=cc] [T2_SAN="sanitizer flags"] tests/test_readme.sh
+# usage: T2_BIN=build/bin [T2_CC=cc] [T2_SAN="sanitizer flags"] tests/examples/test_readme.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 LIBDIR=$(cd "$BIN/.." && pwd)
 
 # README's C code blocks, one after another.

@@ -1,7 +1,7 @@
 /*
  * Probes with no tracer: what attaching does to the library, simulated by
  * counting in the semaphores as the kernel does when a tracer attaches
- * (tests/test_probes.sh attaches bpftrace for real).
+ * (tests/lib/test_probes.sh attaches bpftrace for real).
  *
  * - attached_keeps_output: a library probe attached before
  *   trace2_initialize() changes nothing in the normal, perf and event

@@ -5,9 +5,9 @@
 # library (gcc and clang, -O0 and -O2; g++ and clang++), run, return what
 # the API returns while tracing is off, and refer to no trace2_ symbol
 # (nm -u); at -O2 no trace2_ symbol is left at all.
-# usage: tests/test_disable.sh
+# usage: tests/lib/test_disable.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 # check NAME EXE OPT: runs, exits 0, no reference (no symbol at -O2)
 check() {

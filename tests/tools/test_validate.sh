@@ -4,9 +4,9 @@
 # (--strict: on a warning too); no problem at all in the logs the library
 # writes (non-brief), only brief mode's warning in brief logs, no error in
 # the logs the installed git writes; --listen as a stand-in collector.
-# usage: T2_BIN=build/bin tests/test_validate.sh
+# usage: T2_BIN=build/bin tests/tools/test_validate.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 # status NAME WANT GOT
 status() { [ "$2" = "$3" ] && ok || bad "$1: exit status $3, want $2"; }

@@ -7,9 +7,9 @@
 # Real logs (the library's example program, Git with a local clone and
 # its child processes) summarize without a complaint, children under
 # their parent.
-# usage: T2_BIN=build/bin tests/test_summary.sh
+# usage: T2_BIN=build/bin tests/tools/test_summary.sh
 set -u
-. "$(dirname "$0")/tool_test_lib.sh"
+. "$(dirname "$0")/../tool_test_lib.sh"
 
 # --- the hand-written log ----------------------------------------------------
 log=$tmp/hand.event
