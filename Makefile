@@ -23,7 +23,9 @@
 #                                shell tests there in check-long)
 #                   check-cross-some  test_targets and test_process built
 #                                for aarch64 and s390x, run under qemu
-#                   test_stress and test_fork run at a small size.
+#                   test_stress and test_fork run at a small size.  Each
+#                   step builds with JOBS jobs and runs JOBS tests at
+#                   once (default: one per CPU; JOBS=1 for one at a time).
 #   make check-long what make check leaves out: test_stress (16 processes
 #                   x 8 threads x 10,000 events) and test_fork (1,000
 #                   forks a storm) at full size, the corpora replay in the
@@ -48,6 +50,8 @@ ifneq ($(CROSS),)
 include tests/platforms/cross.mk
 endif
 CC       ?= cc
+# Build jobs and tests at once in make check (the header above).
+JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 FUZZ_SECONDS ?= 60
 ifeq ($(PLATFORM),posix)
 BUILD    ?= build/posix
@@ -221,7 +225,7 @@ chrome-deps:
 
 # Run each test binary from the top directory; BUILD selects the flavour.
 test: all $(TESTS) $(CROSS_RUN_BIN)
-	@T2_BIN=$(or $(CROSS_RUN_BIN),$(BUILD)/bin) T2_RUN="$(CROSS_RUN)" T2_CROSS=$(CROSS) T2_SAN="$(SAN)" T2_CC="$(CC)" T2_LIB_CFLAGS="$(CPPFLAGS) $(LIB_CFLAGS)" \
+	@T2_JOBS=$(JOBS) T2_BIN=$(or $(CROSS_RUN_BIN),$(BUILD)/bin) T2_RUN="$(CROSS_RUN)" T2_CROSS=$(CROSS) T2_SAN="$(SAN)" T2_CC="$(CC)" T2_LIB_CFLAGS="$(CPPFLAGS) $(LIB_CFLAGS)" \
 		T2_APP_CFLAGS="$(CPPFLAGS) $(APP_CFLAGS)" tests/run-tests.sh $(TESTS) $(TOOL_TESTS)
 
 test-threads: all $(THREAD_TESTS)
@@ -257,12 +261,12 @@ check-long: all $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork $(BUILD)/tes
 	T2_CLOCK_SECONDS=600 $(BUILD)/tests/test_clock
 
 check: deps
-	$(MAKE) check-plain
-	$(MAKE) check-asan
-	$(MAKE) check-tsan
-	$(MAKE) check-clang
-	$(MAKE) check-posix TOOL_TESTS=
-	$(MAKE) check-cross-some
+	$(MAKE) -j$(JOBS) check-plain
+	$(MAKE) -j$(JOBS) check-asan
+	$(MAKE) -j$(JOBS) check-tsan
+	$(MAKE) -j$(JOBS) check-clang
+	$(MAKE) -j$(JOBS) check-posix TOOL_TESTS=
+	$(MAKE) -j$(JOBS) check-cross-some
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib
