@@ -93,7 +93,8 @@ struct tr2_rec_stream {
 	uint64_t head;
 	uint64_t tail_seen;
 	uint64_t prev_time, prev_t_abs;
-	uint64_t dropped;
+	uint64_t dropped;                /* atomic (the consumer reads it
+					  * once the thread is done) */
 	volatile sig_atomic_t busy;
 	struct cache_entry cache[TR2_RECORD_CACHE];
 	/* shared */
@@ -106,12 +107,15 @@ struct tr2_rec_stream {
 	struct tr2_rec_stream *next;
 	const state *owner;
 	unsigned gen;
-	int in_use;                      /* atomic */
+	int in_use;                      /* atomic: FREE, TAKEN (being set up
+					  * by its thread), ACTIVE */
 	int exited;                      /* atomic: thread_exit recorded */
 	int tid;
 	char name[64];
 	size_t name_len;
 };
+
+enum { FREE, TAKEN, ACTIVE };
 
 /* ---------------------------------------------------------------- */
 /* Encoding.                                                          */
@@ -437,13 +441,19 @@ static inline void put_word(char *p, unsigned v)
 	p[1] = (char)(v >> 8);
 }
 
+/* One record more that the ring could not take. */
+static void count_drop(struct tr2_rec_stream *s)
+{
+	__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+}
+
 static void push_dropped(struct tr2_rec_stream *s)
 {
 	char *p = s->ring + (s->head & s->mask);
 
 	put_word(p, RING_DROPPED);
 	put_u64(p + RING_WORD, s->dropped);
-	s->dropped = 0;
+	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
 	commit(s, RING_WORD + 8);
 }
 
@@ -461,7 +471,7 @@ static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 
 		if (!grown) {
 			free(rec);
-			s->dropped++;
+			count_drop(s);
 			return 0;
 		}
 		rec = grown;
@@ -472,7 +482,7 @@ static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 			break;
 		if (size > SIZE_MAX / 8) {
 			free(rec);
-			s->dropped++;
+			count_drop(s);
 			return 0;
 		}
 		size *= 4;
@@ -502,7 +512,7 @@ static struct tr2_rec_stream *new_stream(state *st)
 		return NULL;
 	}
 	s->mask = st->ring_size - 1;
-	s->in_use = 1;
+	s->in_use = TAKEN;
 	s->next = __atomic_load_n(&st->streams, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&st->streams, &s->next, s, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED))
@@ -516,10 +526,10 @@ static struct tr2_rec_stream *take_stream(state *st)
 	struct tr2_rec_stream *s;
 
 	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
-		int free_slot = 0;
+		int free_slot = FREE;
 
 		if (s->mask + 1 == st->ring_size &&
-		    __atomic_compare_exchange_n(&s->in_use, &free_slot, 1, 0, __ATOMIC_ACQ_REL,
+		    __atomic_compare_exchange_n(&s->in_use, &free_slot, TAKEN, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
 			return s;
 	}
@@ -536,7 +546,7 @@ static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
 		return s;
 	if (st->deferred)
 		for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
-			if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) && s->owner == st &&
+			if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) == ACTIVE && s->owner == st &&
 			    s->gen == st->gen && s->tid == tid &&
 			    !__atomic_load_n(&s->exited, __ATOMIC_ACQUIRE))
 				return mine = s;
@@ -549,9 +559,11 @@ static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
 							      : sizeof(s->name);
 	memcpy(s->name, ev->thread->name, s->name_len);
 	s->named_gen = 0;
-	s->dropped = 0;
+	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
 	memset(s->cache, 0, sizeof(s->cache));
-	__atomic_store_n(&s->exited, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->exited, 0, __ATOMIC_RELAXED);
+	/* the consumer looks at it from here on */
+	__atomic_store_n(&s->in_use, ACTIVE, __ATOMIC_RELEASE);
 	return mine = s;
 }
 
@@ -596,14 +608,14 @@ static void record(void *ctx, event_t *ev)
 	s->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!room(s) && !(st->wait_when_full && wait_for_room(st, s))) {
-		s->dropped++;
+		count_drop(s);
 		wake_writer(st);
 		goto out;
 	}
 	if (s->dropped)
 		push_dropped(s);
 	if (!room(s)) {
-		s->dropped++;
+		count_drop(s);
 		goto out;
 	}
 	p = s->ring + (s->head & s->mask);
@@ -620,9 +632,9 @@ static void record(void *ctx, event_t *ev)
 	s->prev_t_abs = ev->t_abs_us;
 	if (s->head - s->tail_seen > (s->mask + 1) / 4)
 		wake_writer(st);
+out:
 	if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
 		__atomic_store_n(&s->exited, 1, __ATOMIC_RELEASE);
-out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
 	if (ev->kind == TRACE2_EVENT_SIGNAL)
@@ -860,17 +872,30 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 	return 1;
 }
 
+/* The records a stream's thread could not record last (no room was
+ * left for their marker): told when the thread is done. */
+static void write_untold_drops(state *st, struct tr2_rec_stream *s)
+{
+	uint64_t n = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+
+	if (n) {
+		write_dropped(st, s, n);
+		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+	}
+}
+
 /* A stream whose thread ended and whose records are all written goes
  * back for another thread, its state from zero. */
-static void release_if_done(struct tr2_rec_stream *s)
+static void release_if_done(state *st, struct tr2_rec_stream *s)
 {
 	if (!__atomic_load_n(&s->exited, __ATOMIC_ACQUIRE) ||
 	    s->tail != __atomic_load_n(&s->committed, __ATOMIC_ACQUIRE))
 		return;
+	write_untold_drops(st, s);
 	s->time = s->t_abs = 0;
 	s->prev_time = s->prev_t_abs = 0;
 	__atomic_store_n(&s->exited, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->in_use, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->in_use, FREE, __ATOMIC_RELEASE);
 }
 
 /* Every stream's committed records; 1 if some were written. */
@@ -884,10 +909,10 @@ static int drain_all(state *st)
 	announce(st);
 	check_tz(st);
 	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
-		if (!__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) || s->owner != st)
+		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE || s->owner != st)
 			continue;
 		any |= drain_stream(st, s);
-		release_if_done(s);
+		release_if_done(st, s);
 	}
 	return any;
 }
@@ -991,11 +1016,11 @@ static void after_fork(void)
 	pthread_mutex_init(&st->strings_lock, NULL);
 	for (s = st->streams; s; s = s->next) {
 		s->head = s->tail_seen = s->tail = s->committed;
-		s->dropped = 0;
+		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
 		s->busy = 0;
 		s->time = s->t_abs = s->prev_time = s->prev_t_abs = 0;
 		if (s != mine)
-			s->in_use = 0;
+			s->in_use = FREE;
 	}
 	st->writer_running = 0;
 	st->announced = 0;
@@ -1074,12 +1099,16 @@ static void record_flush(void *ctx)
 static void record_shutdown(void *ctx)
 {
 	state *st = ctx;
+	struct tr2_rec_stream *s;
 	char end[BLOCK_HEAD + 1];
 
 	stop_writer(st);
 	if (!lock_drain(st, tr2_dst_wait_limit_ms()))
 		return;
 	drain_all(st);
+	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
+		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) == ACTIVE && s->owner == st)
+			write_untold_drops(st, s);
 	if (st->announced && tr2_dst_is_on(st->base.dst)) {
 		put_head(end, B_END, 1, st->process_key);
 		end[BLOCK_HEAD] = 0;
