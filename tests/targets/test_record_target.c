@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,8 @@ struct proc_count {
 	size_t regions[THREADS];   /* region_enter and region_leave records */
 	size_t records[THREADS];
 	uint64_t dropped[THREADS];
-	size_t strings, threads, tz, ends;
+	size_t strings, threads, tz, ends, processes;
+	int last_kind;             /* of the last record read */
 	int end_reason;
 	uint64_t last_time[THREADS];
 	int backwards;             /* a thread's times went back */
@@ -167,6 +169,7 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 			w->big_msgs++;
 	}
 	pc->records[tid]++;
+	pc->last_kind = kind;
 	if (*time < pc->last_time[tid])
 		pc->backwards = 1;
 	pc->last_time[tid] = *time;
@@ -210,6 +213,9 @@ static void walk_file(struct walk *w, const char *path)
 		b.bad = 0;
 		c.p += blen;
 		switch (type) {
+		case 1:
+			pc->processes++;
+			break;
 		case 2:
 			pc->strings++;
 			break;
@@ -492,6 +498,78 @@ static void test_max_file_size_ends_the_file(void **state)
 	assert_int_equal(w.p[0].end_reason, 1);
 }
 
+static void regions_then_signal(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 1000; i++) {
+		trace2_region_enter("rec", "before", NULL);
+		trace2_region_leave("rec", "before", NULL);
+	}
+	trace2_region_enter("rec", "open", NULL);
+	kill(getpid(), SIGTERM);
+}
+
+/* A fatal signal: the handler writes what the rings hold, the signal
+ * record last; the process still dies of the signal. */
+static void test_fatal_signal_writes_the_rings(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+	int status;
+
+	status = t2_run(regions_then_signal, NULL, (const char *const *)f->env);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].regions[0], 2 * 1000 + 1);
+	assert_int_equal(w.p[0].last_kind, TRACE2_EVENT_SIGNAL);
+}
+
+static void records_around_rotation(void *arg)
+{
+	const struct fixture *f = arg;
+	char *old = t2_xfmt("%s.1", f->path);
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		trace2_region_enter("rec", "first", NULL);
+		trace2_region_leave("rec", "first", NULL);
+	}
+	trace2_flush();
+	CHECK(!rename(f->path, old));
+	trace2_reopen();
+	for (i = 0; i < 300; i++) {
+		trace2_region_enter("rec", "second", NULL);
+		trace2_region_leave("rec", "second", NULL);
+	}
+	free(old);
+}
+
+/* Log rotation: the new file starts with the format's head, the
+ * process, its strings and threads again, so it reads on its own. */
+static void test_rotated_file_reads_on_its_own(void **state)
+{
+	struct fixture *f = *state;
+	char *old = t2_xfmt("%s.1", f->path);
+	struct walk w;
+
+	assert_int_equal(t2_run(records_around_rotation, f, (const char *const *)f->env), 0);
+	walk_file(&w, old);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].regions[0], 2 * 500);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nprocs, 1);
+	assert_int_equal(w.p[0].processes, 1);
+	assert_true(w.p[0].strings >= 1);
+	assert_int_equal(w.p[0].regions[0], 2 * 300);
+	assert_int_equal(w.p[0].ends, 1);
+	free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +579,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forked_child_records_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_message_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_file_size_ends_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_signal_writes_the_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotated_file_reads_on_its_own, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
