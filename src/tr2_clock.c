@@ -541,24 +541,36 @@ static long seconds_of_day(int64_t sec)
 	return (long)(r < 0 ? r + 86400 : r);
 }
 
+/* localtime_r()'s offset at sec, or the last one known where it may not
+ * be called. */
+static long gmtoff_at(time_t sec)
+{
+	long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
+
+	if (!in_signal_handler && !forked_child && !in_localtime) {
+		struct tm tm;
+
+		in_localtime = 1;
+		localtime_r(&sec, &tm);
+		in_localtime = 0;
+		gmtoff = tm.tm_gmtoff;
+		__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
+		__atomic_store_n(&gmtoff_known, 1, __ATOMIC_RELAXED);
+	}
+	return gmtoff;
+}
+
+long tr2_utc_offset(uint64_t us)
+{
+	return gmtoff_at((time_t)(us / 1000000));
+}
+
 TR2_HOT void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out)
 {
 	time_t sec = (time_t)(us / 1000000);
 
 	if (c->local_sec != (int64_t)sec) {
-		long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
-
-		if (!in_signal_handler && !forked_child && !in_localtime) {
-			struct tm tm;
-
-			in_localtime = 1;
-			localtime_r(&sec, &tm);
-			in_localtime = 0;
-			gmtoff = tm.tm_gmtoff;
-			__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
-			__atomic_store_n(&gmtoff_known, 1, __ATOMIC_RELAXED);
-		}
-		put_hms_of_day(c->local_hms, seconds_of_day((int64_t)sec + gmtoff));
+		put_hms_of_day(c->local_hms, seconds_of_day((int64_t)sec + gmtoff_at(sec)));
 		c->local_sec = (int64_t)sec;
 	}
 	memcpy(out, c->local_hms, 8);

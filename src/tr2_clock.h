@@ -43,6 +43,9 @@ struct tr2_time_cache {
 
 void tr2_time_cache_init(struct tr2_time_cache *c);
 void tr2_fmt_local_time(struct tr2_time_cache *c, uint64_t us, char *out);
+/* The local time's offset from UTC at us, in seconds, as
+ * tr2_fmt_local_time() uses it. */
+long tr2_utc_offset(uint64_t us);
 void tr2_fmt_utc_time(struct tr2_time_cache *c, uint64_t us, char *out);
 /* While on, local times are computed from the last known UTC offset
  * instead of localtime_r() (for signal handlers). */

@@ -44,6 +44,8 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	ROW(TR2_SYSENV_DEFERRED_RING, "_DEFERRED_RING", "deferredring", TR2_PARSE_SIZE),
 	ROW(TR2_SYSENV_CLOCK, "_CLOCK", "clock", TR2_PARSE_TEXT),
 	ROW(TR2_SYSENV_DST_TIMEOUT, "_DST_TIMEOUT", "destinationtimeout", TR2_PARSE_INT),
+	ROW(TR2_SYSENV_RECORD_RING, "_RECORD_RING", "recordring", TR2_PARSE_SIZE),
+	ROW(TR2_SYSENV_RING_FULL, "_RING_FULL", "ringfull", TR2_PARSE_TEXT),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 
@@ -356,6 +358,13 @@ int tr2_sysenv_dst_timeout_ms(void)
 	if (errno || *end || n > TR2_DST_TIMEOUT_MAX_MS)
 		return TR2_DST_TIMEOUT_DEFAULT_MS;
 	return (int)n;
+}
+
+int tr2_sysenv_ring_full_waits(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_RING_FULL);
+
+	return v && !strcasecmp(v, "wait");
 }
 
 int tr2_parse_size(const char *v, size_t *out)

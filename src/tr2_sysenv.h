@@ -35,6 +35,8 @@ enum tr2_sysenv {
 	TR2_SYSENV_DEFERRED_RING,
 	TR2_SYSENV_CLOCK,
 	TR2_SYSENV_DST_TIMEOUT,
+	TR2_SYSENV_RECORD_RING,
+	TR2_SYSENV_RING_FULL,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
@@ -121,5 +123,8 @@ int tr2_sysenv_int(int id, int dflt);
  * destination (and a config file that is a pipe may take to arrive):
  * the setting's value as known now, range-checked. */
 int tr2_sysenv_dst_timeout_ms(void);
+/* GIT_TRACE2_RING_FULL: 1 for "wait" (a thread whose ring is full waits
+ * for room), 0 for "drop" (the default, and any other value). */
+int tr2_sysenv_ring_full_waits(void);
 
 #endif

@@ -1,0 +1,1129 @@
+/*
+ * The RECORD target: docs/record-format.md is the format, this file the
+ * way it is written.
+ *
+ * Each traced thread has a stream: a ring of bytes it alone writes.  A
+ * record goes into the ring contiguously (the ring has
+ * TR2_RECORD_INLINE_MAX bytes of slack past its end, so a record that
+ * starts near the end runs on into it), behind a two-byte length, and is
+ * published by one release store of the stream's committed position.
+ * Times and t_abs are deltas from the stream's previous record.
+ *
+ * The consumer (the writer thread, or a thread that flushes, under
+ * drain_lock) takes the committed records of each stream in order, reads
+ * their head to follow the deltas, and writes them as EVENTS blocks whose
+ * base is the state before their first record; before them, whatever the
+ * file does not have yet: the PROCESS block, a TZ block, new strings, the
+ * thread's name.  So the traced thread never formats, locks or makes a
+ * system call, and a block can be cut anywhere between records.
+ *
+ * A ring without room: the record is dropped and counted (a DROPPED
+ * marker goes in first once there is room again), or with
+ * trace2.ringFull=wait the thread waits for the writer, at most the
+ * destination's wait limit.
+ */
+#include "tr2_tgt_record.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tr2_clock.h"
+#include "tr2_plat.h"
+#include "tr2_sid.h"
+#include "tr2_sys.h"
+#include "tr2_sysenv.h"
+#include "trace2.h"
+
+typedef struct tr2_tgt_record state;
+typedef const struct trace2_event event_t;
+
+/* ---------------------------------------------------------------- */
+/* The format's numbers.                                              */
+
+static const unsigned char magic[16] = { 0x89, 'T', '2', 'R', 0x0D, 0x0A, 0x1A, 0x0A,
+					 1, 0, 0, 0, 0, 0, 0, 0 };
+
+enum block_type {
+	B_PROCESS = 1,
+	B_STRINGS,
+	B_THREAD,
+	B_EVENTS,
+	B_TZ,
+	B_DROPPED,
+	B_END
+};
+
+#define BLOCK_HEAD 16
+#define HEAD_T_REL 0x40
+#define ISTR_INLINE 1
+#define FIRST_STRING 2
+
+/* What a ring holds besides records: a length word of these values. */
+#define RING_DROPPED 0xFFFE  /* u64 count follows */
+#define RING_HEAP 0xFFFF     /* u32 length and a pointer follow */
+#define RING_WORD 2
+#define RING_MARKER 14       /* the longest marker, with its word */
+
+/* Room a record's fixed parts take at most (head, times, nesting, t_rel,
+ * line, every integer field): the part a string check need not see. */
+#define FIXED_MAX 256
+
+struct tr2_rec_string {
+	char *s;
+	uint32_t len;
+	uint64_t hash;
+};
+
+#define PAGE TR2_RECORD_PAGE
+
+struct cache_entry {
+	const char *ptr;  /* the caller's pointer */
+	const char *copy; /* the table's bytes */
+	uint32_t len;
+	uint32_t id;
+};
+
+struct tr2_rec_stream {
+	/* the producer's */
+	char *ring;
+	size_t mask;
+	uint64_t head;
+	uint64_t tail_seen;
+	uint64_t prev_time, prev_t_abs;
+	uint64_t dropped;                /* atomic (the consumer reads it
+					  * once the thread is done) */
+	volatile sig_atomic_t busy;
+	struct cache_entry cache[TR2_RECORD_CACHE];
+	/* shared */
+	_Alignas(64) uint64_t committed; /* atomic, released by the producer */
+	_Alignas(64) uint64_t tail;      /* atomic, released by the consumer */
+	/* the consumer's */
+	uint64_t time, t_abs;            /* the state at tail */
+	unsigned named_gen;              /* file whose THREAD block names it */
+	/* who owns it */
+	struct tr2_rec_stream *next;
+	const state *owner;
+	unsigned gen;
+	int in_use;                      /* atomic: FREE, TAKEN (being set up
+					  * by its thread), ACTIVE */
+	int exited;                      /* atomic: thread_exit recorded */
+	int tid;
+	char name[64];
+	size_t name_len;
+};
+
+enum { FREE, TAKEN, ACTIVE };
+
+/* ---------------------------------------------------------------- */
+/* Encoding.                                                          */
+
+static inline char *put_uv(char *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		*w++ = (char)(v | 0x80);
+		v >>= 7;
+	}
+	*w++ = (char)v;
+	return w;
+}
+
+static inline char *put_sv(char *w, int64_t v)
+{
+	return put_uv(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static inline char *put_u32(char *w, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		*w++ = (char)(v >> (8 * i));
+	return w;
+}
+
+static inline char *put_u64(char *w, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		*w++ = (char)(v >> (8 * i));
+	return w;
+}
+
+static inline uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A varint of the ring (the producer wrote it: well-formed). */
+static inline const unsigned char *get_uv(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	int shift = 0;
+
+	while (*p & 0x80) {
+		x |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	*v = x | (uint64_t)*p++ << shift;
+	return p;
+}
+
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A record being encoded: where, how far strings may go, and whether
+ * one did not fit (the record is then made on the heap). */
+struct enc {
+	state *st;
+	struct tr2_rec_stream *s;
+	char *lim;
+	int over;
+};
+
+static inline char *put_bytes(struct enc *e, char *w, const char *s, size_t len)
+{
+	if (len > (size_t)(e->lim - w) || (size_t)(e->lim - w) - len < 10) {
+		e->over = 1;
+		return w;
+	}
+	w = put_uv(w, len);
+	memcpy(w, s, len);
+	return w + len;
+}
+
+static inline char *put_str(struct enc *e, char *w, const char *s)
+{
+	size_t len;
+
+	if (!s) {
+		*w++ = 0;
+		return w;
+	}
+	len = strlen(s);
+	if (len + 10 > (size_t)(e->lim - w)) {
+		e->over = 1;
+		return w;
+	}
+	w = put_uv(w, len + 1);
+	memcpy(w, s, len);
+	return w + len;
+}
+
+static inline char *put_argv(struct enc *e, char *w, const char *const *argv)
+{
+	size_t n = 0;
+
+	if (!argv) {
+		*w++ = 0;
+		return w;
+	}
+	while (argv[n])
+		n++;
+	w = put_uv(w, n + 1);
+	for (n = 0; argv[n] && !e->over; n++)
+		w = put_bytes(e, w, argv[n], strlen(argv[n]));
+	return w;
+}
+
+static inline char *put_json(struct enc *e, char *w, const struct trace2_ev_data *d)
+{
+	if (!d->json)
+		*w++ = 0;
+	else if (d->json_len + 10 > (size_t)(e->lim - w))
+		e->over = 1;
+	else {
+		w = put_uv(w, d->json_len + 1);
+		memcpy(w, d->json, d->json_len);
+		w += d->json_len;
+	}
+	*w++ = (char)!!d->json_pretty;
+	*w++ = (char)d->json_open;
+	return w;
+}
+
+/* ---------------------------------------------------------------- */
+/* The string table.                                                  */
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static struct tr2_rec_string *entry(const state *st, uint32_t id)
+{
+	uint32_t k = id - FIRST_STRING;
+
+	return &st->pages[k / PAGE][k % PAGE];
+}
+
+/* Double the index (under strings_lock); 0, or -1 without memory. */
+static int grow_index(state *st)
+{
+	size_t size = st->index_size ? st->index_size * 2 : 1024, i;
+	uint32_t *index = tr2_sys.calloc(size, sizeof(*index)), id;
+
+	if (!index)
+		return -1;
+	for (id = FIRST_STRING; id < st->count + FIRST_STRING; id++) {
+		for (i = entry(st, id)->hash & (size - 1); index[i]; i = (i + 1) & (size - 1))
+			;
+		index[i] = id;
+	}
+	free(st->index);
+	st->index = index;
+	st->index_size = size;
+	return 0;
+}
+
+/* The number of s (len bytes), entered if new; ISTR_INLINE when the
+ * table is full, the string too long or memory short. */
+static uint32_t intern(state *st, const char *s, size_t len)
+{
+	uint64_t h = hash_bytes(s, len);
+	struct tr2_rec_string *e;
+	uint32_t id = ISTR_INLINE, k;
+	size_t i;
+
+	if (len > TR2_RECORD_STRING_LEN_MAX)
+		return ISTR_INLINE;
+	pthread_mutex_lock(&st->strings_lock);
+	if ((st->count + 1) * 2 > st->index_size && grow_index(st))
+		goto out;
+	for (i = h & (st->index_size - 1); st->index[i]; i = (i + 1) & (st->index_size - 1)) {
+		e = entry(st, st->index[i]);
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len)) {
+			id = st->index[i];
+			goto out;
+		}
+	}
+	k = st->count;
+	if (k >= TR2_RECORD_STRINGS_MAX || st->string_bytes + len > TR2_RECORD_STRING_BYTES_MAX)
+		goto out;
+	if (!st->pages[k / PAGE] &&
+	    !(st->pages[k / PAGE] = tr2_sys.calloc(PAGE, sizeof(struct tr2_rec_string))))
+		goto out;
+	e = &st->pages[k / PAGE][k % PAGE];
+	if (!(e->s = tr2_sys.malloc(len + 1)))
+		goto out;
+	memcpy(e->s, s, len);
+	e->s[len] = '\0';
+	e->len = (uint32_t)len;
+	e->hash = h;
+	st->string_bytes += len;
+	id = k + FIRST_STRING;
+	st->index[i] = id;
+	/* the entry before the count: a consumer that sees the count sees it */
+	__atomic_store_n(&st->count, k + 1, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&st->strings_lock);
+	return id;
+}
+
+/* The cache's entry: the pointer, checked by content (the caller's
+ * string may have changed since: the API does not promise it lives). */
+static __attribute__((noinline)) uint32_t istr_miss(struct enc *e, struct cache_entry *c,
+						     const char *s)
+{
+	size_t len = strlen(s);
+	uint32_t id = intern(e->st, s, len);
+
+	if (id == ISTR_INLINE)
+		return id;
+	c->ptr = s;
+	c->copy = entry(e->st, id)->s;
+	c->len = (uint32_t)len;
+	c->id = id;
+	return id;
+}
+
+static inline char *put_istr(struct enc *e, char *w, const char *s)
+{
+	struct cache_entry *c;
+	uint32_t id;
+
+	if (!s) {
+		*w++ = 0;
+		return w;
+	}
+	c = &e->s->cache[((uintptr_t)s >> 3 ^ (uintptr_t)s >> 11) & (TR2_RECORD_CACHE - 1)];
+	if (c->ptr == s && !strncmp(s, c->copy, c->len) && !s[c->len])
+		id = c->id;
+	else
+		id = istr_miss(e, c, s);
+	if (id != ISTR_INLINE)
+		return put_uv(w, id);
+	*w++ = ISTR_INLINE;
+	return put_bytes(e, w, s, strlen(s));
+}
+
+/* ---------------------------------------------------------------- */
+/* Records.                                                           */
+
+/* The record of ev at w; its end (e->over: a string did not fit). */
+static char *encode(struct enc *e, char *w, event_t *ev)
+{
+	struct tr2_rec_stream *s = e->s;
+	int has_t_rel = ev->t_rel_us != 0;
+
+	*w++ = (char)(ev->kind | (has_t_rel ? HEAD_T_REL : 0));
+	w = put_sv(w, (int64_t)(ev->time_us - s->prev_time));
+	w = put_sv(w, (int64_t)((ev->t_abs_us - s->prev_t_abs) - (ev->time_us - s->prev_time)));
+	w = put_uv(w, ev->nesting);
+	if (has_t_rel)
+		w = put_uv(w, ev->t_rel_us);
+	w = put_istr(e, w, ev->file);
+	w = put_uv(w, (uint64_t)(ev->line < 0 ? 0 : ev->line));
+	switch (ev->kind) {
+#define TR2_REC(fields) fields
+#define TR2_NO_REC
+#define TR2_R_STR(f) w = put_str(e, w, ev->f);
+#define TR2_R_ISTR(f) w = put_istr(e, w, ev->f);
+#define TR2_R_SV(f) w = put_sv(w, (int64_t)ev->f);
+#define TR2_R_UV(f) w = put_uv(w, (uint64_t)ev->f);
+#define TR2_R_ARGV(f) w = put_argv(e, w, ev->f);
+#define TR2_R_JSON(m) w = put_json(e, w, &ev->m);
+#define TR2_KIND(kind, name, payload, strings, argv, rec, keys) \
+	case TRACE2_EVENT_##kind:                               \
+		rec break;
+#include "tr2_kinds.def"
+#undef TR2_KIND
+#undef TR2_R_JSON
+#undef TR2_R_ARGV
+#undef TR2_R_UV
+#undef TR2_R_SV
+#undef TR2_R_ISTR
+#undef TR2_R_STR
+#undef TR2_NO_REC
+#undef TR2_REC
+	default:
+		break;
+	}
+	return w;
+}
+
+/* Bytes free in the ring, from the consumer's tail as last seen. */
+static inline size_t room(struct tr2_rec_stream *s)
+{
+	uint64_t used = s->head - s->tail_seen;
+
+	if (used + RING_WORD + TR2_RECORD_INLINE_MAX <= s->mask + 1)
+		return 1;
+	s->tail_seen = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+	used = s->head - s->tail_seen;
+	return used + RING_WORD + TR2_RECORD_INLINE_MAX <= s->mask + 1;
+}
+
+static inline void commit(struct tr2_rec_stream *s, size_t len)
+{
+	s->head += len;
+	__atomic_store_n(&s->committed, s->head, __ATOMIC_RELEASE);
+}
+
+static inline void put_word(char *p, unsigned v)
+{
+	p[0] = (char)v;
+	p[1] = (char)(v >> 8);
+}
+
+/* One record more that the ring could not take. */
+static void count_drop(struct tr2_rec_stream *s)
+{
+	__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+}
+
+static void push_dropped(struct tr2_rec_stream *s)
+{
+	char *p = s->ring + (s->head & s->mask);
+
+	put_word(p, RING_DROPPED);
+	put_u64(p + RING_WORD, s->dropped);
+	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+	commit(s, RING_WORD + 8);
+}
+
+/* A record longer than a ring takes: encoded on the heap, in a buffer
+ * grown until it fits, the ring holding its length and address; 0 when
+ * memory ran out (the record is counted as dropped). */
+static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	struct enc e = { st, s, NULL, 0 };
+	size_t size = TR2_RECORD_INLINE_MAX;
+	char *rec = NULL, *end, *p;
+
+	for (;;) {
+		char *grown = tr2_sys.realloc(rec, size + FIXED_MAX);
+
+		if (!grown) {
+			free(rec);
+			count_drop(s);
+			return 0;
+		}
+		rec = grown;
+		e.lim = rec + size;
+		e.over = 0;
+		end = encode(&e, rec, ev);
+		if (!e.over)
+			break;
+		if (size > SIZE_MAX / 8) {
+			free(rec);
+			count_drop(s);
+			return 0;
+		}
+		size *= 4;
+	}
+	p = s->ring + (s->head & s->mask);
+	put_word(p, RING_HEAP);
+	put_u32(p + RING_WORD, (uint32_t)(end - rec));
+	memcpy(p + RING_WORD + 4, &rec, sizeof(rec));
+	commit(s, RING_WORD + 4 + sizeof(rec));
+	return 1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Streams.                                                           */
+
+static _Thread_local struct tr2_rec_stream *mine;
+
+static struct tr2_rec_stream *new_stream(state *st)
+{
+	struct tr2_rec_stream *s = tr2_sys.calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ring = tr2_sys.malloc(st->ring_size + TR2_RECORD_INLINE_MAX + RING_MARKER);
+	if (!s->ring) {
+		free(s);
+		return NULL;
+	}
+	s->mask = st->ring_size - 1;
+	s->in_use = TAKEN;
+	s->next = __atomic_load_n(&st->streams, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&st->streams, &s->next, s, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return s;
+}
+
+/* A free stream (its last thread's records all written), or a new one. */
+static struct tr2_rec_stream *take_stream(state *st)
+{
+	struct tr2_rec_stream *s;
+
+	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
+		int free_slot = FREE;
+
+		if (s->mask + 1 == st->ring_size &&
+		    __atomic_compare_exchange_n(&s->in_use, &free_slot, TAKEN, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return s;
+	}
+	return new_stream(st);
+}
+
+/* The stream of the record's thread, taken at its first record. */
+static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
+{
+	struct tr2_rec_stream *s = mine;
+	int tid = ev->thread->id;
+
+	if (s && s->owner == st && s->gen == st->gen && s->tid == tid)
+		return s;
+	if (st->deferred)
+		for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
+			if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) == ACTIVE && s->owner == st &&
+			    s->gen == st->gen && s->tid == tid &&
+			    !__atomic_load_n(&s->exited, __ATOMIC_ACQUIRE))
+				return mine = s;
+	if (!(s = take_stream(st)))
+		return mine = NULL;
+	s->owner = st;
+	s->gen = st->gen;
+	s->tid = tid;
+	s->name_len = ev->thread->name_len < sizeof(s->name) ? ev->thread->name_len
+							      : sizeof(s->name);
+	memcpy(s->name, ev->thread->name, s->name_len);
+	s->named_gen = 0;
+	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+	memset(s->cache, 0, sizeof(s->cache));
+	__atomic_store_n(&s->exited, 0, __ATOMIC_RELAXED);
+	/* the consumer looks at it from here on */
+	__atomic_store_n(&s->in_use, ACTIVE, __ATOMIC_RELEASE);
+	return mine = s;
+}
+
+/* ---------------------------------------------------------------- */
+/* The writer.                                                        */
+
+static void wake_writer(state *st)
+{
+	if (!__atomic_exchange_n(&st->kick, 1, __ATOMIC_ACQ_REL))
+		tr2_plat_wake(&st->kick);
+}
+
+/* trace2.ringFull=wait: until the writer made room, at most the wait
+ * limit; 1 if it did. */
+static int wait_for_room(state *st, struct tr2_rec_stream *s)
+{
+	long waited_us = 0, limit_us = (long)tr2_dst_wait_limit_ms() * 1000, nap = 20;
+
+	while (waited_us < limit_us) {
+		wake_writer(st);
+		tr2_plat_nap_us(nap);
+		waited_us += nap;
+		if (nap < 1000)
+			nap *= 2;
+		if (room(s))
+			return 1;
+	}
+	return 0;
+}
+
+static void drain_from_handler(state *st);
+
+static void record(void *ctx, event_t *ev)
+{
+	state *st = ctx;
+	struct tr2_rec_stream *s = stream_of(st, ev);
+	struct enc e;
+	char *p, *end;
+
+	if (!s || s->busy)
+		return; /* no memory, or a signal handler inside a record */
+	s->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!room(s) && !(st->wait_when_full && wait_for_room(st, s))) {
+		count_drop(s);
+		wake_writer(st);
+		goto out;
+	}
+	if (s->dropped)
+		push_dropped(s);
+	if (!room(s)) {
+		count_drop(s);
+		goto out;
+	}
+	p = s->ring + (s->head & s->mask);
+	e = (struct enc){ st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
+	end = encode(&e, p + RING_WORD, ev);
+	if (e.over) {
+		if (!push_heap(st, s, ev))
+			goto out;
+	} else {
+		put_word(p, (unsigned)(end - p - RING_WORD));
+		commit(s, (size_t)(end - p));
+	}
+	s->prev_time = ev->time_us;
+	s->prev_t_abs = ev->t_abs_us;
+	if (s->head - s->tail_seen > (s->mask + 1) / 4)
+		wake_writer(st);
+out:
+	if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
+		__atomic_store_n(&s->exited, 1, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
+	if (ev->kind == TRACE2_EVENT_SIGNAL)
+		drain_from_handler(st);
+}
+
+/* ---------------------------------------------------------------- */
+/* Blocks (the consumer's, under drain_lock).                         */
+
+#define SCRATCH (TR2_RECORD_BLOCK_MAX + BLOCK_HEAD + 32)
+
+static void put_head(char *p, enum block_type type, size_t len, uint64_t process)
+{
+	p[0] = (char)type;
+	p[1] = p[2] = p[3] = 0;
+	put_u32(p + 4, (uint32_t)len);
+	put_u64(p + 8, process);
+}
+
+/* Write the block at p (its head's room first) that ends at end. */
+static void write_block(state *st, enum block_type type, char *p, char *end)
+{
+	put_head(p, type, (size_t)(end - p - BLOCK_HEAD), st->process_key);
+	if (tr2_dst_is_on(st->base.dst))
+		tr2_dst_write_now(st->base.dst, p, (size_t)(end - p));
+}
+
+/* The scratch buffer past a block head's room. */
+static char *body(state *st)
+{
+	return st->scratch + BLOCK_HEAD;
+}
+
+static void write_tz(state *st, uint64_t from, long offset)
+{
+	char *w = put_u64(body(st), from);
+
+	w = put_u32(w, (uint32_t)(int32_t)offset);
+	write_block(st, B_TZ, st->scratch, w);
+	st->tz_offset = (int32_t)offset;
+}
+
+static void write_process(state *st)
+{
+	const struct trace2_process *pr = tr2_sid_process();
+	char *w = body(st);
+	size_t sid_len = pr ? pr->sid_len : 0;
+
+	if (sid_len > TR2_RECORD_BLOCK_MAX - 64)
+		sid_len = TR2_RECORD_BLOCK_MAX - 64;
+	w = put_uv(w, sid_len + 1);
+	memcpy(w, pr ? pr->sid : "", sid_len);
+	w = put_uv(w + sid_len, (uint64_t)st->pid);
+	w = put_u64(w, tr2_start_us());
+	w = put_uv(w, sizeof(TRACE2_VERSION_STRING));
+	memcpy(w, TRACE2_VERSION_STRING, sizeof(TRACE2_VERSION_STRING) - 1);
+	w = put_uv(w + sizeof(TRACE2_VERSION_STRING) - 1, 1);
+	write_block(st, B_PROCESS, st->scratch, w);
+}
+
+/* A new file of the destination (the first, a rotation's): the process,
+ * its time zone and, as they are needed, every string and thread again. */
+static void announce(state *st)
+{
+	unsigned gen = __atomic_load_n(&st->base.dst->file_gen, __ATOMIC_ACQUIRE);
+
+	if (st->announced && gen == st->file_gen)
+		return;
+	st->file_gen = gen;
+	st->announced++;
+	st->strings_written = 0;
+	write_process(st);
+	st->tz_checked = tr2_now_us();
+	write_tz(st, 0, tr2_utc_offset(st->tz_checked));
+}
+
+/* A TZ block from the first second with another offset, if the offset
+ * changed since last checked (a daylight-saving change). */
+static void check_tz(state *st)
+{
+	uint64_t now = tr2_now_us(), lo = st->tz_checked / 1000000, hi = now / 1000000;
+	long offset = tr2_utc_offset(now);
+
+	if (offset == st->tz_offset) {
+		st->tz_checked = now;
+		return;
+	}
+	while (lo + 1 < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (tr2_utc_offset(mid * 1000000) == offset)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	write_tz(st, hi * 1000000, offset);
+	st->tz_checked = now;
+}
+
+/* The strings entered since the last STRINGS block to this file. */
+static void write_strings(state *st)
+{
+	uint32_t count = __atomic_load_n(&st->count, __ATOMIC_ACQUIRE);
+
+	while (st->strings_written < count) {
+		char *end = st->scratch + SCRATCH - 16, *w;
+		char *first = put_uv(body(st), st->strings_written + FIRST_STRING);
+		char *n_at = first;
+		uint32_t n = 0;
+
+		/* the count's room: a varint of at most 3 bytes (n < 2^21) */
+		w = n_at + 3;
+		while (st->strings_written + n < count) {
+			const struct tr2_rec_string *e = entry(st, st->strings_written + n + FIRST_STRING);
+
+			if ((size_t)(end - w) < e->len + 10)
+				break;
+			w = put_uv(w, e->len);
+			memcpy(w, e->s, e->len);
+			w += e->len;
+			n++;
+		}
+		n_at[0] = (char)(n | 0x80);
+		n_at[1] = (char)(n >> 7 | 0x80);
+		n_at[2] = (char)(n >> 14);
+		write_block(st, B_STRINGS, st->scratch, w);
+		st->strings_written += n;
+	}
+}
+
+static void write_thread(state *st, struct tr2_rec_stream *s)
+{
+	char *w = put_uv(body(st), (uint64_t)s->tid);
+
+	w = put_uv(w, s->name_len);
+	memcpy(w, s->name, s->name_len);
+	write_block(st, B_THREAD, st->scratch, w + s->name_len);
+	s->named_gen = (unsigned)st->announced;
+}
+
+static void write_dropped(state *st, struct tr2_rec_stream *s, uint64_t count)
+{
+	char *w = put_uv(body(st), (uint64_t)s->tid);
+
+	write_block(st, B_DROPPED, st->scratch, put_uv(w, count));
+}
+
+/* An EVENTS block's head fields in buf (after the block head's room):
+ * the thread and the state before its first record. */
+static char *events_start(const struct tr2_rec_stream *s, char *buf)
+{
+	char *w = put_uv(buf + BLOCK_HEAD, (uint64_t)s->tid);
+
+	w = put_u64(w, s->time);
+	return put_u64(w, s->t_abs);
+}
+
+/* Follow a record's deltas: the stream's state after it. */
+static void advance(struct tr2_rec_stream *s, const unsigned char *rec)
+{
+	uint64_t dtime, dt_abs;
+
+	rec = get_uv(rec + 1, &dtime);
+	get_uv(rec, &dt_abs);
+	s->time += (uint64_t)unzigzag(dtime);
+	s->t_abs += (uint64_t)unzigzag(dtime) + (uint64_t)unzigzag(dt_abs);
+}
+
+/* A record too long for the scratch buffer: a block of its own. */
+static void write_alone(state *st, struct tr2_rec_stream *s, const char *rec, size_t len)
+{
+	char *buf = st->in_signal ? NULL : tr2_sys.malloc(BLOCK_HEAD + 32 + len), *w;
+
+	if (!buf) {
+		write_dropped(st, s, 1);
+		return;
+	}
+	w = events_start(s, buf);
+	memcpy(w, rec, len);
+	write_block(st, B_EVENTS, buf, w + len);
+	free(buf);
+}
+
+/* Write what the stream's thread committed; 1 if there was some. */
+static int drain_stream(state *st, struct tr2_rec_stream *s)
+{
+	uint64_t tail = s->tail, committed = __atomic_load_n(&s->committed, __ATOMIC_ACQUIRE);
+	char *start, *w, *end = st->scratch + SCRATCH;
+
+	if (tail == committed)
+		return 0;
+	write_strings(st);
+	if (s->named_gen != (unsigned)st->announced)
+		write_thread(st, s);
+	start = w = events_start(s, st->scratch);
+	while (tail < committed) {
+		const unsigned char *p = (const unsigned char *)s->ring + (tail & s->mask);
+		unsigned n = p[0] | (unsigned)p[1] << 8;
+		const unsigned char *rec = p + RING_WORD;
+		size_t step = RING_WORD + n;
+		void *heap = NULL;
+
+		if (n == RING_DROPPED || n == RING_HEAP || (size_t)(end - w) < n) {
+			if (w > start)
+				write_block(st, B_EVENTS, st->scratch, w);
+			if (n == RING_DROPPED) {
+				write_dropped(st, s, get_u64(rec));
+				tail += RING_WORD + 8;
+				start = w = events_start(s, st->scratch);
+				continue;
+			}
+			if (n == RING_HEAP) {
+				n = (unsigned)rec[0] | (unsigned)rec[1] << 8 | (unsigned)rec[2] << 16 |
+				    (unsigned)rec[3] << 24;
+				memcpy(&heap, rec + 4, sizeof(heap));
+				rec = heap;
+				step = RING_WORD + 4 + sizeof(heap);
+			}
+			start = w = events_start(s, st->scratch);
+		}
+		if ((size_t)(end - w) < n)
+			write_alone(st, s, (const char *)rec, n);
+		else {
+			memcpy(w, rec, n);
+			w += n;
+		}
+		advance(s, rec);
+		if (!st->in_signal)
+			free(heap);
+		tail += step;
+	}
+	if (w > start)
+		write_block(st, B_EVENTS, st->scratch, w);
+	__atomic_store_n(&s->tail, tail, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* The records a stream's thread could not record last (no room was
+ * left for their marker): told when the thread is done. */
+static void write_untold_drops(state *st, struct tr2_rec_stream *s)
+{
+	uint64_t n = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+
+	if (n) {
+		write_dropped(st, s, n);
+		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* A stream whose thread ended and whose records are all written goes
+ * back for another thread, its state from zero. */
+static void release_if_done(state *st, struct tr2_rec_stream *s)
+{
+	if (!__atomic_load_n(&s->exited, __ATOMIC_ACQUIRE) ||
+	    s->tail != __atomic_load_n(&s->committed, __ATOMIC_ACQUIRE))
+		return;
+	write_untold_drops(st, s);
+	s->time = s->t_abs = 0;
+	s->prev_time = s->prev_t_abs = 0;
+	__atomic_store_n(&s->exited, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->in_use, FREE, __ATOMIC_RELEASE);
+}
+
+/* Every stream's committed records; 1 if some were written. */
+static int drain_all(state *st)
+{
+	struct tr2_rec_stream *s;
+	int any = 0;
+
+	if (!st->base.dst || !tr2_dst_is_on(st->base.dst))
+		return 0;
+	announce(st);
+	check_tz(st);
+	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
+		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE || s->owner != st)
+			continue;
+		any |= drain_stream(st, s);
+		release_if_done(st, s);
+	}
+	return any;
+}
+
+/* How long the writer sleeps with nothing to do: what a crash can lose
+ * of a thread that records slowly. */
+#define IDLE_MS 100
+
+/* The consumer's lock: a word, so that a signal handler can take it
+ * too (within ms milliseconds; -1: no limit); 1 if taken. */
+static int lock_drain(state *st, long ms)
+{
+	long waited_us = 0;
+
+	for (;;) {
+		int free_word = 0;
+
+		if (__atomic_compare_exchange_n(&st->drain_lock, &free_word, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 1;
+		if (ms >= 0 && waited_us >= ms * 1000)
+			return 0;
+		tr2_plat_nap_us(200);
+		waited_us += 200;
+	}
+}
+
+static void unlock_drain(state *st)
+{
+	__atomic_store_n(&st->drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void *writer_main(void *ctx)
+{
+	state *st = ctx;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+		int any;
+
+		lock_drain(st, -1);
+		any = drain_all(st);
+		unlock_drain(st);
+		if (!any) {
+			__atomic_store_n(&st->kick, 0, __ATOMIC_RELEASE);
+			tr2_plat_wait(&st->kick, 0, IDLE_MS);
+		}
+	}
+	return NULL;
+}
+
+static void start_writer(state *st)
+{
+	sigset_t all, old;
+
+	/* the host's handlers never run on it */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	st->writer_running = !pthread_create(&st->writer, NULL, writer_main, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (st->writer_running)
+		tr2_plat_name_thread(st->writer, "trace2-record");
+}
+
+static void stop_writer(state *st)
+{
+	if (!st->writer_running)
+		return;
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+	wake_writer(st);
+	pthread_join(st->writer, NULL);
+	st->writer_running = 0;
+}
+
+/* A fatal signal's handler: what the rings hold, then the process ends
+ * (no allocation, no free: a heap record is left to the exit). */
+static void drain_from_handler(state *st)
+{
+	if (!lock_drain(st, TR2_DST_SIGNAL_WAIT_MS))
+		return;
+	st->in_signal = 1;
+	drain_all(st);
+	st->in_signal = 0;
+	unlock_drain(st);
+}
+
+/* ---------------------------------------------------------------- */
+/* The target.                                                        */
+
+/* The forked child has its own process key and no writer; the records
+ * in the rings are its parent's to write. */
+static state *forked_state;
+
+static void after_fork(void)
+{
+	state *st = forked_state;
+	struct tr2_rec_stream *s;
+
+	if (!st)
+		return;
+	st->drain_lock = 0;
+	pthread_mutex_init(&st->strings_lock, NULL);
+	for (s = st->streams; s; s = s->next) {
+		s->head = s->tail_seen = s->tail = s->committed;
+		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+		s->busy = 0;
+		s->time = s->t_abs = s->prev_time = s->prev_t_abs = 0;
+		if (s != mine)
+			s->in_use = FREE;
+	}
+	st->writer_running = 0;
+	st->announced = 0;
+	st->pid = (long)getpid();
+	st->process_key = hash_bytes((const char *)&st->pid, sizeof(st->pid)) ^
+			  tr2_now_ns() * 0x9e3779b97f4a7c15ull;
+}
+
+/* A power of two from GIT_TRACE2_RECORD_RING, within the limits. */
+static size_t ring_size(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_RECORD_RING);
+	size_t n = TR2_RECORD_RING_DEFAULT, p = TR2_RECORD_RING_MIN;
+
+	if (v && tr2_parse_size(v, &n))
+		n = TR2_RECORD_RING_DEFAULT;
+	while (p < n && p < TR2_RECORD_RING_MAX)
+		p <<= 1;
+	return p;
+}
+
+/* The END block that takes a full file's last room (maxFileSize). */
+static size_t full_line(char *line, size_t size, const void *record, size_t len,
+			uint64_t max_size)
+{
+	uint64_t key = 0;
+
+	(void)max_size;
+	if (size < BLOCK_HEAD + 1 || len < BLOCK_HEAD)
+		return 0;
+	key = get_u64((const unsigned char *)record + 8);
+	put_head(line, B_END, 1, key);
+	line[BLOCK_HEAD] = 1;
+	return BLOCK_HEAD + 1;
+}
+
+static int record_open(void *ctx, const struct trace2_target_config *config)
+{
+	static int atfork_set;
+	state *st = ctx;
+
+	tr2_tgt_open(ctx, config);
+	st->deferred = config->deferred;
+	st->wait_when_full = tr2_sysenv_ring_full_waits();
+	st->ring_size = ring_size();
+	st->gen++;
+	st->pid = (long)getpid();
+	st->process_key = hash_bytes((const char *)&st->pid, sizeof(st->pid)) ^
+			  tr2_now_ns() * 0x9e3779b97f4a7c15ull;
+	if (!st->scratch && !(st->scratch = tr2_sys.malloc(SCRATCH)))
+		return -1;
+	pthread_mutex_init(&st->strings_lock, NULL);
+	tr2_dst_set_head(st->base.dst, magic, sizeof(magic));
+	tr2_dst_set_full_line(st->base.dst, full_line);
+	if (config->created)
+		tr2_dst_write_now(st->base.dst, (const char *)magic, sizeof(magic));
+	forked_state = st;
+	if (!atfork_set) {
+		pthread_atfork(NULL, NULL, after_fork);
+		atfork_set = 1;
+	}
+	start_writer(st);
+	return 0;
+}
+
+static void record_flush(void *ctx)
+{
+	state *st = ctx;
+
+	if (lock_drain(st, tr2_dst_wait_limit_ms())) {
+		drain_all(st);
+		unlock_drain(st);
+	}
+}
+
+static void record_shutdown(void *ctx)
+{
+	state *st = ctx;
+	struct tr2_rec_stream *s;
+	char end[BLOCK_HEAD + 1];
+
+	stop_writer(st);
+	if (!lock_drain(st, tr2_dst_wait_limit_ms()))
+		return;
+	drain_all(st);
+	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
+		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) == ACTIVE && s->owner == st)
+			write_untold_drops(st, s);
+	if (st->announced && tr2_dst_is_on(st->base.dst)) {
+		put_head(end, B_END, 1, st->process_key);
+		end[BLOCK_HEAD] = 0;
+		tr2_dst_write_now(st->base.dst, end, sizeof(end));
+	}
+	unlock_drain(st);
+}
+
+const struct trace2_target tr2_tgt_record = {
+	.abi_version = TRACE2_TARGET_ABI_VERSION,
+	.name = "record",
+	.setting = "record",
+	.flags = TRACE2_TARGET_WANTS_CREATED,
+	.open = record_open,
+	.event = record,
+	.flush = record_flush,
+	.shutdown = record_shutdown,
+};

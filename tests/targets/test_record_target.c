@@ -1,0 +1,587 @@
+/*
+ * The record target under load: threads whose rings wrap many times,
+ * rings that fill while the writer is stalled (trace2.ringFull drop and
+ * wait), a forked child, huge messages, a file that reaches its
+ * maxFileSize, log rotation.  A small walker of docs/record-format.md
+ * counts what each file holds; tests/targets/test_record.sh checks the
+ * records' contents against the event target's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "t2test.h"
+#include "tr2_sys.h"
+#include "trace2.h"
+#include "trace2/target.h"
+
+/* ---------------------------------------------------------------- */
+/* A walker of recordings: counts, per process, of what they hold.    */
+
+#define PROCS 4
+#define THREADS 16
+
+struct proc_count {
+	uint64_t key;
+	size_t regions[THREADS];   /* region_enter and region_leave records */
+	size_t records[THREADS];
+	uint64_t dropped[THREADS];
+	size_t strings, threads, tz, ends, processes;
+	int last_kind;             /* of the last record read */
+	int end_reason;
+	uint64_t last_time[THREADS];
+	int backwards;             /* a thread's times went back */
+};
+
+struct walk {
+	struct proc_count p[PROCS];
+	size_t nprocs;
+	int bad;                   /* what the walker could not read */
+	size_t big_msgs;           /* region messages over 64 KiB */
+};
+
+struct cur {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static uint64_t uv(struct cur *c)
+{
+	uint64_t v = 0;
+	int shift;
+
+	for (shift = 0; shift < 70 && c->p < c->end; shift += 7) {
+		unsigned char b = *c->p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static uint64_t u64(struct cur *c)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (c->end - c->p < 8) {
+		c->bad = 1;
+		return 0;
+	}
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | c->p[i];
+	c->p += 8;
+	return v;
+}
+
+static size_t skip_bytes(struct cur *c, uint64_t n)
+{
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p += n;
+	return (size_t)n;
+}
+
+/* str: its length (0 for absent) */
+static size_t skip_str(struct cur *c)
+{
+	uint64_t n = uv(c);
+
+	return n ? skip_bytes(c, n - 1) : 0;
+}
+
+static void skip_istr(struct cur *c)
+{
+	if (uv(c) == 1)
+		skip_bytes(c, uv(c));
+}
+
+static void skip_argv(struct cur *c)
+{
+	uint64_t n = uv(c);
+
+	for (; n > 1 && !c->bad; n--)
+		skip_bytes(c, uv(c));
+}
+
+static struct proc_count *proc_of(struct walk *w, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < w->nprocs; i++)
+		if (w->p[i].key == key)
+			return &w->p[i];
+	if (w->nprocs == PROCS)
+		return NULL;
+	w->p[w->nprocs].key = key;
+	return &w->p[w->nprocs++];
+}
+
+/* One record of an EVENTS block of thread tid. */
+static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct cur *c,
+			uint64_t *time)
+{
+	int head = *c->p++, kind = head & 0x3f;
+	uint64_t dtime = uv(c);
+	size_t msg_len = 0;
+
+	*time += (uint64_t)((int64_t)(dtime >> 1) ^ -(int64_t)(dtime & 1));
+	uv(c); /* dt_abs */
+	uv(c); /* nesting */
+	if (head & 0x40)
+		uv(c);
+	skip_istr(c);
+	uv(c);
+	switch (kind) {
+#define TR2_REC(fields) fields
+#define TR2_NO_REC
+#define TR2_R_STR(f) msg_len = skip_str(c);
+#define TR2_R_ISTR(f) skip_istr(c);
+#define TR2_R_SV(f) uv(c);
+#define TR2_R_UV(f) uv(c);
+#define TR2_R_ARGV(f) skip_argv(c);
+#define TR2_R_JSON(m) skip_str(c), skip_bytes(c, 2);
+#define TR2_KIND(kind, name, payload, strings, argv, rec, keys) \
+	case TRACE2_EVENT_##kind:                               \
+		rec break;
+#include "tr2_kinds.def"
+	default:
+		c->bad = 1;
+	}
+	if (kind == TRACE2_EVENT_REGION_ENTER || kind == TRACE2_EVENT_REGION_LEAVE) {
+		pc->regions[tid]++;
+		if (msg_len > 65536)
+			w->big_msgs++;
+	}
+	pc->records[tid]++;
+	pc->last_kind = kind;
+	if (*time < pc->last_time[tid])
+		pc->backwards = 1;
+	pc->last_time[tid] = *time;
+}
+
+static void walk_file(struct walk *w, const char *path)
+{
+	size_t len;
+	char *text = t2_read_file(path, &len);
+	struct cur c;
+
+	memset(w, 0, sizeof(*w));
+	assert_non_null(text);
+	assert_true(len >= 16);
+	assert_memory_equal(text, "\x89T2R\r\n\x1a\n\1\0\0\0\0\0\0\0", 16);
+	c.p = (const unsigned char *)text + 16;
+	c.end = (const unsigned char *)text + len;
+	c.bad = 0;
+	while (c.p < c.end && !c.bad) {
+		struct cur b;
+		uint32_t blen;
+		uint64_t key, time;
+		struct proc_count *pc;
+		int type, tid;
+
+		if (c.end - c.p < 16) {
+			c.bad = 1;
+			break;
+		}
+		type = c.p[0];
+		blen = (uint32_t)c.p[4] | (uint32_t)c.p[5] << 8 | (uint32_t)c.p[6] << 16 |
+		       (uint32_t)c.p[7] << 24;
+		c.p += 8;
+		key = u64(&c);
+		if ((size_t)(c.end - c.p) < blen || !(pc = proc_of(w, key))) {
+			c.bad = 1;
+			break;
+		}
+		b.p = c.p;
+		b.end = c.p + blen;
+		b.bad = 0;
+		c.p += blen;
+		switch (type) {
+		case 1:
+			pc->processes++;
+			break;
+		case 2:
+			pc->strings++;
+			break;
+		case 3:
+			pc->threads++;
+			break;
+		case 4:
+			tid = (int)uv(&b);
+			if (tid >= THREADS) {
+				b.bad = 1;
+				break;
+			}
+			time = u64(&b);
+			u64(&b);
+			while (b.p < b.end && !b.bad)
+				walk_record(w, pc, tid, &b, &time);
+			break;
+		case 5:
+			pc->tz++;
+			break;
+		case 6:
+			tid = (int)uv(&b);
+			if (tid < THREADS)
+				pc->dropped[tid] += uv(&b);
+			break;
+		case 7:
+			pc->ends++;
+			pc->end_reason = b.p < b.end ? *b.p : -1;
+			break;
+		}
+		c.bad |= b.bad;
+	}
+	w->bad = c.bad;
+	free(text);
+}
+
+/* ---------------------------------------------------------------- */
+/* Scenarios.                                                         */
+
+struct load {
+	int threads;
+	int pairs;
+};
+
+static void *region_loop(void *arg)
+{
+	const struct load *l = arg;
+	int i;
+
+	trace2_thread_start("loop");
+	for (i = 0; i < l->pairs; i++) {
+		trace2_region_enter("rec", "pair", NULL);
+		trace2_region_leave("rec", "pair", NULL);
+	}
+	trace2_thread_exit();
+	return NULL;
+}
+
+static void run_threads(void *arg)
+{
+	const struct load *l = arg;
+	pthread_t th[THREADS];
+	int i;
+
+	for (i = 0; i < l->threads; i++)
+		CHECK(!pthread_create(&th[i], NULL, region_loop, arg));
+	for (i = 0; i < l->threads; i++)
+		pthread_join(th[i], NULL);
+}
+
+static ssize_t (*real_write)(int, const void *, size_t);
+
+/* The writer stalls: every write of the recording waits 20 ms. */
+static ssize_t slow_write(int fd, const void *buf, size_t n)
+{
+	if (n > 64)
+		usleep(20000);
+	return real_write(fd, buf, n);
+}
+
+static void run_threads_stalled(void *arg)
+{
+	real_write = tr2_sys.write;
+	tr2_sys.write = slow_write; /* before the writer thread starts */
+	trace2_initialize();
+	run_threads(arg);
+}
+
+struct fixture {
+	char *dir, *path;
+	char *env[8];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = t2_tmpdir();
+	f->path = t2_path(f->dir, "rec");
+	f->env[0] = t2_xfmt("GIT_TRACE2_RECORD=%s", f->path);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	int i;
+
+	t2_rmtree(f->dir);
+	for (i = 0; f->env[i]; i++)
+		free(f->env[i]);
+	free(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static int scale(int n)
+{
+	return UNDER_SANITIZER ? n / 10 : n;
+}
+
+/* Every region pair of every thread, through rings that wrap ~50 times. */
+static void test_rings_wrap_nothing_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct load l = { 4, scale(20000) };
+	struct walk w;
+	int t;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	f->env[2] = strdup("GIT_TRACE2_RING_FULL=wait");
+	assert_int_equal(t2_run(run_threads, &l, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nprocs, 1);
+	assert_false(w.p[0].backwards);
+	assert_int_equal(w.p[0].ends, 1);
+	assert_int_equal(w.p[0].end_reason, 0);
+	for (t = 1; t <= l.threads; t++) {
+		assert_int_equal(w.p[0].regions[t], 2 * (size_t)l.pairs);
+		assert_int_equal(w.p[0].dropped[t], 0);
+	}
+}
+
+/* A stalled writer and trace2.ringFull=drop: what is not recorded is
+ * counted, exactly. */
+static void test_full_ring_drops_are_counted(void **state)
+{
+	struct fixture *f = *state;
+	struct load l = { 2, scale(50000) };
+	struct walk w;
+	uint64_t dropped = 0;
+	int t;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	assert_int_equal(t2_run_noinit(run_threads_stalled, &l, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	for (t = 1; t <= l.threads; t++) {
+		/* thread_start, the pairs, thread_exit: each recorded or
+		 * counted */
+		assert_int_equal(w.p[0].records[t] + w.p[0].dropped[t], 2 * (size_t)l.pairs + 2);
+		dropped += w.p[0].dropped[t];
+	}
+	assert_true(dropped > 0);
+}
+
+/* The same stall with trace2.ringFull=wait loses nothing. */
+static void test_full_ring_waits(void **state)
+{
+	struct fixture *f = *state;
+	struct load l = { 2, scale(20000) };
+	struct walk w;
+	int t;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	f->env[2] = strdup("GIT_TRACE2_RING_FULL=wait");
+	assert_int_equal(t2_run_noinit(run_threads_stalled, &l, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	for (t = 1; t <= l.threads; t++) {
+		assert_int_equal(w.p[0].records[t], 2 * (size_t)l.pairs + 2);
+		assert_int_equal(w.p[0].dropped[t], 0);
+	}
+}
+
+static void fork_and_record(void *arg)
+{
+	pid_t pid;
+	int i, status;
+
+	(void)arg;
+	for (i = 0; i < 100; i++) {
+		trace2_region_enter("rec", "parent", NULL);
+		trace2_region_leave("rec", "parent", NULL);
+	}
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		for (i = 0; i < 10; i++) {
+			trace2_region_enter("rec", "child", NULL);
+			trace2_region_leave("rec", "child", NULL);
+		}
+		exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && status == 0);
+}
+
+/* A forked child writes its own process's blocks, none of its parent's
+ * records again. */
+static void test_forked_child_records_its_own(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+	size_t total = 0, i;
+
+	assert_int_equal(t2_run(fork_and_record, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nprocs, 2);
+	for (i = 0; i < w.nprocs; i++) {
+		assert_int_equal(w.p[i].ends, 1);
+		total += w.p[i].regions[0];
+	}
+	assert_int_equal(total, 2 * 100 + 2 * 10);
+}
+
+static void huge_messages(void *arg)
+{
+	size_t n = 200000;
+	char *msg = malloc(n + 1);
+	int i;
+
+	(void)arg;
+	CHECK(msg);
+	memset(msg, 'm', n);
+	msg[n] = '\0';
+	for (i = 0; i < 3; i++) {
+		trace2_region_enter_printf("rec", "big", NULL, "%s", msg);
+		trace2_region_leave("rec", "big", NULL);
+	}
+	free(msg);
+}
+
+/* A message longer than a ring holds is written whole. */
+static void test_huge_message_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	assert_int_equal(t2_run(huge_messages, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.big_msgs, 3);
+	assert_int_equal(w.p[0].regions[0], 6);
+}
+
+/* maxFileSize: the file ends with an END block that says so, and what
+ * it holds reads. */
+static void test_max_file_size_ends_the_file(void **state)
+{
+	struct fixture *f = *state;
+	struct load l = { 1, 5000 };
+	struct walk w;
+	size_t len;
+	char *text;
+
+	f->env[1] = strdup("GIT_TRACE2_MAX_FILE_SIZE=8192");
+	assert_int_equal(t2_run(run_threads, &l, (const char *const *)f->env), 0);
+	text = t2_read_file(f->path, &len);
+	assert_non_null(text);
+	free(text);
+	assert_true(len <= 8192);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].ends, 1);
+	assert_int_equal(w.p[0].end_reason, 1);
+}
+
+static void regions_then_signal(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 1000; i++) {
+		trace2_region_enter("rec", "before", NULL);
+		trace2_region_leave("rec", "before", NULL);
+	}
+	trace2_region_enter("rec", "open", NULL);
+	kill(getpid(), SIGTERM);
+}
+
+/* A fatal signal: the handler writes what the rings hold, the signal
+ * record last; the process still dies of the signal. */
+static void test_fatal_signal_writes_the_rings(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+	int status;
+
+	status = t2_run(regions_then_signal, NULL, (const char *const *)f->env);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].regions[0], 2 * 1000 + 1);
+	assert_int_equal(w.p[0].last_kind, TRACE2_EVENT_SIGNAL);
+}
+
+static void records_around_rotation(void *arg)
+{
+	const struct fixture *f = arg;
+	char *old = t2_xfmt("%s.1", f->path);
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		trace2_region_enter("rec", "first", NULL);
+		trace2_region_leave("rec", "first", NULL);
+	}
+	trace2_flush();
+	CHECK(!rename(f->path, old));
+	trace2_reopen();
+	for (i = 0; i < 300; i++) {
+		trace2_region_enter("rec", "second", NULL);
+		trace2_region_leave("rec", "second", NULL);
+	}
+	free(old);
+}
+
+/* Log rotation: the new file starts with the format's head, the
+ * process, its strings and threads again, so it reads on its own. */
+static void test_rotated_file_reads_on_its_own(void **state)
+{
+	struct fixture *f = *state;
+	char *old = t2_xfmt("%s.1", f->path);
+	struct walk w;
+
+	assert_int_equal(t2_run(records_around_rotation, f, (const char *const *)f->env), 0);
+	walk_file(&w, old);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].regions[0], 2 * 500);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nprocs, 1);
+	assert_int_equal(w.p[0].processes, 1);
+	assert_true(w.p[0].strings >= 1);
+	assert_int_equal(w.p[0].regions[0], 2 * 300);
+	assert_int_equal(w.p[0].ends, 1);
+	free(old);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rings_wrap_nothing_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_ring_drops_are_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_ring_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forked_child_records_its_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_message_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_file_size_ends_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_signal_writes_the_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotated_file_reads_on_its_own, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
