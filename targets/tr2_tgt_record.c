@@ -86,17 +86,36 @@ struct cache_entry {
 	uint32_t id;
 };
 
+/*
+ * A region's call site, as its records were last encoded: the caller's
+ * pointers, the table's copies they are checked against, and the bytes
+ * of the record they make (file and line; category and label), so a
+ * region record from a known site costs the content checks and two
+ * copies.
+ */
+#define SITE_BYTES 16
+struct site {
+	const char *file, *category, *label;
+	int line;
+	uint32_t file_len, category_len, label_len;
+	const char *file_copy, *category_copy, *label_copy;
+	unsigned char loc_len, names_len;
+	char loc[SITE_BYTES], names[SITE_BYTES];
+};
+
 struct tr2_rec_stream {
 	/* the producer's */
 	char *ring;
 	size_t mask;
 	uint64_t head;
 	uint64_t tail_seen;
+	uint64_t next_kick;              /* head at which to wake the writer */
 	uint64_t prev_time, prev_t_abs;
 	uint64_t dropped;                /* atomic (the consumer reads it
 					  * once the thread is done) */
 	volatile sig_atomic_t busy;
 	struct cache_entry cache[TR2_RECORD_CACHE];
+	struct site sites[TR2_RECORD_SITES];
 	/* shared */
 	_Alignas(64) uint64_t committed; /* atomic, released by the producer */
 	_Alignas(64) uint64_t tail;      /* atomic, released by the consumer */
@@ -417,6 +436,95 @@ static char *encode(struct enc *e, char *w, event_t *ev)
 	return w;
 }
 
+/* Whether the caller's string s is still the one the site saw: the same
+ * pointer and the same bytes (copy, len) and nothing more; strncmp()
+ * never reads past the end of a shorter s. */
+static inline int same_string(const char *s, const char *seen, const char *copy, uint32_t len)
+{
+	if (s != seen)
+		return 0;
+	return !s || (!strncmp(s, copy, len) && !s[len]);
+}
+
+static inline struct site *site_of(struct tr2_rec_stream *s, const char *file, int line)
+{
+	uintptr_t h = (uintptr_t)file ^ (uintptr_t)line * 0x9e3779b1u;
+
+	return &s->sites[(h >> 4 ^ h >> 12) & (TR2_RECORD_SITES - 1)];
+}
+
+/* An interned string's number and table copy (id 0: NULL); 0 when it
+ * cannot be entered (the site is then not kept). */
+static int site_string(struct enc *e, const char *s, uint32_t *id, const char **copy,
+		       uint32_t *len)
+{
+	*id = 0;
+	*copy = NULL;
+	*len = 0;
+	if (!s)
+		return 1;
+	*len = (uint32_t)strlen(s);
+	*id = intern(e->st, s, *len);
+	if (*id == ISTR_INLINE)
+		return 0;
+	*copy = entry(e->st, *id)->s;
+	return 1;
+}
+
+/* Fill the site's entry for a region record of ev; 0 if a string could
+ * not be entered in the table. */
+static __attribute__((noinline)) int learn_site(struct enc *e, struct site *site,
+						event_t *ev)
+{
+	uint32_t file_id, category_id, label_id;
+	char *w;
+
+	site->file = NULL; /* no match while half filled */
+	if (!site_string(e, ev->file, &file_id, &site->file_copy, &site->file_len) ||
+	    !site_string(e, ev->region.category, &category_id, &site->category_copy,
+			 &site->category_len) ||
+	    !site_string(e, ev->region.label, &label_id, &site->label_copy, &site->label_len))
+		return 0;
+	w = put_uv(put_uv(site->loc, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
+	site->loc_len = (unsigned char)(w - site->loc);
+	w = put_uv(put_uv(site->names, category_id), label_id);
+	site->names_len = (unsigned char)(w - site->names);
+	site->line = ev->line;
+	site->category = ev->region.category;
+	site->label = ev->region.label;
+	site->file = ev->file;
+	return 1;
+}
+
+/* A region record whose strings are all in the table: its site's bytes.
+ * NULL when the site cannot be kept (the generic encoding then). */
+static inline char *encode_region(struct enc *e, char *w, event_t *ev)
+{
+	struct tr2_rec_stream *s = e->s;
+	struct site *site = site_of(s, ev->file, ev->line);
+	int has_t_rel = ev->t_rel_us != 0;
+
+	if (!(site->line == ev->line && same_string(ev->file, site->file, site->file_copy,
+						      site->file_len) &&
+	      same_string(ev->region.category, site->category, site->category_copy,
+			  site->category_len) &&
+	      same_string(ev->region.label, site->label, site->label_copy, site->label_len)) &&
+	    !learn_site(e, site, ev))
+		return NULL;
+	*w++ = (char)(ev->kind | (has_t_rel ? HEAD_T_REL : 0));
+	w = put_sv(w, (int64_t)(ev->time_us - s->prev_time));
+	w = put_sv(w, (int64_t)((ev->t_abs_us - s->prev_t_abs) - (ev->time_us - s->prev_time)));
+	w = put_uv(w, ev->nesting);
+	if (has_t_rel)
+		w = put_uv(w, ev->t_rel_us);
+	memcpy(w, site->loc, SITE_BYTES);
+	w += site->loc_len;
+	memcpy(w, site->names, SITE_BYTES);
+	w += site->names_len;
+	w = put_sv(w, ev->region.repo_id);
+	return put_str(e, w, ev->region.msg);
+}
+
 /* Bytes free in the ring, from the consumer's tail as last seen. */
 static inline size_t room(struct tr2_rec_stream *s)
 {
@@ -561,6 +669,8 @@ static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
 	s->named_gen = 0;
 	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
 	memset(s->cache, 0, sizeof(s->cache));
+	memset(s->sites, 0, sizeof(s->sites));
+	s->next_kick = s->head + (s->mask + 1) / 4;
 	__atomic_store_n(&s->exited, 0, __ATOMIC_RELAXED);
 	/* the consumer looks at it from here on */
 	__atomic_store_n(&s->in_use, ACTIVE, __ATOMIC_RELEASE);
@@ -620,7 +730,11 @@ static void record(void *ctx, event_t *ev)
 	}
 	p = s->ring + (s->head & s->mask);
 	e = (struct enc){ st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
-	end = encode(&e, p + RING_WORD, ev);
+	end = NULL;
+	if (ev->kind == TRACE2_EVENT_REGION_ENTER || ev->kind == TRACE2_EVENT_REGION_LEAVE)
+		end = encode_region(&e, p + RING_WORD, ev);
+	if (!end)
+		end = encode(&e, p + RING_WORD, ev);
 	if (e.over) {
 		if (!push_heap(st, s, ev))
 			goto out;
@@ -630,8 +744,10 @@ static void record(void *ctx, event_t *ev)
 	}
 	s->prev_time = ev->time_us;
 	s->prev_t_abs = ev->t_abs_us;
-	if (s->head - s->tail_seen > (s->mask + 1) / 4)
+	if (s->head >= s->next_kick) {
+		s->next_kick = s->head + (s->mask + 1) / 4;
 		wake_writer(st);
+	}
 out:
 	if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
 		__atomic_store_n(&s->exited, 1, __ATOMIC_RELEASE);

@@ -31,6 +31,9 @@
 #define TR2_RECORD_PAGE 1024
 /* Each thread's cache of the strings it used last (a power of two). */
 #define TR2_RECORD_CACHE 64
+/* Each thread's cache of the region call sites it used last (a power of
+ * two). */
+#define TR2_RECORD_SITES 64
 
 struct tr2_rec_stream;
 struct tr2_rec_string;
