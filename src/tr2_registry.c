@@ -4,6 +4,7 @@
 #include "tr2_tgt_perf.h"
 #include "tr2_tgt_event.h"
 #include "tr2_tgt_chrome.h"
+#include "tr2_tgt_stats.h"
 
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,7 @@ int tr2_registry_nactive;
 
 static struct tr2_tgt_state normal_state, perf_state, event_state;
 static struct tr2_tgt_chrome chrome_state;
+static struct tr2_tgt_stats stats_state;
 static const struct {
 	const struct trace2_target *target;
 	void *ctx;
@@ -23,6 +25,7 @@ static const struct {
 	{ &tr2_tgt_perf, &perf_state },
 	{ &tr2_tgt_event, &event_state },
 	{ &tr2_tgt_chrome, &chrome_state },
+	{ &tr2_tgt_stats, &stats_state },
 };
 
 static int add_target(const struct trace2_target *t, void *ctx, int builtin)

@@ -44,6 +44,7 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	ROW(TR2_SYSENV_DEFERRED_RING, "_DEFERRED_RING", "deferredring", TR2_PARSE_SIZE),
 	ROW(TR2_SYSENV_CLOCK, "_CLOCK", "clock", TR2_PARSE_TEXT),
 	ROW(TR2_SYSENV_DST_TIMEOUT, "_DST_TIMEOUT", "destinationtimeout", TR2_PARSE_INT),
+	ROW(TR2_SYSENV_STATS_FORMAT, "_STATS_FORMAT", "statsformat", TR2_PARSE_TEXT),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 
