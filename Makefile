@@ -98,7 +98,8 @@ TOOL_TESTS := $(sort $(wildcard tests/*/test_*.sh))
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
 	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
 	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories $(BUILD)/tests/test_deferred \
-	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock $(BUILD)/tests/test_run
+	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock $(BUILD)/tests/test_run \
+	$(BUILD)/tests/test_stats_target
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -187,6 +188,9 @@ $(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
 
 # It runs its scenarios on a fake monotonic clock.
 $(BUILD)/tests/test_categories: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
+
+# It runs its scenarios with known times on a fake monotonic clock.
+$(BUILD)/tests/test_stats_target: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 
 # It counts the library's clock_gettime() calls (the TSC clock's).
 $(BUILD)/tests/test_clock: TEST_LDFLAGS := -Wl,--wrap=clock_gettime

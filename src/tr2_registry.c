@@ -189,6 +189,7 @@ void tr2_registry_shutdown(void)
 	for (i = 0; i < nslots; i++)
 		if (slots[i].target->shutdown && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
 			slots[i].target->shutdown(slots[i].ctx);
+	tr2_dst_flush_all(); /* what they wrote (buffered mode) goes out now */
 }
 
 void tr2_registry_reopen(void)
