@@ -78,6 +78,8 @@ static uint64_t percentile(const struct tr2_stats_row *r, unsigned p)
 
 	if (!count)
 		return 0;
+	if (rank <= 1 || rank == count) /* these two are known exactly */
+		return rank == count ? GET(r->max_us) : GET(r->min_us);
 	for (b = 0; b < TR2_STATS_BUCKETS; b++) {
 		seen += GET(r->buckets[b]);
 		if (seen >= rank) {

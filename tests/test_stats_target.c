@@ -703,7 +703,7 @@ static void text_table(void **state)
 		"thread", "category", "label", "count", "total", "min", "p50", "p90", "p99", "max"
 	};
 	static const char *const cat[10] = {
-		"main", "cat", "long label", "2", "2.501s", "1.500ms", "1.503ms", "2.500s", "2.500s",
+		"main", "cat", "long label", "2", "2.501s", "1.500ms", "1.500ms", "2.500s", "2.500s",
 		"2.500s"
 	};
 	static const char *const ctrl[10] = {
