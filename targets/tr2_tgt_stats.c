@@ -772,6 +772,7 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 {
 	static int fork_handlers;
 	state *st = ctx;
+	struct tr2_stats_table *t;
 	const char *format = tr2_sysenv_get(TR2_SYSENV_STATS_FORMAT);
 
 	tr2_tgt_open(&st->base, config);
@@ -779,6 +780,10 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	st->json = format && !strcmp(format, "json");
 	st->replay = config->deferred;
 	st->gen++;
+	/* a forked child opens again: its parent's tables are free (it is
+	 * the only thread) */
+	for (t = st->tables; t; t = t->next)
+		t->state = TR2_STATS_FREE;
 	st->closed = 0;
 	st->ended = 0;
 	st->folded_threads = 0;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "t2test.h"
 #include "tjson.h"
@@ -780,6 +781,54 @@ static void config_keys(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* A forked child that initializes again: a report of its own.          */
+/* ------------------------------------------------------------------ */
+
+static void fork_scenario(void)
+{
+	pid_t pid;
+
+	timed("parent", "before", 3);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		trace2_initialize(); /* the child's own trace */
+		timed("child", "r", 5);
+		exit(0);
+	}
+	CHECK(t2_wait_timeout(pid, 30000) == 0);
+	timed("parent", "after", 4);
+}
+
+static void forked_child(void **state)
+{
+	const struct tjson *child_rows, *parent_rows;
+	struct tjson *child;
+	struct report r;
+	char *nl;
+
+	(void)state;
+	run(fork_scenario, 1, 0, 0, "GIT_TRACE2_STATS_FORMAT=json", NULL, &r);
+	/* two lines in one file: the child's (it exits first), the parent's */
+	nl = strchr(r.text, '\n');
+	assert_non_null(nl);
+	child = tjson_parse(r.text, (size_t)(nl - r.text), NULL);
+	r.json = tjson_parse(nl + 1, strlen(nl + 1), NULL);
+	assert_non_null(child);
+	assert_non_null(r.json);
+	child_rows = tjson_get(tjson_get(child, "total"), "regions");
+	assert_int_equal(child_rows->n, 1);
+	assert_int_equal(num(row(child_rows, "child", "r"), "total_us"), 5);
+	parent_rows = section(&r, "total");
+	assert_int_equal(parent_rows->n, 2);
+	assert_int_equal(num(row(parent_rows, "parent", "before"), "total_us"), 3);
+	assert_int_equal(num(row(parent_rows, "parent", "after"), "total_us"), 4);
+	assert_string_not_equal(tjson_get_str(child, "sid"), tjson_get_str(r.json, "sid"));
+	tjson_free(child);
+	report_free(&r);
+}
+
+/* ------------------------------------------------------------------ */
 /* No allocation per event once a thread's keys have rows.              */
 /* ------------------------------------------------------------------ */
 
@@ -850,6 +899,7 @@ int main(void)
 		cmocka_unit_test(keys),
 		cmocka_unit_test(text_table),
 		cmocka_unit_test(config_keys),
+		cmocka_unit_test(forked_child),
 		cmocka_unit_test(no_allocation_per_event),
 	};
 
