@@ -4,7 +4,7 @@
 #   make demo       build and run the example (examples/demo.sh): its perf
 #                   trace with the columns explained, its Chrome timeline (in
 #                   build/demo, and where to open it), a trace2 summary of
-#                   the same run, then (--stats) the stats target's table
+#                   the same run, then (--slowest) a target of its own
 #   make check      installs what the tests need if missing (cmocka, the
 #                   Chrome viewers), then, in order:
 #                   check-plain  make test (every tests/*/test_*.c and
@@ -96,10 +96,11 @@ TOOL_TESTS := $(sort $(wildcard tests/*/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer (test_chrome:
 # the chrome target on 4 threads in 8 processes).
 THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/tests/test_fork \
-	$(BUILD)/tests/test_example_stats $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
+	$(BUILD)/tests/test_example_slowest $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
 	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories $(BUILD)/tests/test_deferred \
 	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock $(BUILD)/tests/test_run \
-	$(BUILD)/tests/test_record_target
+	$(BUILD)/tests/test_record_target \
+	$(BUILD)/tests/test_stats_target
 BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -168,11 +169,11 @@ $(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
 
-# With the statistics target (examples/stats_target.c) for --stats.
-$(BUILD)/bin/example-hashsort: examples/hashsort.c examples/stats_target.c examples/stats_target.h \
+# With the example target (examples/slowest_target.c) for --slowest.
+$(BUILD)/bin/example-hashsort: examples/hashsort.c examples/slowest_target.c examples/slowest_target.h \
 		$(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/hashsort.c examples/stats_target.c $(STATIC) \
+	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/hashsort.c examples/slowest_target.c $(STATIC) \
 		$(LDLIBS) -o $@
 
 $(SUP_OBJ): CPPFLAGS += $(CROSS_TEST_FLAGS)
@@ -189,15 +190,18 @@ $(BUILD)/tests/test_shared_time: TEST_LDFLAGS := -Wl,--wrap=clock_gettime \
 # It runs its scenarios on a fake monotonic clock.
 $(BUILD)/tests/test_categories: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 
+# It runs its scenarios with known times on a fake monotonic clock.
+$(BUILD)/tests/test_stats_target: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
+
 # It counts the library's clock_gettime() calls (the TSC clock's).
 $(BUILD)/tests/test_clock: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 
 # It counts the library's signal mask changes.
 $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
 
-# It checks the example statistics target, built in with it.
-$(BUILD)/tests/test_example_stats: examples/stats_target.c examples/stats_target.h
-$(BUILD)/tests/test_example_stats: TEST_LDFLAGS := -Iexamples examples/stats_target.c
+# It checks the example target, built in with it.
+$(BUILD)/tests/test_example_slowest: examples/slowest_target.c examples/slowest_target.h
+$(BUILD)/tests/test_example_slowest: TEST_LDFLAGS := -Iexamples examples/slowest_target.c
 
 # It checks the trace2 command's reader, built in with it.
 $(BUILD)/tests/test_tool_reader: tools/alloc.c tools/alloc.h tools/json.c tools/json.h tools/reader.c tools/reader.h tools/map.c tools/map.h
@@ -208,7 +212,7 @@ $(BUILD)/tests/test_tool_map: tools/alloc.c tools/alloc.h tools/map.c tools/map.
 $(BUILD)/tests/test_tool_map: TEST_LDFLAGS := -Itools tools/alloc.c tools/map.c
 
 # The example hashes and sorts the sources, traced by the perf, chrome and
-# event targets at once; then with --stats, its own target.
+# event targets at once; then with --slowest, its own target.
 demo: all $(CROSS_RUN_BIN)
 	@examples/demo.sh $(or $(CROSS_RUN_BIN),$(BUILD)/bin) $(BUILD)/demo src/*.c targets/*.c include/trace2.h
 

@@ -2,8 +2,9 @@
 # make demo: examples/hashsort.c (hash FILEs on two threads, then sort)
 # traced three ways in one run: the perf target as Git writes it, with
 # its columns explained; the Chrome timeline and the event log, which
-# `trace2 summary` reads back.  Then again with the example's own target
-# (--stats, examples/stats_target.c).  Everything goes to standard output.
+# `trace2 summary` reads back.  Then again with the stats target's table
+# (GIT_TRACE2_STATS), and with the example's own target (--slowest,
+# examples/slowest_target.c).  Everything goes to standard output.
 # usage: examples/demo.sh BIN_DIR OUT_DIR FILE...
 set -eu
 [ $# -ge 3 ] || { echo "usage: $0 BIN_DIR OUT_DIR FILE..." >&2; exit 2; }
@@ -15,7 +16,8 @@ chrome=$out/hashsort.json events=$out/hashsort.event.json
 # The targets append to a file: start from none.
 rm -f "$chrome" "$events"
 unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_CHROME GIT_TRACE2_PERF_BRIEF \
-	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_CHROME_BRIEF
+	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_CHROME_BRIEF GIT_TRACE2_STATS GIT_TRACE2_STATS_BRIEF \
+	GIT_TRACE2_STATS_FORMAT
 
 echo "== The perf target (GIT_TRACE2_PERF=2): every event, as Git writes it"
 # The trace (stderr) to our output, the example's own output away.
@@ -53,6 +55,11 @@ END
 "$bin/trace2" summary "$events"
 
 echo
-echo "== Beyond Git: a target of your own (examples/stats_target.c, --stats): region times at exit"
+echo "== Beyond Git: the stats target (GIT_TRACE2_STATS=2): region times summed up at exit"
 # shellcheck disable=SC2069 # the table (stderr) only
-"$bin/example-hashsort" --stats "$@" 2>&1 >/dev/null
+GIT_TRACE2_STATS=2 "$bin/example-hashsort" "$@" 2>&1 >/dev/null
+
+echo
+echo "== Beyond Git: a target of your own (examples/slowest_target.c, --slowest)"
+# shellcheck disable=SC2069 # the list (stderr) only
+"$bin/example-hashsort" --slowest "$@" 2>&1 >/dev/null

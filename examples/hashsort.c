@@ -1,17 +1,18 @@
 /*
  * hashsort -- hash files on two threads, print them sorted by hash.
  *
- *   example-hashsort [--stats] FILE...   prints "<fnv1a-64 hex> <path>" lines
+ *   example-hashsort [--slowest] FILE...   prints "<fnv1a-64 hex> <path>" lines
  *
  * A small but real host program for libtrace2: run it with, say,
  * GIT_TRACE2_PERF=2 to see nested regions, per-thread data, a timer and a
  * counter on stderr.  With no GIT_TRACE2* setting it traces nothing and
  * every trace2_*() call below costs one untaken branch.
  *
- * --stats registers the statistics target (stats_target.c) before
+ * --slowest registers a target of its own (slowest_target.c) before
  * trace2_initialize(): it needs no GIT_TRACE2* setting, turns tracing on
- * by itself and at exit prints on stderr how often each region ran and
- * how long it took.  The usual settings still work alongside.
+ * by itself and at exit prints on stderr the longest regions of the run.
+ * The usual settings still work alongside (GIT_TRACE2_STATS=2 for every
+ * region's numbers).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats_target.h"
+#include "slowest_target.h"
 #include "trace2.h"
 
 #define NR_WORKERS 2
@@ -134,14 +135,14 @@ int main(int argc, char **argv)
 {
 	struct worker workers[NR_WORKERS];
 	struct entry *entries;
-	int stats = argc > 1 && !strcmp(argv[1], "--stats");
-	char **files = argv + 1 + stats;
-	int nr = argc - 1 - stats, rc = 0;
+	int slowest = argc > 1 && !strcmp(argv[1], "--slowest");
+	char **files = argv + 1 + slowest;
+	int nr = argc - 1 - slowest, rc = 0;
 
 	/* Start the clock first so t_abs counts from the top of main(). */
 	trace2_initialize_clock();
-	if (stats && stats_target_register())
-		perror("hashsort: cannot register the stats target");
+	if (slowest && slowest_target_register())
+		perror("hashsort: cannot register the slowest target");
 	/* Before or after trace2_initialize(); a negative id (out of
 	 * memory) makes the calls report a BUG and do nothing. */
 	read_timer = trace2_timer_define("hashsort", "read", 0);
@@ -151,7 +152,7 @@ int main(int argc, char **argv)
 	trace2_cmd_name("hashsort");
 
 	if (nr < 1) {
-		fprintf(stderr, "usage: %s [--stats] FILE...\n", argv[0]);
+		fprintf(stderr, "usage: %s [--slowest] FILE...\n", argv[0]);
 		return trace2_cmd_exit(129);
 	}
 	entries = calloc((size_t)nr, sizeof(*entries));
@@ -190,7 +191,7 @@ int main(int argc, char **argv)
 	}
 	free(entries);
 	/* trace2_cmd_exit() returns its argument: emit "exit" and leave (with
-	 * --stats the library's atexit handler then has the stats target
-	 * print its table). */
+	 * --slowest the library's atexit handler then has the slowest target
+	 * print its list). */
 	return trace2_cmd_exit(rc);
 }

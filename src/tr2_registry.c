@@ -5,6 +5,7 @@
 #include "tr2_tgt_event.h"
 #include "tr2_tgt_chrome.h"
 #include "tr2_tgt_record.h"
+#include "tr2_tgt_stats.h"
 
 #include <errno.h>
 #include <string.h>
@@ -17,6 +18,7 @@ int tr2_registry_nactive;
 static struct tr2_tgt_state normal_state, perf_state, event_state;
 static struct tr2_tgt_chrome chrome_state;
 static struct tr2_tgt_record record_state;
+static struct tr2_tgt_stats stats_state;
 static const struct {
 	const struct trace2_target *target;
 	void *ctx;
@@ -26,6 +28,7 @@ static const struct {
 	{ &tr2_tgt_event, &event_state },
 	{ &tr2_tgt_chrome, &chrome_state },
 	{ &tr2_tgt_record, &record_state },
+	{ &tr2_tgt_stats, &stats_state },
 };
 
 static int add_target(const struct trace2_target *t, void *ctx, int builtin)
@@ -189,6 +192,7 @@ void tr2_registry_shutdown(void)
 	for (i = 0; i < nslots; i++)
 		if (slots[i].target->shutdown && __atomic_load_n(&slots[i].on, __ATOMIC_ACQUIRE))
 			slots[i].target->shutdown(slots[i].ctx);
+	tr2_dst_flush_all(); /* what they wrote (buffered mode) goes out now */
 }
 
 void tr2_registry_reopen(void)

@@ -29,7 +29,7 @@ extern struct tr2_slot *tr2_registry_active[TRACE2_TARGETS_MAX]
 	__attribute__((visibility("hidden")));
 extern int tr2_registry_nactive __attribute__((visibility("hidden")));
 
-/* The built-in targets, once: normal, perf, event, chrome. */
+/* The built-in targets, once: normal, perf, event, chrome, stats. */
 void tr2_registry_add_builtins(void);
 /* A host's target after the built-in ones: 0, EINVAL (a wrong interface
  * version, name or setting) or ENOSPC (the registry is full). */

@@ -46,6 +46,7 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	ROW(TR2_SYSENV_DST_TIMEOUT, "_DST_TIMEOUT", "destinationtimeout", TR2_PARSE_INT),
 	ROW(TR2_SYSENV_RECORD_RING, "_RECORD_RING", "recordring", TR2_PARSE_SIZE),
 	ROW(TR2_SYSENV_RING_FULL, "_RING_FULL", "ringfull", TR2_PARSE_TEXT),
+	ROW(TR2_SYSENV_STATS_FORMAT, "_STATS_FORMAT", "statsformat", TR2_PARSE_TEXT),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 

@@ -1,6 +1,6 @@
 /*
  * libtrace2 targets: the public interface every target is written on,
- * the built-in normal, perf, event and chrome targets included.
+ * the built-in normal, perf, event, chrome and stats targets included.
  *
  * A target is a struct trace2_target registered with
  * trace2_register_target() before trace2_initialize().  For every traced

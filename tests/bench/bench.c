@@ -3,7 +3,8 @@
  *
  *   bench list            one line per scenario: "NAME TARGETS", TARGETS a
  *                         subset of "npe" (GIT_TRACE2, GIT_TRACE2_PERF,
- *                         GIT_TRACE2_EVENT) or "-" for none
+ *                         GIT_TRACE2_EVENT), with "s" GIT_TRACE2_STATS,
+ *                         or "-" for none
  *   bench SCENARIO [N]    run exactly N ops, or batches of ops until
  *                         T2BENCH_SECONDS (default 1) of wall time passed
  *   bench floor [N]       the physical floor, no Trace2 calls: one line
@@ -88,7 +89,7 @@ struct scenario {
 	const char *targets; /* subset of "npe" the caller must enable; "b":
 			      * and GIT_TRACE2_BUFFER=64k; "c": and
 			      * GIT_TRACE2_CATEGORIES=bench,-noise; "d": and
-			      * GIT_TRACE2_DEFERRED=1 */
+			      * GIT_TRACE2_DEFERRED=1; "s": GIT_TRACE2_STATS */
 	const char *what;
 };
 
@@ -116,6 +117,8 @@ static const struct scenario scenarios[] = {
 	{ "floor_ring", RING_FLOOR, 1, 1, "", "no Trace2 calls: 2 records (clock, header, copied strings) into a per-thread ring" },
 	{ "perf_deferred", REGION, 1, 1, "pd", "perf target, deferred mode; region pairs (and CPU per pair until drained)" },
 	{ "perf_deferred_rate", RATE, 1, 1, "pd", "perf target, deferred mode; 2M region pairs/s from one thread, drops counted" },
+	{ "stats", REGION, 1, 1, "s", "stats target; region pairs (summed up, a table at exit)" },
+	{ "stats_threads", REGION, 1, 2, "s", "stats target; 2 threads x region pairs" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },

@@ -49,7 +49,8 @@
 # (n = GIT_TRACE2, p = GIT_TRACE2_PERF, e = GIT_TRACE2_EVENT, each a regular
 # file in the scratch directory, deleted after every run; b adds
 # GIT_TRACE2_BUFFER=64k, c GIT_TRACE2_CATEGORIES=bench,-noise, d
-# GIT_TRACE2_DEFERRED=1); GIT_TRACE2_CLOCK and GIT_TRACE2_DEFERRED_RING
+# GIT_TRACE2_DEFERRED=1, s GIT_TRACE2_STATS, its table at exit to a file);
+# GIT_TRACE2_CLOCK and GIT_TRACE2_DEFERRED_RING
 # pass through when set (floor_ring follows GIT_TRACE2_CLOCK as the
 # library does).
 set -u
@@ -108,6 +109,7 @@ clean_env() {
 	case $1 in *b*) E+=("GIT_TRACE2_BUFFER=64k") ;; esac
 	case $1 in *c*) E+=("GIT_TRACE2_CATEGORIES=bench,-noise") ;; esac
 	case $1 in *d*) E+=("GIT_TRACE2_DEFERRED=1") ;; esac
+	case $1 in *s*) E+=("GIT_TRACE2_STATS=$dir/trace.stats") ;; esac
 	rm -f "$dir"/trace.*
 }
 
@@ -265,7 +267,7 @@ for ((r = 1; r <= runs; r++)); do
 		perf_buffered) floor=floor_buffered ;;
 		perf_buffered_threads) floor=floor_buffered_threads ;;
 		perf_deferred) floor=floor_ring ;;
-		*) case ${targets[$s]} in *b* | *c* | *d*) floor=- ;; esac ;;
+		*) case ${targets[$s]} in *b* | *c* | *d* | *s*) floor=- ;; esac ;;
 		esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then

@@ -3,8 +3,8 @@
 # the perf, chrome and event targets; it explains the perf columns, names
 # the Chrome file it wrote (which Chrome DevTools' trace engine and
 # speedscope load as written, with no mismatch and no warning) and the
-# viewers that open it, summarizes the event log of that same run, and
-# ends with the stats target's table.
+# viewers that open it, summarizes the event log of that same run, shows
+# the stats target's table and ends with the example target's list.
 # usage: T2_BIN=build/bin tests/examples/test_demo.sh
 set -u
 . "$(dirname "$0")/../tool_test_lib.sh"
@@ -72,7 +72,12 @@ else
 fi
 has "summary's hash-file regions" '^ +2 +[0-9. ]+ hashsort/hash-file$'
 
-# The stats target's table, last.
-has "stats table" '^stats: [0-9]+ regions of 4 keys'
-tail -1 "$tmp/out" | grep -qE 'hashsort/(hash|worker|hash-file|sort)$' && ok || bad "the stats table is not last"
+# The stats target's table: the total's hash-file row counts both files.
+has "stats table" '^# trace2 stats, sid '
+has "stats total of hash-file" '^total +hashsort +hash-file +2  '
+# The slowest target's list, last: hash holds the rest, it comes first.
+has "slowest list" '^slowest: the 5 longest regions, in ms$'
+has "slowest first" '^ +[0-9]+\.[0-9]{3}  main  hashsort/hash$'
+tail -1 "$tmp/out" | grep -qE '  (main|th0[12]:hasher)  hashsort/(worker|hash-file|sort)$' && ok ||
+	bad "the slowest list is not last"
 finish

@@ -1573,7 +1573,7 @@ static const char *const BAD_NAMES[] = {
 };
 static const char *const TAKEN_NAMES[] = {
 	"normal", "perf", "event", "brief", "buffer", "envvars", "redact",
-	"configparams", "maxfiles",
+	"configparams", "maxfiles", "chrome", "stats", "statsformat",
 };
 
 static void registration_errors(void **state)
@@ -1631,7 +1631,7 @@ static void sc_fill_registry(void *p)
 			break;
 	}
 	fprintf(stderr, "registered %d targets, then errno %d\n", n, errno);
-	CHECK(n == TRACE2_TARGETS_MAX - 5); /* normal, perf, event, chrome, record */
+	CHECK(n == TRACE2_TARGETS_MAX - 6); /* normal, perf, event, chrome, record, stats */
 	CHECK(errno == ENOSPC);
 	CHECK(trace2_register_target(&ts[n], &hits[n]) == -1 && errno == ENOSPC);
 	trace2_initialize();
@@ -1642,7 +1642,7 @@ static void sc_fill_registry(void *p)
 	CHECK(hits[n] == 0);
 }
 
-/* TRACE2_TARGETS_MAX counts the 5 built-in targets: 27 more fit, the
+/* TRACE2_TARGETS_MAX counts the 6 built-in targets: 26 more fit, the
  * next gets ENOSPC, and every one registered is called. */
 static void registry_full(void **state)
 {
