@@ -1,9 +1,14 @@
 #include "tr2_json.h"
 #include "tr2_hot.h"
 #include "tr2_buf.h"
+#include "trace2/target.h"
 
 #include <stdint.h>
 #include <string.h>
+
+_Static_assert(TR2_JSON_ESCAPED_MAX(7) == TRACE2_JSON_ESCAPED_MAX(7) &&
+	       TR2_UTF8_REPAIRED_MAX(7) == TRACE2_UTF8_REPAIRED_MAX(7),
+	       "the public worst cases are the library's");
 
 /* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
 TR2_HOT_TABLE const unsigned char tr2_json_special[256] = {
@@ -161,4 +166,48 @@ size_t tr2_utf8_repair(char *out, const char *str, size_t len)
 			s += copy_sequence(&p, s, end);
 	}
 	return (size_t)(p - out);
+}
+
+/*
+ * The exact length of what tr2_json_escape() (json) or tr2_utf8_repair()
+ * writes for s[0..len) (SIZE_MAX if that does not fit in a size_t), one
+ * byte or sequence at a time: only asked for a buffer below the worst
+ * case, off the library's own paths.
+ */
+static size_t output_len(const char *str, size_t len, int json)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *end = s + len;
+	size_t n = 0;
+
+	while (s < end && n <= SIZE_MAX - 6) {
+		char one[6], *p = one;
+
+		if (json && tr2_json_special[*s] == 1)
+			p = escape_control(p, *s++);
+		else if (*s >= 0x80)
+			s += copy_sequence(&p, s, end);
+		else
+			*p++ = (char)*s++;
+		n += (size_t)(p - one);
+	}
+	return s < end ? SIZE_MAX : n;
+}
+
+size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
+{
+	size_t need;
+
+	if (len > size / 6 && (need = output_len(s, len, 1)) > size)
+		return need;
+	return tr2_json_escape(out, s, len);
+}
+
+size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len)
+{
+	size_t need;
+
+	if (len > size / 3 && (need = output_len(s, len, 0)) > size)
+		return need;
+	return tr2_utf8_repair(out, s, len);
 }
