@@ -27,22 +27,8 @@ failed=0 passed=0
 # an internal header it includes or a library symbol it references).  Each
 # is to be removed: the command gets a proper seam instead.
 KNOWN_TOOL_EXCEPTIONS='
-tools/chrome_out.c tr2_json.h
-tools/chrome_out.o tr2_json_escape
-tools/chrome_out.o tr2_utf8_repair
-tools/convert.c tr2_json.h
-tools/convert.o tr2_utf8_repair
-tools/otlp.c tr2_json.h
-tools/reader.c tr2_json.h
 tools/reader.h tr2_event.h
-tools/reader.o tr2_json_escape
 tools/reader.o tr2_time_cache_init
-tools/summary.c tr2_json.h
-tools/summary.o tr2_json_escape
-tools/strbuf.c tr2_json.h
-tools/strbuf.o tr2_json_escape
-tools/text.c tr2_json.h
-tools/text.o tr2_json_escape
 '
 # What the platform seam may use above it.
 SEAM_USES="src/tr2_sys.c src/tr2_buf.c"

@@ -18,8 +18,8 @@
 #include "otlp.h"
 #include "output.h"
 #include "reader.h"
-#include "tr2_json.h"
 #include "tr2_replay.h"
+#include "trace2/target.h"
 #include "usage.h"
 
 /*
@@ -289,7 +289,7 @@ static void chrome_end(struct chrome_proc *cp, uint64_t ts)
  * strings as they are, which need not be UTF-8). */
 static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 {
-	size_t need = TR2_UTF8_REPAIRED_MAX(d->json_len);
+	size_t need = TRACE2_UTF8_REPAIRED_MAX(d->json_len);
 
 	if (!d->json_len)
 		return;
@@ -298,7 +298,7 @@ static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 		c->json = t2_realloc(NULL, need);
 		c->json_cap = need;
 	}
-	d->json_len = tr2_utf8_repair(c->json, d->json, d->json_len);
+	d->json_len = trace2_utf8_repair(c->json, c->json_cap, d->json, d->json_len);
 	d->json = c->json;
 }
 

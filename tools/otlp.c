@@ -38,7 +38,6 @@
 #include <string.h>
 
 #include "reader.h"
-#include "tr2_json.h"
 #include "tr2_traceparent.h"
 #include "trace2.h"
 

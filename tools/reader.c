@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tr2_json.h"
+#include "trace2/target.h"
 
 #define READ_CHUNK 65536
 
 /* s escaped as the inside of a JSON string, allocated. */
 static char *json_escaped(const char *s, size_t n, size_t *out_len)
 {
-	char *p = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
+	char *p = t2_realloc(NULL, TRACE2_JSON_ESCAPED_MAX(n) + 1);
 
-	*out_len = tr2_json_escape(p, s, n);
+	*out_len = trace2_json_escape(p, TRACE2_JSON_ESCAPED_MAX(n), s, n);
 	p[*out_len] = '\0';
 	return p;
 }

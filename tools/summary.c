@@ -32,7 +32,7 @@
 #include "output.h"
 #include "reader.h"
 #include "text.h"
-#include "tr2_json.h"
+#include "trace2/target.h"
 #include "usage.h"
 
 #define H_LINEAR 1024  /* exact buckets: 0 .. H_LINEAR-1 us */
@@ -495,7 +495,7 @@ static void put_secs_col(FILE *f, uint64_t us)
 
 static void put_json_str(FILE *f, const char *s)
 {
-	char buf[TR2_JSON_ESCAPED_MAX(48)];
+	char buf[TRACE2_JSON_ESCAPED_MAX(48)];
 	size_t n, len, chunk;
 
 	if (!s) {
@@ -509,7 +509,7 @@ static void put_json_str(FILE *f, const char *s)
 		chunk = len > 40 ? 40 : len;
 		while (chunk < len && ((unsigned char)s[chunk] & 0xc0) == 0x80 && chunk < 44)
 			chunk++;
-		n = tr2_json_escape(buf, s, chunk);
+		n = trace2_json_escape(buf, sizeof(buf), s, chunk);
 		fwrite(buf, 1, n, f);
 		s += chunk;
 		len -= chunk;
