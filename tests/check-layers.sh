@@ -27,8 +27,6 @@ failed=0 passed=0
 # an internal header it includes or a library symbol it references).  Each
 # is to be removed: the command gets a proper seam instead.
 KNOWN_TOOL_EXCEPTIONS='
-tools/reader.h tr2_event.h
-tools/reader.o tr2_time_cache_init
 '
 # What the platform seam may use above it.
 SEAM_USES="src/tr2_sys.c src/tr2_buf.c"

@@ -125,7 +125,7 @@ static void record(void *ctx, struct t2_record *rec)
 
 	if (!t2_record_usable(rec, 0))
 		return;
-	tr2_replay_event(c->target, &rec->ev.pub);
+	tr2_replay_event(c->target, &rec->ev);
 	if (!tr2_dst_is_on(&c->dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
@@ -305,7 +305,7 @@ static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 static void chrome_record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
-	struct trace2_event *ev = &rec->ev.pub;
+	struct trace2_event *ev = &rec->ev;
 	struct chrome_proc *cp;
 
 	if (!t2_record_usable(rec, 0))

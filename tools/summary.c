@@ -343,7 +343,7 @@ static void early_region_leave(struct t2_summary *s, struct sthread *t,
 static void region_leave(struct t2_summary *s, struct sthread *t, const struct t2_record *rec,
 			 const struct sproc *p)
 {
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 	size_t i = t->n;
 	struct rkey *k;
 	uint64_t us = ev->t_rel_us;
@@ -391,7 +391,7 @@ static void resume_regions(struct t2_process *p)
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct t2_summary *s = ctx;
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 	struct sproc *p;
 	struct sthread *t = NULL;
 	struct mkey *m;
