@@ -168,30 +168,40 @@ size_t tr2_utf8_repair(char *out, const char *str, size_t len)
 	return (size_t)(p - out);
 }
 
+/* How many bytes of s[0..len) make a piece of at most max (> 3) that
+ * ends in no valid UTF-8 sequence: cut before a byte that continues none,
+ * or where no byte of the three before it can start one. */
+static size_t piece_len(const unsigned char *s, size_t len, size_t max)
+{
+	size_t k;
+
+	if (len <= max)
+		return len;
+	for (k = max; k > max - 3 && (s[k] & 0xC0) == 0x80; k--)
+		;
+	return (s[k] & 0xC0) == 0x80 ? max : k;
+}
+
 /*
  * The exact length of what tr2_json_escape() (json) or tr2_utf8_repair()
- * writes for s[0..len) (SIZE_MAX if that does not fit in a size_t), one
- * byte or sequence at a time: only asked for a buffer below the worst
- * case, off the library's own paths.
+ * writes for s[0..len) (SIZE_MAX if that does not fit in a size_t),
+ * written piece by piece into a scratch buffer and counted: only asked
+ * for a buffer below the worst case, off the library's own paths.
  */
-static size_t output_len(const char *str, size_t len, int json)
+static size_t output_len(const char *s, size_t len, int json)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	const unsigned char *end = s + len;
-	size_t n = 0;
+	char piece[TR2_JSON_ESCAPED_MAX(64)];
+	size_t n = 0, k;
 
-	while (s < end && n <= SIZE_MAX - 6) {
-		char one[6], *p = one;
-
-		if (json && tr2_json_special[*s] == 1)
-			p = escape_control(p, *s++);
-		else if (*s >= 0x80)
-			s += copy_sequence(&p, s, end);
-		else
-			*p++ = (char)*s++;
-		n += (size_t)(p - one);
+	while (len) {
+		if (n > SIZE_MAX - sizeof(piece))
+			return SIZE_MAX;
+		k = piece_len((const unsigned char *)s, len, 64);
+		n += json ? tr2_json_escape(piece, s, k) : tr2_utf8_repair(piece, s, k);
+		s += k;
+		len -= k;
 	}
-	return s < end ? SIZE_MAX : n;
+	return n;
 }
 
 size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)

@@ -587,6 +587,26 @@ static void expect_bounded(escape_fn *fn, const char *in, size_t len, const char
 	free(buf);
 }
 
+/*
+ * Longer than the pieces a short buffer is measured in: a 4-byte
+ * sequence at bytes 62..65, a run of 60 stray continuation bytes, a
+ * sequence cut short at the end; each stray byte becomes U+FFFD.
+ */
+static void long_input_bounded(escape_fn *fn, size_t max_per_byte)
+{
+	char in[62 + 4 + 60 + 2], want[62 + 4 + 62 * 3], *p = want;
+
+	memset(in, 'x', 62);
+	memcpy(in + 62, "\xF0\x9F\x98\x80", 4);
+	memset(in + 66, 0x80, 60);
+	memcpy(in + 126, "\xE2\x82", 2);
+	memcpy(p, in, 66);
+	p += 66;
+	for (int i = 0; i < 62; i++, p += 3)
+		memcpy(p, R, 3);
+	expect_bounded(fn, in, sizeof(in), want, sizeof(want), max_per_byte * sizeof(in));
+}
+
 static void public_json_escape_bounded(void **state)
 {
 	/* quote, LF, U+0001, é, an invalid byte, a sequence cut short */
@@ -597,6 +617,7 @@ static void public_json_escape_bounded(void **state)
 	expect_bounded(trace2_json_escape, in, sizeof(in) - 1, want, sizeof(want) - 1,
 		       TRACE2_JSON_ESCAPED_MAX(sizeof(in) - 1));
 	expect_bounded(trace2_json_escape, "", 0, "", 0, TRACE2_JSON_ESCAPED_MAX(0));
+	long_input_bounded(trace2_json_escape, TRACE2_JSON_ESCAPED_MAX(1));
 	assert_int_equal(trace2_json_escape(NULL, 0, NULL, 0), 0);
 }
 
@@ -610,6 +631,7 @@ static void public_utf8_repair_bounded(void **state)
 	expect_bounded(trace2_utf8_repair, in, sizeof(in) - 1, want, sizeof(want) - 1,
 		       TRACE2_UTF8_REPAIRED_MAX(sizeof(in) - 1));
 	expect_bounded(trace2_utf8_repair, "", 0, "", 0, TRACE2_UTF8_REPAIRED_MAX(0));
+	long_input_bounded(trace2_utf8_repair, TRACE2_UTF8_REPAIRED_MAX(1));
 	assert_int_equal(trace2_utf8_repair(NULL, 0, NULL, 0), 0);
 }
 
