@@ -607,32 +607,34 @@ static void long_input_bounded(escape_fn *fn, size_t max_per_byte)
 	expect_bounded(fn, in, sizeof(in), want, sizeof(want), max_per_byte * sizeof(in));
 }
 
+/* fn (at most per_byte bytes out for each in) on the string in, the
+ * empty string and a long input, bounded, and with no buffer at all. */
+static void expect_public(escape_fn *fn, size_t per_byte, const char *in, const char *want)
+{
+	expect_bounded(fn, in, strlen(in), want, strlen(want), per_byte * strlen(in));
+	expect_bounded(fn, "", 0, "", 0, 0);
+	long_input_bounded(fn, per_byte);
+	assert_int_equal(fn(NULL, 0, NULL, 0), 0);
+}
+
 static void public_json_escape_bounded(void **state)
 {
 	/* quote, LF, U+0001, é, an invalid byte, a sequence cut short */
-	static const char in[] = "a\"b\n\x01\xC3\xA9\xFF\xE2\x82";
-	static const char want[] = "a\\\"b\\n\\u0001\xC3\xA9" R R R;
+	const char *in = "a\"b\n\x01\xC3\xA9\xFF\xE2\x82";
+	const char *want = "a\\\"b\\n\\u0001\xC3\xA9" R R R;
 
 	(void)state;
-	expect_bounded(trace2_json_escape, in, sizeof(in) - 1, want, sizeof(want) - 1,
-		       TRACE2_JSON_ESCAPED_MAX(sizeof(in) - 1));
-	expect_bounded(trace2_json_escape, "", 0, "", 0, TRACE2_JSON_ESCAPED_MAX(0));
-	long_input_bounded(trace2_json_escape, TRACE2_JSON_ESCAPED_MAX(1));
-	assert_int_equal(trace2_json_escape(NULL, 0, NULL, 0), 0);
+	expect_public(trace2_json_escape, TRACE2_JSON_ESCAPED_MAX(1), in, want);
 }
 
 static void public_utf8_repair_bounded(void **state)
 {
 	/* C3 before '(' is no sequence; € is kept; quotes stay raw */
-	static const char in[] = "\"ok\"\xC3(\xE2\x82\xAC\x80";
-	static const char want[] = "\"ok\"" R "(\xE2\x82\xAC" R;
+	const char *in = "\"ok\"\xC3(\xE2\x82\xAC\x80";
+	const char *want = "\"ok\"" R "(\xE2\x82\xAC" R;
 
 	(void)state;
-	expect_bounded(trace2_utf8_repair, in, sizeof(in) - 1, want, sizeof(want) - 1,
-		       TRACE2_UTF8_REPAIRED_MAX(sizeof(in) - 1));
-	expect_bounded(trace2_utf8_repair, "", 0, "", 0, TRACE2_UTF8_REPAIRED_MAX(0));
-	long_input_bounded(trace2_utf8_repair, TRACE2_UTF8_REPAIRED_MAX(1));
-	assert_int_equal(trace2_utf8_repair(NULL, 0, NULL, 0), 0);
+	expect_public(trace2_utf8_repair, TRACE2_UTF8_REPAIRED_MAX(1), in, want);
 }
 
 int main(void)
