@@ -208,6 +208,8 @@ size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
 {
 	size_t need;
 
+	if (!len)
+		return 0; /* s and out may be NULL */
 	if (len > size / 6 && (need = output_len(s, len, 1)) > size)
 		return need;
 	return tr2_json_escape(out, s, len);
@@ -217,6 +219,8 @@ size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len)
 {
 	size_t need;
 
+	if (!len)
+		return 0; /* s and out may be NULL */
 	if (len > size / 3 && (need = output_len(s, len, 0)) > size)
 		return need;
 	return tr2_utf8_repair(out, s, len);

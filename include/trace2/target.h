@@ -328,10 +328,11 @@ const char *trace2_event_utc_time(const struct trace2_event *ev);
  * terminating NUL are written.
  *
  * Returns the length of the escaped text (SIZE_MAX if it does not fit in
- * a size_t).  When that is more than size, nothing at all is written (out may be NULL with size 0): call again
- * with a buffer of the returned size.  A buffer of
- * TRACE2_JSON_ESCAPED_MAX(len) bytes always fits.  Pure: any thread, at
- * any time, async-signal-safe; s and out must not overlap.
+ * a size_t).  When that is more than size, nothing at all is written
+ * (out may be NULL with size 0, s with len 0): call again with a buffer
+ * of the returned size.  A buffer of TRACE2_JSON_ESCAPED_MAX(len) bytes
+ * always fits.  Pure: any thread, at any time, async-signal-safe; s and
+ * out must not overlap.
  */
 size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len);
 
