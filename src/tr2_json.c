@@ -204,24 +204,25 @@ static size_t output_len(const char *s, size_t len, int json)
 	return n;
 }
 
-size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
+/* s escaped (json) or repaired into out, if it fits in size: what the
+ * public functions do. */
+static size_t bounded(char *out, size_t size, const char *s, size_t len, int json)
 {
-	size_t need;
+	size_t per_byte = json ? TR2_JSON_ESCAPED_MAX(1) : TR2_UTF8_REPAIRED_MAX(1), need;
 
 	if (!len)
 		return 0; /* s and out may be NULL */
-	if (len > size / 6 && (need = output_len(s, len, 1)) > size)
+	if (len > size / per_byte && (need = output_len(s, len, json)) > size)
 		return need;
-	return tr2_json_escape(out, s, len);
+	return json ? tr2_json_escape(out, s, len) : tr2_utf8_repair(out, s, len);
+}
+
+size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
+{
+	return bounded(out, size, s, len, 1);
 }
 
 size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len)
 {
-	size_t need;
-
-	if (!len)
-		return 0; /* s and out may be NULL */
-	if (len > size / 3 && (need = output_len(s, len, 0)) > size)
-		return need;
-	return tr2_utf8_repair(out, s, len);
+	return bounded(out, size, s, len, 0);
 }
