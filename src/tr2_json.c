@@ -1,9 +1,14 @@
 #include "tr2_json.h"
 #include "tr2_hot.h"
 #include "tr2_buf.h"
+#include "trace2/target.h"
 
 #include <stdint.h>
 #include <string.h>
+
+_Static_assert(TR2_JSON_ESCAPED_MAX(7) == TRACE2_JSON_ESCAPED_MAX(7) &&
+	       TR2_UTF8_REPAIRED_MAX(7) == TRACE2_UTF8_REPAIRED_MAX(7),
+	       "the public worst cases are the library's");
 
 /* 0: copy as is; 1: needs an escape; 2: start of a multi-byte sequence. */
 TR2_HOT_TABLE const unsigned char tr2_json_special[256] = {
@@ -161,4 +166,63 @@ size_t tr2_utf8_repair(char *out, const char *str, size_t len)
 			s += copy_sequence(&p, s, end);
 	}
 	return (size_t)(p - out);
+}
+
+/* How many bytes of s[0..len) make a piece of at most max (> 3) that
+ * ends in no valid UTF-8 sequence: cut before a byte that continues none,
+ * or where no byte of the three before it can start one. */
+static size_t piece_len(const unsigned char *s, size_t len, size_t max)
+{
+	size_t k;
+
+	if (len <= max)
+		return len;
+	for (k = max; k > max - 3 && (s[k] & 0xC0) == 0x80; k--)
+		;
+	return (s[k] & 0xC0) == 0x80 ? max : k;
+}
+
+/*
+ * The exact length of what tr2_json_escape() (json) or tr2_utf8_repair()
+ * writes for s[0..len) (SIZE_MAX if that does not fit in a size_t),
+ * written piece by piece into a scratch buffer and counted: only asked
+ * for a buffer below the worst case, off the library's own paths.
+ */
+static size_t output_len(const char *s, size_t len, int json)
+{
+	char piece[TR2_JSON_ESCAPED_MAX(64)];
+	size_t n = 0, k;
+
+	while (len) {
+		if (n > SIZE_MAX - sizeof(piece))
+			return SIZE_MAX;
+		k = piece_len((const unsigned char *)s, len, 64);
+		n += json ? tr2_json_escape(piece, s, k) : tr2_utf8_repair(piece, s, k);
+		s += k;
+		len -= k;
+	}
+	return n;
+}
+
+/* s escaped (json) or repaired into out, if it fits in size: what the
+ * public functions do. */
+static size_t bounded(char *out, size_t size, const char *s, size_t len, int json)
+{
+	size_t per_byte = json ? TR2_JSON_ESCAPED_MAX(1) : TR2_UTF8_REPAIRED_MAX(1), need;
+
+	if (!len)
+		return 0; /* s and out may be NULL */
+	if (len > size / per_byte && (need = output_len(s, len, json)) > size)
+		return need;
+	return json ? tr2_json_escape(out, s, len) : tr2_utf8_repair(out, s, len);
+}
+
+size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
+{
+	return bounded(out, size, s, len, 1);
+}
+
+size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len)
+{
+	return bounded(out, size, s, len, 0);
 }

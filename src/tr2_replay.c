@@ -1,4 +1,6 @@
 #include "tr2_replay.h"
+#include "tr2_clock.h"
+#include "tr2_event.h"
 #include "tr2_tgt.h"
 #include "tr2_sys.h"
 #include "tr2_tgt_chrome.h"
@@ -10,6 +12,7 @@
 struct tr2_replay {
 	const struct tr2_replay_ops *ops;
 	void *state;
+	struct tr2_time_cache times; /* the records' formatted times */
 };
 
 static const struct tr2_replay_ops *const builtins[] = {
@@ -49,6 +52,7 @@ struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst
 	if (!ops || !(r = tr2_sys.calloc(1, sizeof(*r))))
 		return NULL;
 	r->ops = ops;
+	tr2_time_cache_init(&r->times);
 	if (!(r->state = tr2_sys.calloc(1, ops->state_size)) ||
 	    tr2_replay_open(ops->target, r->state, dst, opt->brief, opt->created)) {
 		tr2_sys.free(r->state);
@@ -62,7 +66,13 @@ struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst
 
 void tr2_replay_event(struct tr2_replay *r, const struct trace2_event *ev)
 {
-	r->ops->target->event(r->state, ev);
+	struct tr2_ev rec;
+
+	rec.pub = *ev;
+	rec.times = &r->times;
+	rec.has_local_time = 0;
+	rec.has_utc_time = 0;
+	r->ops->target->event(r->state, &rec.pub);
 }
 
 int tr2_replay_ended(const struct tr2_replay *r)

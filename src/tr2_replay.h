@@ -55,6 +55,9 @@ struct tr2_replay;
  * failed. */
 struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst,
 					   const struct tr2_replay_options *opt);
+/* A record to r's target: ev as the program filled it (kind, times,
+ * thread, process, nesting, payload), around which the replay keeps what
+ * the library's records carry (their formatted times). */
 void tr2_replay_event(struct tr2_replay *r, const struct trace2_event *ev);
 /* The trace has finished itself (an atexit, a signal): end it. */
 int tr2_replay_ended(const struct tr2_replay *r);

@@ -13,8 +13,7 @@
 #     its own seam into the targets (tr2_replay.h: a built-in target on a
 #     sink destination) and the traceparent check it shares with the
 #     dispatcher (tr2_traceparent.h), and references of the library only
-#     public names and those headers' functions; KNOWN_TOOL_EXCEPTIONS
-#     below lists what it does beyond that today, to be removed.
+#     public names and those headers' functions.
 # usage: tests/check-layers.sh BUILD_DIR
 set -eu
 obj=$(cd "$1" && pwd)/obj
@@ -23,27 +22,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 passed=0
 
-# What tools/ does today beyond its rule, one "FILE THING" a line (THING:
-# an internal header it includes or a library symbol it references).  Each
-# is to be removed: the command gets a proper seam instead.
-KNOWN_TOOL_EXCEPTIONS='
-tools/chrome_out.c tr2_json.h
-tools/chrome_out.o tr2_json_escape
-tools/chrome_out.o tr2_utf8_repair
-tools/convert.c tr2_json.h
-tools/convert.o tr2_utf8_repair
-tools/otlp.c tr2_json.h
-tools/reader.c tr2_json.h
-tools/reader.h tr2_event.h
-tools/reader.o tr2_json_escape
-tools/reader.o tr2_time_cache_init
-tools/summary.c tr2_json.h
-tools/summary.o tr2_json_escape
-tools/strbuf.c tr2_json.h
-tools/strbuf.o tr2_json_escape
-tools/text.c tr2_json.h
-tools/text.o tr2_json_escape
-'
 # What the platform seam may use above it.
 SEAM_USES="src/tr2_sys.c src/tr2_buf.c"
 
@@ -142,7 +120,6 @@ for o in "$obj"/targets/*.o; do
 done
 
 # tools/: what it includes and what of the library it references.
-known() { printf '%s\n' "$KNOWN_TOOL_EXCEPTIONS" | grep -qx "$1 $2"; }
 allowed_header() {
 	case $1 in
 	trace2.h | trace2/*.h | tr2_kinds.def | tr2_plat.h | tr2_replay.h | tr2_traceparent.h) return 0 ;;
@@ -153,8 +130,6 @@ for f in tools/*.c tools/*.h; do
 	for h in $(sed -n 's/^#[ 	]*include[ 	]*"\([^"]*\)".*/\1/p' "$f"); do
 		if allowed_header "$h"; then
 			passed=$((passed + 1))
-		elif known "$f" "$h"; then
-			echo "$f $h" >>"$tmp/known_seen"
 		else
 			fail "the trace2 command: $f includes $h"
 		fi
@@ -166,17 +141,9 @@ defined $(for f in src/*.c targets/*.c; do obj_of "$f"; done) | grep -v '^trace2
 for o in "$obj"/tools/*.o; do
 	f=tools/${o##*/}
 	for s in $(undefined "$o" | comm -12 - "$tmp/internal" | comm -23 - "$tmp/seam"); do
-		if known "$f" "$s"; then
-			echo "$f $s" >>"$tmp/known_seen"
-		else
-			fail "the trace2 command: $f references $s"
-		fi
+		fail "the trace2 command: $f references $s"
 	done
 	passed=$((passed + 1))
 done
-printf '%s\n' "$KNOWN_TOOL_EXCEPTIONS" | sed '/^$/d' | while read -r f thing; do
-	grep -qx "$f $thing" "$tmp/known_seen" 2>/dev/null ||
-		echo "check-layers: note: known exception \"$f $thing\" is gone: remove it from the list"
-done
-echo "check-layers: $passed passed, $failed failed ($(printf '%s\n' "$KNOWN_TOOL_EXCEPTIONS" | grep -c .) known exceptions in tools/)"
+echo "check-layers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,7 +26,7 @@
 #include "json.h"
 #include "map.h"
 #include "strbuf.h"
-#include "tr2_json.h"
+#include "trace2/target.h"
 
 /* ts and dur: integer microseconds that every JSON reader holds exactly */
 #define TS_MAX (1ull << 53)
@@ -160,12 +160,12 @@ static const char *utf8_text(const char *text, size_t *len)
 		;
 	if (i == *len)
 		return text;
-	if (fixed_cap < TR2_UTF8_REPAIRED_MAX(*len)) {
-		fixed_cap = TR2_UTF8_REPAIRED_MAX(*len);
+	if (fixed_cap < TRACE2_UTF8_REPAIRED_MAX(*len)) {
+		fixed_cap = TRACE2_UTF8_REPAIRED_MAX(*len);
 		free(fixed);
 		fixed = t2_realloc(NULL, fixed_cap);
 	}
-	*len = tr2_utf8_repair(fixed, text, *len);
+	*len = trace2_utf8_repair(fixed, fixed_cap, text, *len);
 	return fixed;
 }
 
@@ -685,8 +685,9 @@ static int put_renamed(const struct cev *e, uint32_t pid)
 				     (unsigned long long)e->ts,
 				     (unsigned long)procs[e->proc].out_pid, (long)e->tid);
 		put(head, n);
-		json = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(name->str_len));
-		put(json, tr2_json_escape(json, name->str, name->str_len));
+		json = t2_realloc(NULL, TRACE2_JSON_ESCAPED_MAX(name->str_len));
+		put(json, trace2_json_escape(json, TRACE2_JSON_ESCAPED_MAX(name->str_len),
+					       name->str, name->str_len));
 		free(json);
 		n = (size_t)snprintf(head, sizeof(head), " [pid %lu]\"}}", (unsigned long)pid);
 		put(head, n);

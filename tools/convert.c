@@ -18,8 +18,8 @@
 #include "otlp.h"
 #include "output.h"
 #include "reader.h"
-#include "tr2_json.h"
 #include "tr2_replay.h"
+#include "trace2/target.h"
 #include "usage.h"
 
 /*
@@ -125,7 +125,7 @@ static void record(void *ctx, struct t2_record *rec)
 
 	if (!t2_record_usable(rec, 0))
 		return;
-	tr2_replay_event(c->target, &rec->ev.pub);
+	tr2_replay_event(c->target, &rec->ev);
 	if (!tr2_dst_is_on(&c->dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
@@ -289,7 +289,7 @@ static void chrome_end(struct chrome_proc *cp, uint64_t ts)
  * strings as they are, which need not be UTF-8). */
 static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 {
-	size_t need = TR2_UTF8_REPAIRED_MAX(d->json_len);
+	size_t need = TRACE2_UTF8_REPAIRED_MAX(d->json_len);
 
 	if (!d->json_len)
 		return;
@@ -298,14 +298,14 @@ static void repair_data_json(struct convert *c, struct trace2_ev_data *d)
 		c->json = t2_realloc(NULL, need);
 		c->json_cap = need;
 	}
-	d->json_len = tr2_utf8_repair(c->json, d->json, d->json_len);
+	d->json_len = trace2_utf8_repair(c->json, c->json_cap, d->json, d->json_len);
 	d->json = c->json;
 }
 
 static void chrome_record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
-	struct trace2_event *ev = &rec->ev.pub;
+	struct trace2_event *ev = &rec->ev;
 	struct chrome_proc *cp;
 
 	if (!t2_record_usable(rec, 0))

@@ -38,7 +38,6 @@
 #include <string.h>
 
 #include "reader.h"
-#include "tr2_json.h"
 #include "tr2_traceparent.h"
 #include "trace2.h"
 
@@ -538,7 +537,7 @@ static void span_recycle(struct otlp *o, struct span *s)
  * 64-bit integer by some; that is the year 2262). */
 static uint64_t ns_of(const struct t2_record *rec)
 {
-	uint64_t us = rec->ev.pub.time_us;
+	uint64_t us = rec->ev.time_us;
 
 	return us > INT64_MAX / 1000 ? INT64_MAX / 1000 * 1000 : us * 1000;
 }
@@ -820,7 +819,7 @@ static void span_head(struct span *s, const char *kind, struct oproc *op, struct
 static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
 			 const struct t2_record *rec)
 {
-	const struct trace2_ev_region *r = &rec->ev.pub.region;
+	const struct trace2_ev_region *r = &rec->ev.region;
 	struct span *s, *up = innermost(op, ot);
 	char d[20];
 	const char *seq;
@@ -840,7 +839,7 @@ static void region_enter(struct otlp *o, struct oproc *op, struct othread *ot,
 	s->parent = up->id;
 	s->has_parent = 1;
 	span_head(s, "region", op, ot);
-	put_int(&s->fixed, "trace2.nesting", (int64_t)rec->ev.pub.nesting);
+	put_int(&s->fixed, "trace2.nesting", (int64_t)rec->ev.nesting);
 	if (r->category)
 		put_str(&s->fixed, "trace2.category", r->category);
 	if (r->label)
@@ -869,7 +868,7 @@ static void region_close(struct otlp *o, struct oproc *op, struct othread *ot, u
 static void region_whole(struct otlp *o, struct oproc *op, struct othread *ot,
 			 const struct t2_record *rec)
 {
-	uint64_t ns = ns_of(rec), took = rec->ev.pub.t_rel_us * 1000;
+	uint64_t ns = ns_of(rec), took = rec->ev.t_rel_us * 1000;
 
 	region_enter(o, op, ot, rec);
 	ot->top->start_ns = took < ns ? ns - took : 0;
@@ -879,7 +878,7 @@ static void region_whole(struct otlp *o, struct oproc *op, struct othread *ot,
 static void child_start(struct otlp *o, struct oproc *op, struct othread *ot,
 			const struct t2_record *rec)
 {
-	const struct trace2_ev_child *c = &rec->ev.pub.child;
+	const struct trace2_ev_child *c = &rec->ev.child;
 	struct span *s, *up = innermost(op, ot);
 
 	s = span_new(o, ns_of(rec), NULL);
@@ -1411,7 +1410,7 @@ static void on_record(void *ctx, struct t2_record *rec)
 		return;
 	r.o = ctx;
 	r.rec = rec;
-	r.ev = &rec->ev.pub;
+	r.ev = &rec->ev;
 	r.ns = ns_of(rec);
 	r.op = get_proc(r.o, rec);
 	if (r.op->in_window && r.ev->kind != TRACE2_EVENT_VERSION &&

@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tr2_json.h"
+#include "trace2/target.h"
 
 #define READ_CHUNK 65536
 
 /* s escaped as the inside of a JSON string, allocated. */
 static char *json_escaped(const char *s, size_t n, size_t *out_len)
 {
-	char *p = t2_realloc(NULL, TR2_JSON_ESCAPED_MAX(n) + 1);
+	char *p = t2_realloc(NULL, TRACE2_JSON_ESCAPED_MAX(n) + 1);
 
-	*out_len = tr2_json_escape(p, s, n);
+	*out_len = trace2_json_escape(p, TRACE2_JSON_ESCAPED_MAX(n), s, n);
 	p[*out_len] = '\0';
 	return p;
 }
@@ -71,7 +71,6 @@ void t2_reader_init(struct t2_reader *r, t2_record_fn on_record,
 	r->find_repeats = 1;
 	r->made_end = &r->made;
 	jobj_init(&r->obj);
-	tr2_time_cache_init(&r->times);
 	note_outputs(r);
 }
 
@@ -430,7 +429,7 @@ static void fill_field(struct t2_reader *r, const struct jobj *o, struct trace2_
  * the event target writes differently from the record. */
 static void fill_payload(struct t2_reader *r, struct t2_record *rec)
 {
-	struct trace2_event *ev = &rec->ev.pub;
+	struct trace2_event *ev = &rec->ev;
 	const struct fill *f;
 
 	if ((unsigned)ev->kind >= TRACE2_EVENT_KIND_MAX)
@@ -544,7 +543,7 @@ static size_t level_with_hidden(const struct t2_record *rec, int64_t n, size_t l
 
 	if (!rec->thread || !rec->thread->mid || n < 0)
 		return level;
-	switch (rec->ev.pub.kind) {
+	switch (rec->ev.kind) {
 	case TRACE2_EVENT_REGION_ENTER:
 	case TRACE2_EVENT_DATA:
 	case TRACE2_EVENT_DATA_JSON:
@@ -562,7 +561,7 @@ static size_t level_with_hidden(const struct t2_record *rec, int64_t n, size_t l
 /* The record's nesting, and the thread's level after it. */
 static void track_nesting(struct t2_record *rec)
 {
-	struct trace2_event *ev = &rec->ev.pub;
+	struct trace2_event *ev = &rec->ev;
 	struct t2_thread *t = rec->thread;
 	int64_t n = int_or(rec->obj, "nesting", -1);
 	size_t level = level_with_hidden(rec, n, t ? t->level : 1);
@@ -719,7 +718,7 @@ static void find_owner(struct t2_reader *r, struct t2_source *s, struct t2_recor
 	if (!v || v->type != J_STRING || !v->str_len)
 		return;
 	p = rec->proc = get_process(r, v->str, v->str_len, &rec->new_process);
-	if (rec->new_process && rec->ev.pub.kind != TRACE2_EVENT_VERSION) {
+	if (rec->new_process && rec->ev.kind != TRACE2_EVENT_VERSION) {
 		if (!s->records)
 			s->mid = rec->mid_start = 1;
 		p->mid = (unsigned)s->mid;
@@ -733,7 +732,7 @@ static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_reco
 			const char *line, size_t len)
 {
 	const struct jobj *o = rec->obj;
-	struct trace2_event *ev = &rec->ev.pub;
+	struct trace2_event *ev = &rec->ev;
 	const struct jval *v;
 	uint64_t time_us = 0, t_abs = 0;
 	struct t2_process *p;
@@ -765,8 +764,11 @@ static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_reco
 	}
 	if (p)
 		track_times(rec, &time_us, &t_abs);
-	tr2_ev_start(&rec->ev, ev->kind, str_or(o, "file", NULL), (int)int_or(o, "line", 0),
-		     time_us, t_abs, &r->times);
+	ev->file = str_or(o, "file", NULL);
+	ev->line = (int)int_or(o, "line", 0);
+	ev->time_us = time_us;
+	ev->t_abs_us = t_abs;
+	ev->t_rel_us = 0;
 	ev->process = p ? &p->pub : NULL;
 	ev->thread = rec->thread ? &rec->thread->pub : NULL;
 	if (rec->thread)

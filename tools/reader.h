@@ -1,8 +1,8 @@
 /*
  * The event-format reader: event-format files (evt 3 and 4, from Git or
  * libtrace2, many processes interleaved, a directory target's files,
- * standard input) streamed line by line into library records (struct
- * tr2_ev), one callback per line.  Memory grows with the distinct
+ * standard input) streamed line by line into public records (struct
+ * trace2_event), one callback per line.  Memory grows with the distinct
  * processes and threads and with the longest line, not with the input.
  */
 #ifndef T2_READER_H
@@ -14,7 +14,7 @@
 
 #include "json.h"
 #include "map.h"
-#include "tr2_event.h"
+#include "trace2/target.h"
 
 /*
  * The ranges of the numbers a record's use depends on (docs/tools.md,
@@ -75,12 +75,12 @@ struct t2_process {
 
 /* One line made into a record. */
 struct t2_record {
-	struct tr2_ev ev;
+	struct trace2_event ev;
 	const struct jobj *obj;
 	const char *src;           /* the input's name */
 	unsigned long lineno;
 	const char *event;         /* the event name ("" when missing) */
-	int known;                 /* event names a kind (ev.pub.kind) */
+	int known;                 /* event names a kind (ev.kind) */
 	int no_newline;            /* the input's last line, without LF */
 	struct t2_process *proc;   /* NULL: no "sid" string */
 	struct t2_thread *thread;  /* NULL: no "thread" string (or no proc) */
@@ -144,7 +144,6 @@ struct t2_reader {
 	struct t2_map procs;              /* by a hash of the SID */
 	struct t2_process *made, **made_end; /* in the order read */
 	struct jobj obj;
-	struct tr2_time_cache times;
 	char *scratch;
 	size_t scratch_cap;
 	unsigned long lines, records, bad;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "tr2_json.h"
+#include "trace2/target.h"
 
 void t2_sb_grow(struct t2_sb *b, size_t n)
 {
@@ -34,10 +34,10 @@ void t2_sb_jstr_n(struct t2_sb *b, const char *s, size_t n)
 {
 	if (n > (SIZE_MAX - 2) / 8)
 		t2_out_of_memory();
-	t2_sb_grow(b, TR2_JSON_ESCAPED_MAX(n) + 2);
+	t2_sb_grow(b, TRACE2_JSON_ESCAPED_MAX(n) + 2);
 	b->s[b->len++] = '"';
 	if (n)
-		b->len += tr2_json_escape(b->s + b->len, s, n);
+		b->len += trace2_json_escape(b->s + b->len, TRACE2_JSON_ESCAPED_MAX(n), s, n);
 	b->s[b->len++] = '"';
 	b->s[b->len] = 0;
 }

@@ -32,7 +32,7 @@
 #include "output.h"
 #include "reader.h"
 #include "text.h"
-#include "tr2_json.h"
+#include "trace2/target.h"
 #include "usage.h"
 
 #define H_LINEAR 1024  /* exact buckets: 0 .. H_LINEAR-1 us */
@@ -343,7 +343,7 @@ static void early_region_leave(struct t2_summary *s, struct sthread *t,
 static void region_leave(struct t2_summary *s, struct sthread *t, const struct t2_record *rec,
 			 const struct sproc *p)
 {
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 	size_t i = t->n;
 	struct rkey *k;
 	uint64_t us = ev->t_rel_us;
@@ -391,7 +391,7 @@ static void resume_regions(struct t2_process *p)
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct t2_summary *s = ctx;
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 	struct sproc *p;
 	struct sthread *t = NULL;
 	struct mkey *m;
@@ -495,7 +495,7 @@ static void put_secs_col(FILE *f, uint64_t us)
 
 static void put_json_str(FILE *f, const char *s)
 {
-	char buf[TR2_JSON_ESCAPED_MAX(48)];
+	char buf[TRACE2_JSON_ESCAPED_MAX(48)];
 	size_t n, len, chunk;
 
 	if (!s) {
@@ -509,7 +509,7 @@ static void put_json_str(FILE *f, const char *s)
 		chunk = len > 40 ? 40 : len;
 		while (chunk < len && ((unsigned char)s[chunk] & 0xc0) == 0x80 && chunk < 44)
 			chunk++;
-		n = tr2_json_escape(buf, s, chunk);
+		n = trace2_json_escape(buf, sizeof(buf), s, chunk);
 		fwrite(buf, 1, n, f);
 		s += chunk;
 		len -= chunk;

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-#include "tr2_json.h"
+#include "trace2/target.h"
+
 
 /* Bytes escaped at once: a whole number of UTF-8 sequences. */
 #define TEXT_CHUNK 256
@@ -21,7 +22,7 @@ static size_t whole_sequences(const char *s, size_t n)
 
 void text_put(FILE *f, const char *s)
 {
-	char out[TR2_JSON_ESCAPED_MAX(TEXT_CHUNK)];
+	char out[TRACE2_JSON_ESCAPED_MAX(TEXT_CHUNK)];
 	size_t n;
 
 	while (*s) {
@@ -32,7 +33,7 @@ void text_put(FILE *f, const char *s)
 		}
 		if (n > TEXT_CHUNK)
 			n = whole_sequences(s, TEXT_CHUNK);
-		fwrite(out, 1, tr2_json_escape(out, s, n), f);
+		fwrite(out, 1, trace2_json_escape(out, sizeof(out), s, n), f);
 		s += n;
 	}
 }

@@ -204,7 +204,7 @@ static void check_common(struct validator *v, const struct t2_record *rec)
 	if (!!jobj_get(o, "file") != !!jobj_get(o, "line"))
 		report(v, src, ln, 0, "\"file\" and \"line\" come together");
 	j = jobj_get(o, "repo");
-	if (j && rec->ev.pub.kind != TRACE2_EVENT_DEF_REPO)
+	if (j && rec->ev.kind != TRACE2_EVENT_DEF_REPO)
 		check_type(v, rec, "repo", j, T_INT);
 	for (i = 0; i < o->n; i++) {
 		const struct jval *m = &o->m[i].v;
@@ -225,9 +225,9 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 	const struct jval *j;
 	int k;
 
-	if ((unsigned)rec->ev.pub.kind >= TRACE2_EVENT_KIND_MAX)
+	if ((unsigned)rec->ev.kind >= TRACE2_EVENT_KIND_MAX)
 		return;
-	ks = &schema[rec->ev.pub.kind];
+	ks = &schema[rec->ev.kind];
 	for (k = 0; k < MAX_KEYS && ks->keys[k].name; k++) {
 		const struct key *key = &ks->keys[k];
 
@@ -245,13 +245,13 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 			       "writes it)", rec->event, key->name);
 			break;
 		case LEGAL:
-			if (rec->ev.pub.kind == TRACE2_EVENT_ERROR && !strcmp(key->name, "fmt"))
+			if (rec->ev.kind == TRACE2_EVENT_ERROR && !strcmp(key->name, "fmt"))
 				break; /* reported with msg */
 			report(v, rec->src, rec->lineno, 0, "%s without \"%s\"%s", rec->event,
 			       key->name,
-			       rec->ev.pub.kind == TRACE2_EVENT_DEF_PARAM ?
+			       rec->ev.kind == TRACE2_EVENT_DEF_PARAM ?
 			       " (a valueless config entry); collectors that need it lose it" :
-			       rec->ev.pub.kind == TRACE2_EVENT_CMD_NAME ?
+			       rec->ev.kind == TRACE2_EVENT_CMD_NAME ?
 			       " (empty hierarchy); collectors that need it lose it" :
 			       " (empty format); collectors that need it lose it");
 			break;
@@ -259,7 +259,7 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 			break;
 		}
 	}
-	switch (rec->ev.pub.kind) {
+	switch (rec->ev.kind) {
 	case TRACE2_EVENT_VERSION:
 		j = jobj_get(o, "evt");
 		if (j && j->type == J_STRING) {
@@ -302,7 +302,7 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 
 static void check_nesting(struct validator *v, const struct t2_record *rec)
 {
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 	size_t level = rec->level_before, n = ev->nesting;
 	int64_t raw;
 	const struct jval *j = jobj_get(rec->obj, "nesting");
@@ -413,15 +413,15 @@ static void record(void *ctx, struct t2_record *rec)
 	check_common(v, rec);
 	if (rec->new_process) {
 		check_sid(v, c->r, rec);
-		if (rec->ev.pub.kind != TRACE2_EVENT_VERSION && !rec->proc->mid)
+		if (rec->ev.kind != TRACE2_EVENT_VERSION && !rec->proc->mid)
 			report(v, rec->src, rec->lineno, 0, "first record of SID %s is %s, not "
 			       "version (a cut log, or another thread's buffer written first "
 			       "in buffered mode)", rec->proc->pub.sid,
 			       *rec->event ? rec->event : "\"\"");
-	} else if (rec->ev.pub.kind == TRACE2_EVENT_VERSION && ps->seen_version)
+	} else if (rec->ev.kind == TRACE2_EVENT_VERSION && ps->seen_version)
 		report(v, rec->src, rec->lineno, 0, "a second version record for SID %s",
 		       rec->proc->pub.sid);
-	if (rec->ev.pub.kind == TRACE2_EVENT_VERSION) {
+	if (rec->ev.kind == TRACE2_EVENT_VERSION) {
 		ps->seen_version = 1;
 		if (strcmp(t->pub.name, "main"))
 			report(v, rec->src, rec->lineno, 0, "version on thread \"%s\": the main "
@@ -433,14 +433,14 @@ static void record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	if (strcmp(t->pub.name, "main")) {
-		if (rec->new_thread && rec->ev.pub.kind != TRACE2_EVENT_THREAD_START && !t->mid)
+		if (rec->new_thread && rec->ev.kind != TRACE2_EVENT_THREAD_START && !t->mid)
 			report(v, rec->src, rec->lineno, 0, "%s on thread %s before its "
 			       "thread_start; collectors ignore it", rec->event, t->pub.name);
-		else if (t->exited && rec->ev.pub.kind != TRACE2_EVENT_THREAD_EXIT)
+		else if (t->exited && rec->ev.kind != TRACE2_EVENT_THREAD_EXIT)
 			report(v, rec->src, rec->lineno, 0, "%s on thread %s after its thread_exit",
 			       rec->event, t->pub.name);
-	} else if (rec->ev.pub.kind == TRACE2_EVENT_THREAD_START ||
-		   rec->ev.pub.kind == TRACE2_EVENT_THREAD_EXIT)
+	} else if (rec->ev.kind == TRACE2_EVENT_THREAD_START ||
+		   rec->ev.kind == TRACE2_EVENT_THREAD_EXIT)
 		report(v, rec->src, rec->lineno, 0, "%s on the main thread", rec->event);
 	check_kind(v, rec, ps);
 	check_nesting(v, rec);

@@ -242,7 +242,8 @@ typedef size_t trace2_output_full_line_fn(char *line, size_t size, const void *r
 					  size_t len, uint64_t max_size);
 
 /* Compiled out (-DTRACE2_DISABLE, see trace2/disable.h): the functions
- * below are these no-ops; a target is accepted and never called. */
+ * below are these no-ops; a target is accepted and never called, and the
+ * JSON functions write nothing and return 0. */
 #ifdef TRACE2_DISABLE
 struct trace2_output;
 struct trace2_target;
@@ -284,6 +285,16 @@ static inline int trace2_register_target(const struct trace2_target *target, voi
 	(void)target; (void)ctx;
 	return 0;
 }
+static inline size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len)
+{
+	(void)out; (void)size; (void)s; (void)len;
+	return 0;
+}
+static inline size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len)
+{
+	(void)out; (void)size; (void)s; (void)len;
+	return 0;
+}
 #endif
 
 /* The event target's name of a kind ("region_enter"); "" for no kind. */
@@ -298,6 +309,41 @@ const char *trace2_event_name(enum trace2_event_kind kind);
  */
 const char *trace2_event_local_time(const struct trace2_event *ev);
 const char *trace2_event_utc_time(const struct trace2_event *ev);
+
+/* ------------------------------------------------------------------ */
+/* JSON strings, for targets that write JSON.                          */
+/* ------------------------------------------------------------------ */
+
+/* The most trace2_json_escape() writes for len input bytes (len up to
+ * SIZE_MAX / 6), and trace2_utf8_repair() (len up to SIZE_MAX / 3). */
+#define TRACE2_JSON_ESCAPED_MAX(len) ((len) * 6)
+#define TRACE2_UTF8_REPAIRED_MAX(len) ((len) * 3)
+
+/*
+ * Write s[0..len) into out as the inside of a JSON string, as the event
+ * target writes its strings: '"', '\\' and the control bytes escaped
+ * (\n \r \t \f \b, others as \u00XX), valid UTF-8 copied unchanged and
+ * U+FFFD (EF BF BD) for every byte that is not part of a valid UTF-8
+ * sequence, so the result is always valid JSON.  No quotes and no
+ * terminating NUL are written.
+ *
+ * Returns the length of the escaped text (SIZE_MAX if it does not fit in
+ * a size_t).  When that is more than size, nothing at all is written
+ * (out may be NULL with size 0, s with len 0): call again with a buffer
+ * of the returned size.  A buffer of TRACE2_JSON_ESCAPED_MAX(len) bytes
+ * always fits.  Pure: any thread, at any time, async-signal-safe; s and
+ * out must not overlap.
+ */
+size_t trace2_json_escape(char *out, size_t size, const char *s, size_t len);
+
+/*
+ * Copy s[0..len) into out with U+FFFD for every byte that is not part of
+ * a valid UTF-8 sequence, as trace2_json_escape() does, and nothing
+ * escaped: raw JSON text made strict.  Returns and writes as
+ * trace2_json_escape(), with TRACE2_UTF8_REPAIRED_MAX(len) bytes always
+ * enough.
+ */
+size_t trace2_utf8_repair(char *out, size_t size, const char *s, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Output.                                                              */

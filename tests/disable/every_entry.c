@@ -102,6 +102,8 @@ int main(int argc, char **argv)
 	EXPECT(trace2_output_write(NULL, "x", 1, NULL) == -1);
 	EXPECT(trace2_output_set_head(NULL, "[", 1) == -1);
 	EXPECT(trace2_output_set_full_line(NULL, NULL) == -1);
+	EXPECT(trace2_json_escape(NULL, 0, "\"", 1) == 0);
+	EXPECT(trace2_utf8_repair(NULL, 0, "\xFF", 1) == 0);
 	trace2_initialize_clock();
 	trace2_initialize();
 	trace2_initialize_fl(__FILE__, __LINE__);

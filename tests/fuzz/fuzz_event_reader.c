@@ -31,6 +31,7 @@
 #include "reader.h"
 #include "summary.h"
 #include "tr2_dst.h"
+#include "tr2_event.h"
 #include "tr2_sysenv.h"
 #include "tr2_tgt.h"
 #include "tr2_tgt_normal.h"
@@ -38,6 +39,7 @@
 
 static struct tr2_dst dst;
 static struct tr2_tgt_state perf, normal, perf_brief;
+static struct tr2_time_cache times;
 static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -47,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	tr2_time_cache_init(&times);
 	tr2_dst_init(&dst, TR2_SYSENV_PERF);
 	tr2_dst_attach_fd(&dst, fd);
 	config.output = tr2_output_of(&dst);
@@ -62,12 +65,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void on_record(void *ctx, struct t2_record *rec)
 {
+	/* the library's record around it, as the replay seam makes */
+	struct tr2_ev ev = { .pub = rec->ev, .times = &times };
+
 	if (!rec->known || !rec->proc || !rec->thread)
 		return;
 	otlp_record(ctx, rec);
-	tr2_tgt_perf.event(&perf, &rec->ev.pub);
-	tr2_tgt_normal.event(&normal, &rec->ev.pub);
-	tr2_tgt_perf.event(&perf_brief, &rec->ev.pub);
+	tr2_tgt_perf.event(&perf, &ev.pub);
+	tr2_tgt_normal.event(&normal, &ev.pub);
+	tr2_tgt_perf.event(&perf_brief, &ev.pub);
 }
 
 static void on_bad(void *ctx, const char *src, unsigned long lineno, const char *reason,

@@ -19,6 +19,7 @@
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
+#include "trace2/target.h"
 
 static const char *const BRIEF[] = {
 	"GIT_TRACE2_BRIEF=1", "GIT_TRACE2_PERF_BRIEF=1", "GIT_TRACE2_EVENT_BRIEF=1", NULL
@@ -551,6 +552,91 @@ static void thread_names_escaped(void **state)
 	t2_out_free(&out);
 }
 
+/* ------------------------------------------------------------------ */
+/* trace2_json_escape() and trace2_utf8_repair(), for targets.          */
+/* ------------------------------------------------------------------ */
+
+typedef size_t escape_fn(char *out, size_t size, const char *s, size_t len);
+
+/*
+ * fn on in (len bytes) must give want (want_len bytes) into a buffer of
+ * exactly want_len bytes, and of its worst case max; one byte short it
+ * must write nothing and say how much it needs, as with no buffer at all.
+ */
+static void expect_bounded(escape_fn *fn, const char *in, size_t len, const char *want,
+			   size_t want_len, size_t max)
+{
+	char *buf = malloc(max + 1);
+
+	assert_non_null(buf);
+	memset(buf, '#', max + 1);
+	assert_int_equal(fn(buf, want_len, in, len), want_len);
+	assert_memory_equal(buf, want, want_len);
+	assert_int_equal(buf[want_len], '#');
+	memset(buf, '#', max + 1);
+	assert_int_equal(fn(buf, max, in, len), want_len);
+	assert_memory_equal(buf, want, want_len);
+	assert_int_equal(buf[want_len], '#');
+	if (want_len) {
+		memset(buf, '#', max + 1);
+		assert_int_equal(fn(buf, want_len - 1, in, len), want_len);
+		for (size_t i = 0; i <= max; i++)
+			assert_int_equal(buf[i], '#');
+		assert_int_equal(fn(NULL, 0, in, len), want_len);
+	}
+	free(buf);
+}
+
+/*
+ * Longer than the pieces a short buffer is measured in: a 4-byte
+ * sequence at bytes 62..65, a run of 60 stray continuation bytes, a
+ * sequence cut short at the end; each stray byte becomes U+FFFD.
+ */
+static void long_input_bounded(escape_fn *fn, size_t max_per_byte)
+{
+	char in[62 + 4 + 60 + 2], want[62 + 4 + 62 * 3], *p = want;
+
+	memset(in, 'x', 62);
+	memcpy(in + 62, "\xF0\x9F\x98\x80", 4);
+	memset(in + 66, 0x80, 60);
+	memcpy(in + 126, "\xE2\x82", 2);
+	memcpy(p, in, 66);
+	p += 66;
+	for (int i = 0; i < 62; i++, p += 3)
+		memcpy(p, R, 3);
+	expect_bounded(fn, in, sizeof(in), want, sizeof(want), max_per_byte * sizeof(in));
+}
+
+/* fn (at most per_byte bytes out for each in) on the string in, the
+ * empty string and a long input, bounded, and with no buffer at all. */
+static void expect_public(escape_fn *fn, size_t per_byte, const char *in, const char *want)
+{
+	expect_bounded(fn, in, strlen(in), want, strlen(want), per_byte * strlen(in));
+	expect_bounded(fn, "", 0, "", 0, 0);
+	long_input_bounded(fn, per_byte);
+	assert_int_equal(fn(NULL, 0, NULL, 0), 0);
+}
+
+static void public_json_escape_bounded(void **state)
+{
+	/* quote, LF, U+0001, é, an invalid byte, a sequence cut short */
+	const char *in = "a\"b\n\x01\xC3\xA9\xFF\xE2\x82";
+	const char *want = "a\\\"b\\n\\u0001\xC3\xA9" R R R;
+
+	(void)state;
+	expect_public(trace2_json_escape, TRACE2_JSON_ESCAPED_MAX(1), in, want);
+}
+
+static void public_utf8_repair_bounded(void **state)
+{
+	/* C3 before '(' is no sequence; € is kept; quotes stay raw */
+	const char *in = "\"ok\"\xC3(\xE2\x82\xAC\x80";
+	const char *want = "\"ok\"" R "(\xE2\x82\xAC" R;
+
+	(void)state;
+	expect_public(trace2_utf8_repair, TRACE2_UTF8_REPAIRED_MAX(1), in, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +644,8 @@ int main(void)
 		cmocka_unit_test(utf8_kept_or_replaced),
 		cmocka_unit_test(huge_strings_complete),
 		cmocka_unit_test(thread_names_escaped),
+		cmocka_unit_test(public_json_escape_bounded),
+		cmocka_unit_test(public_utf8_repair_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,7 +151,7 @@ struct seen {
 static void on_record(void *ctx, struct t2_record *rec)
 {
 	struct seen *s = ctx;
-	const struct trace2_event *ev = &rec->ev.pub;
+	const struct trace2_event *ev = &rec->ev;
 
 	if (s->n < 16)
 		snprintf(s->text[s->n++], sizeof(s->text[0]),
