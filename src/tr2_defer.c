@@ -24,6 +24,7 @@
 #include "tr2_defer.h"
 #include "tr2_dst.h"
 #include "tr2_sys.h"
+#include "tr2_sysenv.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -815,6 +816,27 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
 	return 0;
 }
 
+/* trace2.ringFull=wait: a full ring waits for the writer (woken, and
+ * looked at again after naps of 20 us doubling to 1 ms), at most the
+ * destinations' wait limit; then the record is dropped. */
+static int wait_when_full;
+
+static int push_waiting(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
+{
+	long waited_us = 0, limit_us = (long)tr2_dst_wait_limit_ms() * 1000, nap = 20;
+	int res = push_into(r, tls, ev);
+
+	while (res == RING_FULL && waited_us < limit_us) {
+		wake_writer();
+		tr2_plat_nap_us(nap);
+		waited_us += nap;
+		if (nap < 1000)
+			nap *= 2;
+		res = push_into(r, tls, ev);
+	}
+	return res;
+}
+
 int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	struct ring *r = my_ring;
@@ -829,7 +851,7 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 		return -1; /* a signal handler interrupted this thread's append */
 	r->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	res = push_into(r, tls, ev);
+	res = wait_when_full ? push_waiting(r, tls, ev) : push_into(r, tls, ev);
 	if (res == RING_FULL)
 		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -926,6 +948,7 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 	tr2_run_once(&key_made, &registry_mutex, create_key);
 	ops = o;
 	ring_cap = power_of_two(ring_size);
+	wait_when_full = tr2_sysenv_ring_full_waits();
 	__atomic_store_n(&writer_stop, 0, __ATOMIC_RELAXED);
 	/* the UTC offset known before the writer's first localtime_r(): a
 	 * child forked meanwhile (libc's time zone lock held) then never

@@ -449,6 +449,29 @@ static void drops_are_counted_exactly(void **state)
 	t2_out_free(&out);
 }
 
+/* trace2.ringFull=wait: the same 4 KiB rings lose nothing, the threads
+ * wait for the writer instead. */
+static void full_rings_wait_with_ring_full_wait(void **state)
+{
+	static const struct work w = { 4, 4000, 0 };
+	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k",
+					   "GIT_TRACE2_RING_FULL=wait", NULL };
+	struct per_thread perf[8] = { 0 };
+	struct t2_out out;
+	size_t n, i;
+
+	(void)state;
+	t2_run_all(work_scenario, (void *)&w, env, &out);
+	assert_int_equal(out.status, 0);
+	n = tally(out.perf, perf, 8);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(perf[i].dropped, 0);
+		assert_int_equal(perf[i].lines, records_of_worker(w.pairs));
+	}
+	t2_out_free(&out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Synchronous drains.                                                  */
 
@@ -979,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(same_records_as_default_mode),
 		cmocka_unit_test(same_chrome_trace_as_default_mode),
 		cmocka_unit_test(drops_are_counted_exactly),
+		cmocka_unit_test(full_rings_wait_with_ring_full_wait),
 		cmocka_unit_test(child_start_drains),
 		cmocka_unit_test(exec_drains),
 		cmocka_unit_test(flush_drains),
