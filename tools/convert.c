@@ -119,13 +119,21 @@ static struct tr2_replay *open_target(const char *name, struct tr2_dst *dst, int
 	return tr2_replay_open_builtin(name, dst, &opt);
 }
 
+/* A record to a target, with its local time's offset when it has one (a
+ * recording's). */
+static void replay(struct tr2_replay *target, struct t2_record *rec)
+{
+	tr2_replay_utc_offset(target, rec->has_utc_offset, rec->utc_offset);
+	tr2_replay_event(target, &rec->ev);
+}
+
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
 
 	if (!t2_record_usable(rec, 0))
 		return;
-	tr2_replay_event(c->target, &rec->ev);
+	replay(c->target, rec);
 	if (!tr2_dst_is_on(&c->dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
@@ -333,7 +341,7 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	chrome_writer = cp->out;
-	tr2_replay_event(cp->st, ev);
+	replay(cp->st, rec);
 	if (tr2_replay_ended(cp->st))
 		chrome_end(cp, 0);
 }

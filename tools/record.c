@@ -479,10 +479,11 @@ static void make_room(struct t2_recording *rc, size_t nchars, size_t nptrs)
 
 static const char *string_of(struct t2_recording *rc, const struct slice *s, size_t *used)
 {
-	char *p = rc->chars + *used;
+	char *p;
 
 	if (s->kept)
 		return s->p;
+	p = rc->chars + *used;
 	memcpy(p, s->p, s->n);
 	p[s->n] = '\0';
 	*used += s->n + 1;
@@ -501,13 +502,14 @@ static void set_pointers(struct t2_recording *rc, struct trace2_event *ev)
 	make_room(rc, nchars, nptrs);
 	for (i = nptrs = 0; i < rc->npend; i++) {
 		const struct pending *pd = &rc->pend[i];
-		const char **vec = rc->ptrs + nptrs;
+		const char **vec;
 
 		if (pd->absent)
 			put_ptr(ev, pd->off, NULL);
 		else if (!pd->argv)
 			put_ptr(ev, pd->off, string_of(rc, &rc->sl[pd->first], &used));
 		else {
+			vec = rc->ptrs + nptrs;
 			for (k = 0; k < pd->count; k++)
 				vec[k] = string_of(rc, &rc->sl[pd->first + k], &used);
 			vec[k] = NULL;
@@ -911,7 +913,7 @@ static void read_block(struct t2_recording *rc, const unsigned char *b, size_t n
 		       block_names[type], type == B_EVENTS ? " from there" : "");
 	else if (c.p != c.end && type != B_EVENTS)
 		report(rc, off + (uint64_t)(c.p - b), 0, "bytes after the fields of a %s block; "
-		       "skipped", block_names[type]);
+		       "those bytes skipped", block_names[type]);
 }
 
 static void read_magic(struct t2_recording *rc, const unsigned char *m)

@@ -77,10 +77,8 @@ static void report(struct validator *v, const char *src, unsigned long lineno, i
 	else if (error == WARNING)
 		v->warnings++;
 	text_put(stdout, src);
-	if (lineno)
+	if (lineno) /* else a recording's block, whose reason says where */
 		printf(":%lu", lineno);
-	else
-		putchar(':'); /* a recording's block: the reason says where */
 	printf(": %s: ", error == ERROR ? "error" : error == WARNING ? "warning" : "note");
 	va_start(ap, fmt);
 	text_vprintf(stdout, fmt, ap); /* it quotes the log's strings */
@@ -229,7 +227,10 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 	const struct jval *j;
 	int k;
 
-	if ((unsigned)rec->ev.kind >= TRACE2_EVENT_KIND_MAX)
+	if (rec->ev.kind == TRACE2_EVENT_CHILD_START || rec->ev.kind == TRACE2_EVENT_EXEC)
+		ps->started_child = 1;
+	/* a recording's record has no keys: its reader checked its fields */
+	if (rec->binary || (unsigned)rec->ev.kind >= TRACE2_EVENT_KIND_MAX)
 		return;
 	ks = &schema[rec->ev.kind];
 	for (k = 0; k < MAX_KEYS && ks->keys[k].name; k++) {
@@ -289,10 +290,6 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 		if (j && j->type == J_STRING && !strcmp(j->str, "hook") && !jobj_get(o, "hook_name"))
 			report(v, rec->src, rec->lineno, 1, "child_start of class hook without "
 			       "\"hook_name\"");
-		ps->started_child = 1;
-		break;
-	case TRACE2_EVENT_EXEC:
-		ps->started_child = 1;
 		break;
 	case TRACE2_EVENT_PRINTF:
 		if (ps->evt == 3)
@@ -456,8 +453,7 @@ static void record(void *ctx, struct t2_record *rec)
 	} else if (rec->ev.kind == TRACE2_EVENT_THREAD_START ||
 		   rec->ev.kind == TRACE2_EVENT_THREAD_EXIT)
 		report(v, rec->src, rec->lineno, 0, "%s on the main thread", rec->event);
-	if (!rec->binary)
-		check_kind(v, rec, ps);
+	check_kind(v, rec, ps);
 	check_nesting(v, rec);
 }
 
