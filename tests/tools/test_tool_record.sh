@@ -5,8 +5,8 @@
 # - every event kind (tests/record/kinds.desc: two processes, two threads,
 #   string tables, a repeated location, drops, a block of a later
 #   version) converts to the text the same records give as an event log
-#   written by hand (tests/record/kinds.event), --to perf and normal, and
-#   summarizes the same; some lines checked as docs/targets.md lays them
+#   written by hand (tests/record/kinds.event), --to perf, normal, chrome
+#   and otlp, and summarizes the same; some lines checked as docs/targets.md lays them
 #   out;
 # - local times come from the recording's TZ blocks, whatever the
 #   machine's time zone, a daylight-saving change included;
@@ -37,6 +37,11 @@ for fmt in perf normal; do
 		TZ=$zone converted $fmt "$tmp/kinds.$fmt" "$tmp/kinds.rec" &&
 			same "kinds --to $fmt, TZ=$zone" "$tmp/kinds.exp.$fmt" "$tmp/kinds.$fmt"
 	done
+done
+for fmt in chrome otlp; do
+	"$T2" convert --to $fmt "$rec_dir/kinds.event" >"$tmp/kinds.exp.$fmt"
+	converted $fmt "$tmp/kinds.$fmt" "$tmp/kinds.rec" &&
+		same "kinds --to $fmt" "$tmp/kinds.exp.$fmt" "$tmp/kinds.$fmt"
 done
 # as docs/targets.md lays them out: the local time at UTC+1, file:line in
 # 28 columns, depth, thread in 24, event in 12, repo, t_abs, t_rel, category
