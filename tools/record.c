@@ -25,7 +25,7 @@ static const unsigned char magic_sig[8] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1
 #define OFFSET_MAX (26 * 3600)
 #define HEAD_KIND 0x3f
 #define HEAD_T_REL 0x40
-#define HEAD_SAME_PLACE 0x80
+#define HEAD_ZERO 0x80 /* 0 in format version 1 */
 
 enum block_type { B_PROCESS = 1, B_STRINGS, B_THREAD, B_EVENTS, B_TZ, B_DROPPED, B_END };
 static const char *const block_names[] = { "", "PROCESS", "STRINGS", "THREAD", "EVENTS",
@@ -113,13 +113,9 @@ struct rproc {
 	struct rproc *next;
 };
 
-/* A record's times and the locations its next records may repeat. */
+/* The times of a block's last record. */
 struct delta {
 	uint64_t time, t_abs;
-	struct {
-		struct slice file;
-		int line, set;
-	} loc[TRACE2_EVENT_KIND_MAX];
 };
 
 /* Bytes being read, and why they could not be. */
@@ -522,30 +518,6 @@ static void set_pointers(struct t2_recording *rc, struct trace2_event *ev)
 /* ---------------------------------------------------------------- */
 /* Records.                                                            */
 
-/* The record's place: the kind's last one in the block (HEAD_SAME_PLACE),
- * or a file and line. */
-static int get_place(struct t2_recording *rc, struct cur *c, const struct rproc *p,
-		     struct delta *d, unsigned head, int *line)
-{
-	unsigned kind = head & HEAD_KIND;
-	uint64_t n;
-
-	if (head & HEAD_SAME_PLACE) {
-		if (!d->loc[kind].set)
-			return fail(c, "a record repeats the location of a record of its kind "
-				    "before it, but is the first of its block");
-	} else {
-		if (get_istr(rc, c, p, &d->loc[kind].file) ||
-		    get_uv_max(c, INT_MAX, "a line number out of range", &n))
-			return -1;
-		d->loc[kind].line = (int)n;
-		d->loc[kind].set = 1;
-	}
-	pend_string(rc, offsetof(struct trace2_event, file), &d->loc[kind].file);
-	*line = d->loc[kind].line;
-	return 0;
-}
-
 /* time and t_abs moved by their deltas, within their ranges. */
 static int get_times(struct cur *c, struct delta *d)
 {
@@ -572,9 +544,9 @@ static int read_record(struct t2_recording *rc, struct cur *c, const struct rpro
 {
 	struct trace2_event *ev = &rec->ev;
 	const struct rfield *f;
-	uint64_t head, t_rel = 0;
+	uint64_t head, t_rel = 0, line;
+	struct slice file;
 	unsigned kind;
-	int line;
 
 	rc->nsl = rc->npend = 0;
 	if (get_fixed(c, 1, &head))
@@ -585,17 +557,20 @@ static int read_record(struct t2_recording *rc, struct cur *c, const struct rpro
 			 kind);
 		return fail(c, rc->why);
 	}
+	if (head & HEAD_ZERO)
+		return fail(c, "a record head with bit 7 set (0 in format version 1)");
 	ev->kind = (enum trace2_event_kind)kind;
 	if (get_times(c, d) ||
 	    get_uv_max(c, T2_NESTING_MAX, "a nesting out of range", nesting) ||
 	    ((head & HEAD_T_REL) && get_uv_max(c, SPAN_MAX, "a t_rel out of range", &t_rel)) ||
-	    get_place(rc, c, p, d, (unsigned)head, &line))
+	    get_istr(rc, c, p, &file) || get_uv_max(c, INT_MAX, "a line number out of range", &line))
 		return -1;
+	pend_string(rc, offsetof(struct trace2_event, file), &file);
 	for (f = fields[kind]; f->how != RF_END; f++)
 		if (get_field(rc, c, p, ev, f))
 			return -1;
 	set_pointers(rc, ev);
-	ev->line = line;
+	ev->line = (int)line;
 	ev->time_us = d->time;
 	ev->t_abs_us = d->t_abs;
 	ev->t_rel_us = t_rel;
@@ -700,21 +675,19 @@ static int read_events(struct t2_recording *rc, struct cur *c, struct rproc *p,
 	struct rthread *t = thread_of(rc, c, p);
 	uint64_t base_time, base_t_abs, nesting, at;
 	struct t2_record rec;
-	struct delta *d;
+	struct delta d;
 
 	if (!t || get_fixed(c, 8, &base_time) || get_fixed(c, 8, &base_t_abs))
 		return -1;
 	if (base_time > TIME_MAX || base_t_abs > SPAN_MAX)
 		return fail(c, "a base time out of range");
-	d = t2_calloc(1, sizeof(*d));
-	d->time = base_time;
-	d->t_abs = base_t_abs;
+	d.time = base_time;
+	d.t_abs = base_t_abs;
 	while (c->p < c->end && !rc->r->stop) {
 		start = c->p;
 		at = base + (uint64_t)(start - payload);
 		memset(&rec, 0, sizeof(rec));
-		if (read_record(rc, c, p, d, &rec, &nesting)) {
-			free(d);
+		if (read_record(rc, c, p, &d, &rec, &nesting)) {
 			c->p = start;
 			return cut && c->short_ ? 0 : -1;
 		}
@@ -723,7 +696,6 @@ static int read_events(struct t2_recording *rc, struct cur *c, struct rproc *p,
 				      nesting);
 		deliver(rc, p, t, &rec, at, start, (size_t)(c->p - start), nesting);
 	}
-	free(d);
 	return 0;
 }
 

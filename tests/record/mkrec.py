@@ -23,9 +23,8 @@ A RECORD is (KIND, {fields}) with KIND an event name of the page's table,
 or ("raw", "hex") for bytes as they are.  Its fields: "time", "t_abs"
 (absolute: the deltas are worked out here), "nesting" (default 1),
 "t_rel" (written when given), "file" and "line" (a file: a str written in
-place, an int a string number, None absent), "same": True (the location
-of the block's previous record of the kind: head bit 0x80), "head" (a
-head byte of one's own), and the kind's fields by the page's names.
+place, an int a string number, None absent), "head" (a head byte of
+one's own), and the kind's fields by the page's names.
 A str is bytes when given as bytes.  Strings default to absent, repo to
 -1, numbers to 0.  KEY is the 64-bit process key.
 """
@@ -157,7 +156,7 @@ def events(thread, base_time, base_t_abs, records):
             out += bytes.fromhex(f)
             continue
         kind, fields = KINDS[name]
-        head = kind | (0x40 if "t_rel" in f else 0) | (0x80 if f.get("same") else 0)
+        head = kind | (0x40 if "t_rel" in f else 0)
         dtime = f["time"] - time
         dt_abs = f["t_abs"] - (t_abs + dtime)
         time, t_abs = f["time"], f["t_abs"]
@@ -165,8 +164,7 @@ def events(thread, base_time, base_t_abs, records):
         out += sv(dtime) + sv(dt_abs) + uv(f.get("nesting", 1))
         if "t_rel" in f:
             out += uv(f["t_rel"])
-        if not f.get("same"):
-            out += istr(f.get("file")) + uv(f.get("line", 0))
+        out += istr(f.get("file")) + uv(f.get("line", 0))
         for ftype, fname in fields:
             dflt = -1 if fname == "repo" and name != "def_repo" else \
                 0 if ftype in ("sv", "uv", "u8") else None

@@ -3,10 +3,10 @@
 # (docs/record-format.md), made here by tests/record/mkrec.py, an encoder
 # written from that page alone:
 # - every event kind (tests/record/kinds.desc: two processes, two threads,
-#   string tables, a repeated location, drops, a block of a later
-#   version) converts to the text the same records give as an event log
-#   written by hand (tests/record/kinds.event), --to perf, normal, chrome
-#   and otlp, and summarizes the same; some lines checked as docs/targets.md lays them
+#   string tables, drops, a block of a later version) converts to the
+#   text the same records give as an event log written by hand
+#   (tests/record/kinds.event), --to perf, normal, chrome and otlp, and
+#   summarizes the same; some lines checked as docs/targets.md lays them
 #   out;
 # - local times come from the recording's TZ blocks, whatever the
 #   machine's time zone, a daylight-saving change included;
@@ -114,7 +114,8 @@ mkrec threads <<'EOF'
  ("tz", 5, 0, 0),
  ("events", 5, 1, 1700000000000000, 0, [
    ("printf", {"time": 1700000000000003, "t_abs": 3, "file": "x.c", "line": 1, "msg": "a1"}),
-   ("printf", {"time": 1700000000000004, "t_abs": 4, "same": True, "msg": "a2"})]),
+   ("printf", {"time": 1700000000000004, "t_abs": 4, "file": "x.c", "line": 1,
+               "msg": "a2"})]),
  ("events", 5, 2, 1700000000000000, 0, [
    ("printf", {"time": 1700000000000001, "t_abs": 1, "file": "y.c", "line": 2, "msg": "b1"})]),
  ("events", 5, 1, 1700000000000004, 4, [
@@ -229,7 +230,7 @@ malformed argv_count 'more strings than its block has bytes' "$(raw_events 03000
 malformed kind0 'event kind 0 is not of format version 1' "$(rec printf '"head": 0')"
 malformed kind31 'event kind 31 is not' "$(rec printf '"head": 31')"
 malformed kind63 'event kind 63 is not' "$(rec printf '"head": 255')"
-malformed same_first 'the first of its block' "$(rec printf '"same": True, "msg": "m"')"
+malformed head_bit7 'a record head with bit 7 set' "$(rec printf '"head": 154')"
 malformed nesting 'a nesting out of range' "$(rec printf '"nesting": 100001')"
 malformed line 'a line number out of range' "$(rec printf '"file": 2, "line": 2147483648')"
 malformed signo 'signal.signo 256 is out of range' "$(rec signal '"signo": 256')"
