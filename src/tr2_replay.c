@@ -4,6 +4,7 @@
 #include "tr2_tgt.h"
 #include "tr2_sys.h"
 #include "tr2_tgt_chrome.h"
+#include "tr2_tgt_event.h"
 #include "tr2_tgt_normal.h"
 #include "tr2_tgt_perf.h"
 
@@ -22,6 +23,7 @@ static const struct tr2_replay_ops *const builtins[] = {
 	&tr2_tgt_chrome_replay,
 	&tr2_tgt_perf_replay,
 	&tr2_tgt_normal_replay,
+	&tr2_tgt_event_replay,
 };
 
 int tr2_replay_open(const struct trace2_target *target, void *ctx, struct tr2_dst *dst,

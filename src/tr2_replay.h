@@ -50,7 +50,7 @@ struct tr2_replay_ops {
 
 struct tr2_replay;
 
-/* The built-in target called name ("chrome", "perf", "normal") opened on
+/* The built-in target called name ("chrome", "perf", "normal", "event") opened on
  * dst with its own state; NULL: no such target, no memory, or its open()
  * failed. */
 struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst,

@@ -16,7 +16,7 @@ static const char main_text[] =
 "    trace2 - read, convert and check Trace2 event logs\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE...\n"
+"    trace2 convert --to chrome|perf|normal|event [--brief] [-o FILE] FILE...\n"
 "    trace2 convert --to otlp [-o FILE] FILE...\n"
 "    trace2 summary [--json] [--top N] [--tree] [FILTER...] [-o FILE] FILE...\n"
 "    trace2 validate [--strict] [--quiet] [-o FILE] FILE...\n"
@@ -62,13 +62,13 @@ static const char main_text[] =
 "    docs/tools.md, docs/event-schema.md, docs/targets.md\n";
 
 static const struct page pages[] = {
-	{ "convert", "trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE... | --to otlp [-o FILE] FILE...",
+	{ "convert", "trace2 convert --to chrome|perf|normal|event [--brief] [-o FILE] FILE... | --to otlp [-o FILE] FILE...",
 "NAME\n"
 "    trace2 convert - an event log as a Chrome trace, as the perf or normal\n"
 "    target writes it, or as OpenTelemetry traces\n"
 "\n"
 "SYNOPSIS\n"
-"    trace2 convert --to chrome|perf|normal [--brief] [-o FILE] FILE...\n"
+"    trace2 convert --to chrome|perf|normal|event [--brief] [-o FILE] FILE...\n"
 "    trace2 convert --to otlp [-o FILE] FILE...\n"
 "\n"
 "DESCRIPTION\n"
@@ -87,6 +87,10 @@ static const struct page pages[] = {
 "      - printf records of Git before evt \"4\";\n"
 "      - bytes that are not UTF-8 (libtrace2 writes U+FFFD), and a\n"
 "        pretty data_json's line breaks.\n"
+"\n"
+"    --to event writes the event target's lines again (a recording as\n"
+"    GIT_TRACE2_EVENT would have written it; its GIT_TRACE2_EVENT_NESTING\n"
+"    applies).\n"
 "\n"
 "    --to chrome writes a Chrome trace (strict JSON, {\"traceEvents\":[...]})\n"
 "    through libtrace2's chrome target, one process at a time: what\n"
@@ -112,7 +116,7 @@ static const struct page pages[] = {
 "    memory\").\n"
 "\n"
 "OPTIONS\n"
-"    --to chrome|perf|normal|otlp\n"
+"    --to chrome|perf|normal|event|otlp\n"
 "        the output format (required).\n"
 "    --brief\n"
 "        write the brief form (GIT_TRACE2_PERF_BRIEF, GIT_TRACE2_BRIEF,\n"

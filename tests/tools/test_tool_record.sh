@@ -13,7 +13,10 @@
 # - a recording cut anywhere reads its whole records and says it is cut;
 # - every malformed block is reported as FILE: offset N: WHAT, skipped,
 #   and the blocks after it read, with no crash;
-# - recordings with event logs, in a directory, on standard input.
+# - recordings with event logs, in a directory, on standard input;
+# - round trip: driver runs with the record target and the perf and event
+#   targets in deferred mode at once: the recording converted equals the
+#   live text, each sorted by process and thread.
 # usage: T2_BIN=build/bin tests/tools/test_tool_record.sh
 set -u
 . "$(dirname "$0")/../tool_test_lib.sh"
@@ -189,6 +192,52 @@ grep -q ': warning: offset [0-9]*: the recording ends inside a block' "$tmp/cut.
 	bad "validate: no warning for a cut recording"
 "$T2" validate --strict "$tmp/cut.rec" >/dev/null 2>&1 && ok ||
 	bad "validate --strict: a cut recording fails it (a cut event log does not)"
+
+# --- round trip: the record target and the text targets in one run -------
+# Deferred mode writes each thread's records in order, threads' batches
+# as they come: sorted (stably) by process and thread, the live perf and
+# event text equals the recording converted.  Nothing may be dropped.
+by_thread_perf() { sort -s -t'|' -k2,3 "$1"; }
+by_thread_event() {
+	awk '{ match($0, /"sid":"[^"]*","thread":"[^"]*"/)
+	       print substr($0, RSTART, RLENGTH) "\t" $0 }' "$1" |
+		sort -s -t"$(printf '\t')" -k1,1 | cut -f2-
+}
+# round NAME COMMAND...
+round() {
+	name=$1
+	shift
+	rm -f "$tmp/$name".*
+	GIT_TRACE2_DEFERRED=1 GIT_TRACE2_RECORD=$tmp/$name.rec GIT_TRACE2_PERF=$tmp/$name.perf \
+		GIT_TRACE2_EVENT=$tmp/$name.event GIT_TRACE2_EVENT_NESTING=100 \
+		"$@" >/dev/null 2>&1
+	if ! grep -q . "$tmp/$name.perf" || grep -q dropped "$tmp/$name.perf"; then
+		bad "$name: no perf text, or drops"
+		return
+	fi
+	for fmt in perf event; do
+		GIT_TRACE2_EVENT_NESTING=100 converted $fmt "$tmp/$name.conv.$fmt" "$tmp/$name.rec" ||
+			continue
+		by_thread_$fmt "$tmp/$name.$fmt" >"$tmp/$name.live.sorted"
+		by_thread_$fmt "$tmp/$name.conv.$fmt" >"$tmp/$name.conv.sorted"
+		same "round trip $name --to $fmt" "$tmp/$name.live.sorted" "$tmp/$name.conv.sorted"
+	done
+}
+round return "$TOOL" trace2 001return 3
+round error "$TOOL" trace2 003error oops "second one"
+round child "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+round data "$TOOL" trace2 006data cat1 key1 value1 cat2 key2 value2
+round timers "$TOOL" trace2 101timer 5 1 3
+round counters "$TOOL" trace2 201counter 3 4 3
+round redact "$TOOL" trace2 301redact_child_start git fetch https://u:pw@h/x
+round hashsort "$BIN/example-hashsort" "$rec_dir/../../src/tr2_buf.c" \
+	"$rec_dir/../../src/tr2_sid.c" "$rec_dir/../../include/trace2.h"
+TZ=Australia/Lord_Howe round tz "$TOOL" trace2 006data c k v
+for zone in UTC America/New_York; do
+	TZ=$zone "$T2" convert --to perf "$tmp/tz.rec" >"$tmp/tz.zone.perf" 2>/dev/null
+	same "a recording made at UTC+10:30 or +11, converted with TZ=$zone" \
+		"$tmp/tz.perf" "$tmp/tz.zone.perf"
+done
 
 # --- malformed ---------------------------------------------------------------
 # malformed NAME 'WHAT' STEPS [last]: a recording of the steps between
