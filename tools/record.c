@@ -58,14 +58,14 @@ static const struct rfield fields[TRACE2_EVENT_KIND_MAX][FIELDS_MAX] = {
 #include "tr2_kinds.def"
 };
 #undef TR2_KIND
-#undef TR2_NO_REC
 #undef TR2_REC
-#undef TR2_R_JSON
-#undef TR2_R_ARGV
-#undef TR2_R_UV
-#undef TR2_R_SV
-#undef TR2_R_ISTR
+#undef TR2_NO_REC
 #undef TR2_R_STR
+#undef TR2_R_ISTR
+#undef TR2_R_SV
+#undef TR2_R_UV
+#undef TR2_R_ARGV
+#undef TR2_R_JSON
 #undef FIELD
 
 /* A string of the input: p[0..n), or absent; kept: p is NUL-terminated

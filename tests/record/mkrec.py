@@ -29,54 +29,18 @@ A str is bytes when given as bytes.  Strings default to absent, repo to
 -1, numbers to 0.  KEY is the 64-bit process key.
 """
 import ast
+import os
 import struct
 import sys
 
-MAGIC_SIG = b"\x89T2R\r\n\x1a\n"
-BLOCKS = {"process": 1, "strings": 2, "thread": 3, "events": 4, "tz": 5, "dropped": 6,
-          "end": 7}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import decode  # noqa: E402  (its table of kinds)
 
-CHILD = [("sv", "id"), ("sv", "pid"), ("str", "child_class"), ("str", "hook_name"),
-         ("str", "cd"), ("argv", "argv"), ("sv", "git_cmd"), ("sv", "use_shell"),
-         ("sv", "code"), ("str", "ready")]
-EXEC = [("sv", "id"), ("str", "exe"), ("argv", "argv"), ("sv", "code")]
-REGION = [("istr", "category"), ("istr", "label"), ("sv", "repo"), ("str", "msg")]
-TIMER = [("istr", "category"), ("istr", "name"), ("uv", "intervals"), ("uv", "total_ns"),
-         ("uv", "min_ns"), ("uv", "max_ns")]
-COUNTER = [("istr", "category"), ("istr", "name"), ("uv", "value")]
-KINDS = {
-    "version": (1, [("str", "exe")]),
-    "too_many_files": (2, []),
-    "start": (3, [("argv", "argv")]),
-    "exit": (4, [("sv", "code")]),
-    "signal": (5, [("sv", "signo")]),
-    "atexit": (6, [("sv", "code")]),
-    "error": (7, [("str", "msg"), ("str", "fmt")]),
-    "cmd_path": (8, [("str", "path")]),
-    "cmd_ancestry": (9, [("argv", "names")]),
-    "cmd_name": (10, [("str", "name"), ("str", "hierarchy")]),
-    "cmd_mode": (11, [("str", "name")]),
-    "alias": (12, [("str", "alias"), ("argv", "argv")]),
-    "child_start": (13, CHILD),
-    "child_exit": (14, CHILD),
-    "child_ready": (15, CHILD),
-    "thread_start": (16, []),
-    "thread_exit": (17, []),
-    "exec": (18, EXEC),
-    "exec_result": (19, EXEC),
-    "def_param": (20, [("str", "param"), ("str", "value"), ("str", "scope")]),
-    "def_repo": (21, [("sv", "repo"), ("str", "worktree")]),
-    "region_enter": (22, REGION),
-    "region_leave": (23, REGION),
-    "data": (24, [("istr", "category"), ("sv", "repo"), ("istr", "key"), ("str", "value")]),
-    "data_json": (25, [("istr", "category"), ("sv", "repo"), ("istr", "key"),
-                       ("str", "json"), ("u8", "pretty"), ("u8", "open")]),
-    "printf": (26, [("str", "msg")]),
-    "timer": (27, TIMER),
-    "th_timer": (28, TIMER),
-    "counter": (29, COUNTER),
-    "th_counter": (30, COUNTER),
-}
+MAGIC_SIG = decode.MAGIC
+
+# The kinds and their fields, as the page's table has them: shared with
+# the tests' decoder of recordings.
+KINDS = {name: (number, fields) for number, (name, fields) in decode.KINDS.items()}
 
 
 def uv(n):
