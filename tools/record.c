@@ -767,7 +767,7 @@ static int read_strings(struct t2_recording *rc, struct cur *c, struct rproc *p)
 	return 0;
 }
 
-static int read_thread(struct t2_recording *rc, struct cur *c, struct rproc *p)
+static int read_thread(struct cur *c, struct rproc *p)
 {
 	union t2_map_val *v;
 	struct rthread *t;
@@ -778,7 +778,6 @@ static int read_thread(struct t2_recording *rc, struct cur *c, struct rproc *p)
 		return -1;
 	if (!name.n)
 		return fail(c, "a thread without a name");
-	(void)rc;
 	v = t2_map_at(&p->threads, id, 1);
 	if ((t = v->p))
 		return t->len == name.n && !memcmp(t->name, name.p, name.n)
@@ -802,8 +801,8 @@ static int read_tz(struct cur *c, struct rproc *p)
 		return fail(c, "a TZ block's time or offset out of range");
 	if (p->ntz == TZ_MAX)
 		return fail(c, "more TZ blocks of a process than the reader keeps");
-	if (!p->ntz)
-		p->tz = t2_realloc(NULL, TZ_MAX * sizeof(*p->tz));
+	if (!(p->ntz & (p->ntz - 1))) /* 0, 1, 2, 4...: full */
+		p->tz = t2_realloc(p->tz, (p->ntz ? 2 * p->ntz : 1) * sizeof(*p->tz));
 	for (i = p->ntz++; i && p->tz[i - 1].time > time; i--)
 		p->tz[i] = p->tz[i - 1];
 	p->tz[i].time = time;
@@ -842,7 +841,7 @@ static int read_block_of(struct t2_recording *rc, struct cur *c, unsigned type,
 	case B_STRINGS:
 		return read_strings(rc, c, p);
 	case B_THREAD:
-		return read_thread(rc, c, p);
+		return read_thread(c, p);
 	case B_EVENTS:
 		return read_events(rc, c, p, off, cut);
 	case B_TZ:
