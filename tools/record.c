@@ -15,8 +15,12 @@ static const unsigned char magic_sig[8] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1
 #define MAGIC_LEN 16
 #define HEAD_LEN 16
 #define FORMAT_VERSION 1
-/* TZ blocks kept per process and file (a daylight-saving change adds one) */
+/* TZ blocks, strings and threads kept per process and file (a
+ * daylight-saving change adds a TZ block; a program has some thousands of
+ * strings): a bound on what a small block can make the reader allocate */
 #define TZ_MAX 1024
+#define STRINGS_MAX (1u << 20)
+#define THREADS_MAX (1u << 20)
 /* 9999-12-31T23:59:59.999999Z, the last time the event format writes */
 #define TIME_MAX 253402300799999999ull
 /* t_abs and t_rel, as the event reader takes them (docs/tools.md, "Input") */
@@ -752,6 +756,8 @@ static int read_strings(struct t2_recording *rc, struct cur *c, struct rproc *p)
 	}
 	if (count > (uint64_t)(c->end - c->p)) /* each string takes a byte */
 		return fail(c, "more strings than the block has bytes");
+	if (count > STRINGS_MAX - p->nstrs)
+		return fail(c, "more strings in a process's table than the reader keeps");
 	if (p->nstrs + count > p->cap) {
 		p->cap = p->nstrs + (size_t)count + p->cap / 2;
 		p->strs = t2_realloc(p->strs, p->cap * sizeof(*p->strs));
@@ -778,6 +784,8 @@ static int read_thread(struct cur *c, struct rproc *p)
 		return -1;
 	if (!name.n)
 		return fail(c, "a thread without a name");
+	if (p->threads.n == THREADS_MAX && !t2_map_at(&p->threads, id, 0))
+		return fail(c, "more threads in a process than the reader keeps");
 	v = t2_map_at(&p->threads, id, 1);
 	if ((t = v->p))
 		return t->len == name.n && !memcmp(t->name, name.p, name.n)

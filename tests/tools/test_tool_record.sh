@@ -305,6 +305,8 @@ malformed dropped_undef 'thread 3 has no THREAD block before' '("dropped", 1, 3,
 malformed strings_skip 'strings numbered from 4, the next is 3' '("strings", 1, 4, ["x"])'
 malformed strings_again 'strings numbered from 2, the next is 3' '("strings", 1, 2, ["x"])'
 malformed strings_count 'more strings than the block has bytes' '("block", 2, 1, "03ff01")'
+malformed strings_max "more strings in a process's table than the reader keeps" \
+	"(\"block\", 2, 1, \"03$(python3 -c 'print("808040" + "00" * 1048576)')\")"
 malformed no_process 'which has no PROCESS block before it' '("thread", 9, 0, "main")'
 malformed process_again 'a second PROCESS block' '("process", 1, {"sid": "S1"})'
 malformed process_unit 'a time unit other than 1' '("process", 2, {"sid": "S2", "unit": 2})'
