@@ -50,7 +50,7 @@ struct tr2_replay_ops {
 
 struct tr2_replay;
 
-/* The built-in target called name ("chrome", "perf", "normal") opened on
+/* The built-in target called name ("chrome", "perf", "normal", "event") opened on
  * dst with its own state; NULL: no such target, no memory, or its open()
  * failed. */
 struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst,
@@ -59,6 +59,10 @@ struct tr2_replay *tr2_replay_open_builtin(const char *name, struct tr2_dst *dst
  * thread, process, nesting, payload), around which the replay keeps what
  * the library's records carry (their formatted times). */
 void tr2_replay_event(struct tr2_replay *r, const struct trace2_event *ev);
+/* The local time of the records r gets next (the normal and perf
+ * targets' time of day): UTC + offset seconds when known (a recording's
+ * TZ block), else the machine's, as the library's own records. */
+void tr2_replay_utc_offset(struct tr2_replay *r, int known, int32_t offset);
 /* The trace has finished itself (an atexit, a signal): end it. */
 int tr2_replay_ended(const struct tr2_replay *r);
 /* The trace ends at ts (if it has not ended itself); r is freed. */

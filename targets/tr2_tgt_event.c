@@ -810,3 +810,8 @@ const struct trace2_target tr2_tgt_event = {
 	.open = open_,
 	.event = event,
 };
+
+const struct tr2_replay_ops tr2_tgt_event_replay = {
+	.target = &tr2_tgt_event,
+	.state_size = sizeof(struct tr2_tgt_state),
+};

@@ -137,7 +137,7 @@ for f in tools/*.c tools/*.h; do
 done
 defined $(for f in src/*.c targets/*.c; do obj_of "$f"; done) | grep -v '^trace2_' >"$tmp/internal" || true
 { defined "$obj"/src/tr2_plat*.o; echo tr2_replay_open; echo tr2_replay_open_builtin; echo tr2_replay_event;
-  echo tr2_replay_ended; echo tr2_replay_end; echo tr2_dst_init_sink; echo tr2_traceparent_valid; } | sort -u >"$tmp/seam"
+  echo tr2_replay_ended; echo tr2_replay_end; echo tr2_replay_utc_offset; echo tr2_dst_init_sink; echo tr2_traceparent_valid; } | sort -u >"$tmp/seam"
 for o in "$obj"/tools/*.o; do
 	f=tools/${o##*/}
 	for s in $(undefined "$o" | comm -12 - "$tmp/internal" | comm -23 - "$tmp/seam"); do

@@ -1,7 +1,8 @@
 /*
- * trace2 convert --to chrome|perf|normal [--brief] FILE...: every record
- * read from the event-format files is handed to the library's own chrome,
- * perf or normal target, writing to standard output.  --to chrome also
+ * trace2 convert --to chrome|perf|normal|event [--brief] FILE...: every
+ * record read from the event-format files and recordings is handed to the
+ * library's own chrome, perf, normal or event target, writing to standard
+ * output.  --to chrome also
  * reads Chrome files (chrome_out.c).  --to otlp: OpenTelemetry traces
  * (otlp.c).
  */
@@ -100,7 +101,7 @@ static int out_record(void *data, const void *record, size_t n)
 
 struct convert {
 	struct tr2_dst dst;                   /* standard output */
-	struct tr2_replay *target;            /* perf, normal */
+	struct tr2_replay *target;            /* perf, normal, event */
 	int brief;
 	struct t2_reader *reader;
 	long next_pid;                        /* chrome: for SIDs without one */
@@ -108,7 +109,7 @@ struct convert {
 	size_t json_cap;
 };
 
-/* Perf or normal: one target for the whole input. */
+/* Perf, normal or event: one target for the whole input. */
 static struct tr2_replay *open_target(const char *name, struct tr2_dst *dst, int brief)
 {
 	struct tr2_replay_options opt;
@@ -119,13 +120,21 @@ static struct tr2_replay *open_target(const char *name, struct tr2_dst *dst, int
 	return tr2_replay_open_builtin(name, dst, &opt);
 }
 
+/* A record to a target, with its local time's offset when it has one (a
+ * recording's). */
+static void replay(struct tr2_replay *target, struct t2_record *rec)
+{
+	tr2_replay_utc_offset(target, rec->has_utc_offset, rec->utc_offset);
+	tr2_replay_event(target, &rec->ev);
+}
+
 static void record(void *ctx, struct t2_record *rec)
 {
 	struct convert *c = ctx;
 
 	if (!t2_record_usable(rec, 0))
 		return;
-	tr2_replay_event(c->target, &rec->ev);
+	replay(c->target, rec);
 	if (!tr2_dst_is_on(&c->dst))
 		c->reader->stop = 1; /* standard output failed: nothing more to do */
 }
@@ -333,7 +342,7 @@ static void chrome_record(void *ctx, struct t2_record *rec)
 		return;
 	}
 	chrome_writer = cp->out;
-	tr2_replay_event(cp->st, ev);
+	replay(cp->st, rec);
 	if (tr2_replay_ended(cp->st))
 		chrome_end(cp, 0);
 }
@@ -420,10 +429,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	nfiles = argc - i;
 	if (!to)
-		return usage_error("convert", "--to chrome|perf|normal|otlp is required");
+		return usage_error("convert", "--to chrome|perf|normal|event|otlp is required");
 	if (!strcmp(to, "otlp")) {
 		if (brief)
-			return usage_error("convert", "--brief is for chrome, perf and normal");
+			return usage_error("convert", "--brief is for chrome, perf, normal and event");
 		if (!nfiles)
 			return usage_error("convert", "no input (give FILE, DIR or -)");
 		if (t2_output_begin("convert", out, argv + i, nfiles))
@@ -432,8 +441,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!strcmp(to, "chrome"))
 		chrome = 1;
-	else if (strcmp(to, "perf") && strcmp(to, "normal"))
-		return usage_error("convert", "unknown format '%s' (chrome, perf, normal or otlp)",
+	else if (strcmp(to, "perf") && strcmp(to, "normal") && strcmp(to, "event"))
+		return usage_error("convert", "unknown format '%s' (chrome, perf, normal, event "
+				   "or otlp)",
 				   to);
 	if (!nfiles)
 		return usage_error("convert", "no input (give FILE, DIR or -)");

@@ -1,6 +1,7 @@
 /* The event-format reader (see reader.h). */
 #include "reader.h"
 #include "alloc.h"
+#include "record.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -111,9 +112,12 @@ void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const 
 {
 	(void)ctx;
 	(void)ignored;
-	/* a last line cut off (a full disk, a kill) is to be expected */
-	fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno,
-		no_newline ? "warning: last line, no newline (cut off?): " : "", reason);
+	if (!lineno) /* a recording's: the reason says where */
+		fprintf(stderr, "%s: %s%s%s\n", src, no_newline ? "warning: " : "", reason,
+			no_newline ? "" : "; skipped");
+	else /* a last line cut off (a full disk, a kill) is to be expected */
+		fprintf(stderr, "%s:%lu: %s%s; skipped\n", src, lineno,
+			no_newline ? "warning: last line, no newline (cut off?): " : "", reason);
 }
 
 int t2_record_usable(const struct t2_record *rec, int quiet)
@@ -436,20 +440,29 @@ static void fill_payload(struct t2_reader *r, struct t2_record *rec)
 		return;
 	for (f = fills[ev->kind]; f < fills[ev->kind] + MAX_FILLS && f->key; f++)
 		fill_field(r, rec->obj, ev, f);
-	switch (ev->kind) {
-	case TRACE2_EVENT_ERROR:
-		if (!ev->error.msg || !ev->error.fmt || !*ev->error.fmt)
-			ev->error.msg = ev->error.fmt = NULL;
-		break;
-	case TRACE2_EVENT_CHILD_START:
-		/* the event target writes "git" first for a git command */
-		if (ev->child.argv && ev->child.argv[0] && !strcmp(ev->child.argv[0], "git")) {
-			ev->child.git_cmd = 1;
-			ev->child.argv++;
-		}
-		break;
-	default:
-		break;
+	/* the event target writes "git" first for a git command */
+	if (ev->kind == TRACE2_EVENT_CHILD_START && ev->child.argv && ev->child.argv[0] &&
+	    !strcmp(ev->child.argv[0], "git")) {
+		ev->child.git_cmd = 1;
+		ev->child.argv++;
+	}
+}
+
+void t2_event_defaults(struct trace2_event *ev)
+{
+	const struct fill *f;
+	char *at;
+	void *p;
+
+	if ((unsigned)ev->kind >= TRACE2_EVENT_KIND_MAX)
+		return;
+	for (f = fills[ev->kind]; f < fills[ev->kind] + MAX_FILLS && f->key; f++) {
+		if (f->how != F_STR && f->how != F_ARGV)
+			continue;
+		at = (char *)ev + f->off;
+		memcpy(&p, at, sizeof(p));
+		if (!p)
+			put_ptr(at, f->how == F_STR ? (const void *)f->str : (const void *)f->argv);
 	}
 }
 
@@ -478,6 +491,32 @@ static const struct int_range int_ranges[] = {
 
 /* Numbers of seconds: nanoseconds of them must fit 64 bits. */
 static const char *const seconds_keys[] = { "t_abs", "t_rel", "t_total", "t_min", "t_max" };
+
+int t2_field_range(enum trace2_event_kind kind, size_t off, int64_t *min, int64_t *max)
+{
+	const struct fill *f;
+	size_t i;
+
+	if ((unsigned)kind >= TRACE2_EVENT_KIND_MAX)
+		return -1;
+	for (f = fills[kind]; f < fills[kind] + MAX_FILLS && f->key && f->off != off; f++)
+		;
+	if (f == fills[kind] + MAX_FILLS || !f->key)
+		return -1;
+	*min = f->how == F_INT ? INT64_MIN : 0;
+	*max = f->how == F_BOOL ? 1 : INT64_MAX;
+	if (f->how == F_SECS)
+		*max = ((int64_t)T2_SECONDS_MAX * 1000000 + 999999) * f->num;
+	for (i = 0; f->how == F_INT && i < sizeof(int_ranges) / sizeof(*int_ranges); i++)
+		if (!strcmp(f->key, int_ranges[i].key)) {
+			*min = int_ranges[i].min;
+			*max = int_ranges[i].max;
+		}
+	/* what the field gets without its key (repo: none) is in range */
+	if (f->how == F_INT && f->num < *min)
+		*min = f->num;
+	return 0;
+}
 
 /* NULL, or why the number v of key is out of its range (into buf): a
  * number too large for 64 bits too, which would otherwise read as missing. */
@@ -558,12 +597,11 @@ static size_t level_with_hidden(const struct t2_record *rec, int64_t n, size_t l
 	return want > level ? want : level;
 }
 
-/* The record's nesting, and the thread's level after it. */
-static void track_nesting(struct t2_record *rec)
+/* The record's nesting (n, -1: not given), and the thread's level after it. */
+static void track_nesting(struct t2_record *rec, int64_t n)
 {
 	struct trace2_event *ev = &rec->ev;
 	struct t2_thread *t = rec->thread;
-	int64_t n = int_or(rec->obj, "nesting", -1);
 	size_t level = level_with_hidden(rec, n, t ? t->level : 1);
 
 	rec->level_before = level;
@@ -708,50 +746,50 @@ static void track_times(struct t2_record *rec, uint64_t *time_us, uint64_t *t_ab
 	p->records++;
 }
 
-/* The record's process (and whether it started before the input) and
- * thread. */
-static void find_owner(struct t2_reader *r, struct t2_source *s, struct t2_record *rec)
+void t2_reader_owner(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+		     const char *sid, size_t sid_len, const char *thread, size_t thread_len)
 {
-	const struct jval *v = jobj_get(rec->obj, "sid");
-	struct t2_process *p;
+	struct t2_process *p = rec->proc = get_process(r, sid, sid_len, &rec->new_process);
 
-	if (!v || v->type != J_STRING || !v->str_len)
-		return;
-	p = rec->proc = get_process(r, v->str, v->str_len, &rec->new_process);
 	if (rec->new_process && rec->ev.kind != TRACE2_EVENT_VERSION) {
 		if (!s->records)
 			s->mid = rec->mid_start = 1;
 		p->mid = (unsigned)s->mid;
 	}
-	v = jobj_get(rec->obj, "thread");
-	if (v && v->type == J_STRING && v->str_len)
-		rec->thread = get_thread(p, v->str, v->str_len, &rec->new_thread);
+	if (thread_len)
+		rec->thread = get_thread(p, thread, thread_len, &rec->new_thread);
 }
 
-static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
-			const char *line, size_t len)
+/* The record's process (and whether it started before the input) and
+ * thread. */
+static void find_owner(struct t2_reader *r, struct t2_source *s, struct t2_record *rec)
 {
-	const struct jobj *o = rec->obj;
+	const struct jval *v = jobj_get(rec->obj, "sid");
+	const struct jval *t = jobj_get(rec->obj, "thread");
+
+	if (!v || v->type != J_STRING || !v->str_len)
+		return;
+	if (!t || t->type != J_STRING)
+		t = NULL;
+	t2_reader_owner(r, s, rec, v->str, v->str_len, t ? t->str : NULL, t ? t->str_len : 0);
+}
+
+void t2_reader_take(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+		    const void *bytes, size_t len, int64_t nesting)
+{
 	struct trace2_event *ev = &rec->ev;
-	const struct jval *v;
-	uint64_t time_us = 0, t_abs = 0;
-	struct t2_process *p;
+	struct t2_process *p = rec->proc;
 	size_t level = 0;
 
-	rec->event = str_or(o, "event", "");
-	ev->kind = t2_event_kind(rec->event);
-	rec->known = ev->kind != 0;
-	find_owner(r, s, rec);
-	p = rec->proc;
-	v = jobj_get(o, "time");
-	rec->has_time = v && v->type == J_STRING && !parse_utc_time(v->str, v->str_len, &time_us);
-	rec->has_t_abs = !micros(o, "t_abs", &t_abs);
-	if (p && !rec->new_process && r->find_repeats && is_repeat(p, rec, time_us, line, len)) {
+	if (!s->seq)
+		s->seq = ++r->sources;
+	if (p && !rec->new_process && r->find_repeats &&
+	    is_repeat(p, rec, ev->time_us, bytes, len)) {
 		rec->repeat = 1;
 		rec->first_repeat = !s->repeats++;
 	}
 	if (p && !rec->repeat && r->find_repeats && rec->has_time)
-		take_anchor(p, s, time_us, line, len);
+		take_anchor(p, s, ev->time_us, bytes, len);
 	/* only records every subcommand takes (t2_record_usable()) end or
 	 * resume a process, so that they all see the same */
 	if (p && !rec->repeat && rec->known && rec->thread) {
@@ -763,28 +801,49 @@ static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_reco
 			p->exited = 1;
 	}
 	if (p)
-		track_times(rec, &time_us, &t_abs);
+		track_times(rec, &ev->time_us, &ev->t_abs_us);
+	ev->process = p ? &p->pub : NULL;
+	ev->thread = rec->thread ? &rec->thread->pub : NULL;
+	if (rec->thread)
+		level = rec->thread->level;
+	track_nesting(rec, nesting);
+	if (ev->kind == TRACE2_EVENT_ERROR &&
+	    (!ev->error.msg || !ev->error.fmt || !*ev->error.fmt))
+		ev->error.msg = ev->error.fmt = NULL;
+	if (rec->thread && rec->repeat)
+		rec->thread->level = level; /* read before: it changes nothing */
+	else if (rec->thread && ev->kind == TRACE2_EVENT_THREAD_START)
+		rec->thread->started = 1;
+	else if (rec->thread && ev->kind == TRACE2_EVENT_THREAD_EXIT)
+		rec->thread->exited = 1;
+	s->records++;
+	r->records++;
+	if (r->on_record)
+		r->on_record(r->ctx, rec);
+}
+
+static void make_record(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+			const char *line, size_t len)
+{
+	const struct jobj *o = rec->obj;
+	struct trace2_event *ev = &rec->ev;
+	const struct jval *v;
+	uint64_t time_us = 0, t_abs = 0;
+
+	rec->event = str_or(o, "event", "");
+	ev->kind = t2_event_kind(rec->event);
+	rec->known = ev->kind != 0;
+	find_owner(r, s, rec);
+	v = jobj_get(o, "time");
+	rec->has_time = v && v->type == J_STRING && !parse_utc_time(v->str, v->str_len, &time_us);
+	rec->has_t_abs = !micros(o, "t_abs", &t_abs);
 	ev->file = str_or(o, "file", NULL);
 	ev->line = (int)int_or(o, "line", 0);
 	ev->time_us = time_us;
 	ev->t_abs_us = t_abs;
 	ev->t_rel_us = 0;
-	ev->process = p ? &p->pub : NULL;
-	ev->thread = rec->thread ? &rec->thread->pub : NULL;
-	if (rec->thread)
-		level = rec->thread->level;
-	track_nesting(rec);
 	fill_payload(r, rec);
-	if (!rec->thread)
-		return;
-	if (rec->repeat) {
-		rec->thread->level = level; /* read before: it changes nothing */
-		return;
-	}
-	if (ev->kind == TRACE2_EVENT_THREAD_START)
-		rec->thread->started = 1;
-	if (ev->kind == TRACE2_EVENT_THREAD_EXIT)
-		rec->thread->exited = 1;
+	t2_reader_take(r, s, rec, line, len, int_or(o, "nesting", -1));
 }
 
 /* One line of s (without its LF). */
@@ -840,13 +899,7 @@ static void source_line(struct t2_reader *r, struct t2_source *s, const char *li
 	rec.src = src;
 	rec.lineno = lineno;
 	rec.no_newline = no_newline;
-	if (!s->seq)
-		s->seq = ++r->sources;
 	make_record(r, s, &rec, line, len);
-	s->records++;
-	r->records++;
-	if (r->on_record)
-		r->on_record(r->ctx, &rec);
 }
 
 /* ---------------------------------------------------------------- */
@@ -915,6 +968,14 @@ int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, s
 {
 	int ret = 0;
 
+	/* a recording starts with a byte no text does */
+	if (!s->recording && n && !s->lineno && !s->len && !s->skipping &&
+	    t2_is_recording(data, n))
+		s->recording = t2_recording_begin(r, s);
+	if (s->recording) {
+		t2_recording_feed(s->recording, data, n);
+		return 0;
+	}
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
 		size_t k = nl ? (size_t)(nl - data) : n;
@@ -947,6 +1008,10 @@ int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, s
 
 void t2_source_end(struct t2_reader *r, struct t2_source *s)
 {
+	if (s->recording) {
+		t2_recording_end(s->recording);
+		s->recording = NULL;
+	}
 	s->skipping = 0;
 	if (s->len) {
 		s->lineno++;

@@ -98,6 +98,10 @@ struct t2_record {
 	/* the input's first record, of a process without its version: the
 	 * input starts mid-process (a rotated file, or one cut at its start) */
 	unsigned mid_start : 1;
+	/* of a recording (lineno: the record's byte offset), whose local
+	 * time is UTC + utc_offset seconds (has_utc_offset) */
+	unsigned binary : 1, has_utc_offset : 1;
+	int32_t utc_offset;
 };
 
 struct t2_reader;
@@ -114,8 +118,11 @@ typedef void (*t2_record_fn)(void *ctx, struct t2_record *rec);
 typedef void (*t2_line_fn)(struct t2_reader *r, const char *src, unsigned long lineno,
 			   const char *line, size_t len, int no_newline);
 
+struct t2_recording;
+
 struct t2_source {
 	const char *name;
+	struct t2_recording *recording; /* a recording's reader (record.h) */
 	t2_line_fn line;        /* its format's reader (NULL: the event format) */
 	int format_known;       /* line is set: a line not blank was read */
 	unsigned long lineno;
@@ -191,7 +198,9 @@ int t2_source_feed(struct t2_reader *r, struct t2_source *s, const char *data, s
 void t2_source_end(struct t2_reader *r, struct t2_source *s);
 
 /* A t2_bad_line_fn that reports "SRC:LINE: REASON; skipped" on stderr (a
- * last line without newline, cut off: as a warning). */
+ * last line without newline, cut off: as a warning); for lineno 0 (a
+ * recording's block, whose reason says where) "SRC: REASON; skipped", or
+ * with no_newline (a cut recording) "SRC: warning: REASON". */
 void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const char *reason,
 			int ignored, int no_newline);
 /* Whether a record is one a converter can take: a known event of a
@@ -201,6 +210,28 @@ void t2_report_bad_line(void *ctx, const char *src, unsigned long lineno, const 
  * newline is noted on stderr as a warning: the line may have been cut
  * just before its newline. */
 int t2_record_usable(const struct t2_record *rec, int quiet);
+
+/*
+ * For the reader of another format (a recording, record.c), which makes
+ * its records itself: rec's process (created, by its SID) and thread (by
+ * its name, none if thread_len is 0), and whether the input starts
+ * mid-process, as for a line.
+ */
+void t2_reader_owner(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+		     const char *sid, size_t sid_len, const char *thread, size_t thread_len);
+/* The record, its kind, owner, times and payload filled, kept track of
+ * as a line's (repeats, processes going on after atexit, thread levels
+ * from nesting, -1: none given) and handed to the callback; bytes: what
+ * tells it from another record of its time, to find inputs read twice. */
+void t2_reader_take(struct t2_reader *r, struct t2_source *s, struct t2_record *rec,
+		    const void *bytes, size_t len, int64_t nesting);
+/* The strings and vectors a record of that kind left NULL given what an
+ * event line without their keys gets (tr2_kinds.def). */
+void t2_event_defaults(struct trace2_event *ev);
+/* The range of the number at offset off of struct trace2_event in a
+ * record of that kind, as its key's in an event line: 0, or -1 when no
+ * key fills that field. */
+int t2_field_range(enum trace2_event_kind kind, size_t off, int64_t *min, int64_t *max);
 
 /* The kind of an event name, 0 for an unknown name. */
 enum trace2_event_kind t2_event_kind(const char *name);

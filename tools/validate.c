@@ -77,7 +77,9 @@ static void report(struct validator *v, const char *src, unsigned long lineno, i
 	else if (error == WARNING)
 		v->warnings++;
 	text_put(stdout, src);
-	printf(":%lu: %s: ", lineno, error == ERROR ? "error" : error == WARNING ? "warning" : "note");
+	if (lineno) /* else a recording's block, whose reason says where */
+		printf(":%lu", lineno);
+	printf(": %s: ", error == ERROR ? "error" : error == WARNING ? "warning" : "note");
 	va_start(ap, fmt);
 	text_vprintf(stdout, fmt, ap); /* it quotes the log's strings */
 	va_end(ap);
@@ -92,8 +94,8 @@ static void bad_line(void *ctx, const char *src, unsigned long lineno, const cha
 	if (ignored)
 		report(v, src, lineno, 0, "%s; collectors skip it", reason);
 	else if (no_newline) {
-		report(v, src, lineno, 0, "%s, last line without newline (cut off?); "
-		       "collectors discard it", reason);
+		report(v, src, lineno, 0, lineno ? "%s, last line without newline (cut off?); "
+		       "collectors discard it" : "%s", reason);
 		v->cut++;
 	} else
 		report(v, src, lineno, 1, "%s", reason);
@@ -225,7 +227,10 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 	const struct jval *j;
 	int k;
 
-	if ((unsigned)rec->ev.kind >= TRACE2_EVENT_KIND_MAX)
+	if (rec->ev.kind == TRACE2_EVENT_CHILD_START || rec->ev.kind == TRACE2_EVENT_EXEC)
+		ps->started_child = 1;
+	/* a recording's record has no keys: its reader checked its fields */
+	if (rec->binary || (unsigned)rec->ev.kind >= TRACE2_EVENT_KIND_MAX)
 		return;
 	ks = &schema[rec->ev.kind];
 	for (k = 0; k < MAX_KEYS && ks->keys[k].name; k++) {
@@ -285,10 +290,6 @@ static void check_kind(struct validator *v, const struct t2_record *rec, struct 
 		if (j && j->type == J_STRING && !strcmp(j->str, "hook") && !jobj_get(o, "hook_name"))
 			report(v, rec->src, rec->lineno, 1, "child_start of class hook without "
 			       "\"hook_name\"");
-		ps->started_child = 1;
-		break;
-	case TRACE2_EVENT_EXEC:
-		ps->started_child = 1;
 		break;
 	case TRACE2_EVENT_PRINTF:
 		if (ps->evt == 3)
@@ -305,9 +306,9 @@ static void check_nesting(struct validator *v, const struct t2_record *rec)
 	const struct trace2_event *ev = &rec->ev;
 	size_t level = rec->level_before, n = ev->nesting;
 	int64_t raw;
-	const struct jval *j = jobj_get(rec->obj, "nesting");
+	const struct jval *j = rec->binary ? NULL : jobj_get(rec->obj, "nesting");
 
-	if (!j || jval_int(j, &raw) || raw < 0)
+	if (!rec->binary && (!j || jval_int(j, &raw) || raw < 0))
 		return; /* reported as a type problem */
 	switch (ev->kind) {
 	case TRACE2_EVENT_REGION_ENTER:
@@ -371,32 +372,41 @@ struct vctx {
 	struct t2_reader *r;
 };
 
-static void record(void *ctx, struct t2_record *rec)
+/* Whether an event line has the keys that make it a record of a thread
+ * (else reported). */
+static int keys_usable(struct validator *v, const struct t2_record *rec)
 {
-	struct vctx *c = ctx;
-	struct validator *v = &c->v;
-	const struct jval *j;
-	struct proc_state *ps;
-	struct t2_thread *t = rec->thread;
+	const struct jval *j = jobj_get(rec->obj, "event");
 
-	j = jobj_get(rec->obj, "event");
 	if (!j || j->type != J_STRING) {
 		report(v, rec->src, rec->lineno, 1, j ? "\"event\" must be a string"
 						   : "no \"event\" key");
-		return;
+		return 0;
 	}
 	j = jobj_get(rec->obj, "sid");
 	if (!j || j->type != J_STRING || !j->str_len) {
 		report(v, rec->src, rec->lineno, 1, !j ? "no \"sid\" key" :
 		       j->type != J_STRING ? "\"sid\" must be a string" : "\"sid\" is empty");
-		return;
+		return 0;
 	}
 	j = jobj_get(rec->obj, "thread");
 	if (!j || j->type != J_STRING || !j->str_len) {
 		report(v, rec->src, rec->lineno, 1, !j ? "no \"thread\" key" :
 		       j->type != J_STRING ? "\"thread\" must be a string" : "\"thread\" is empty");
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+static void record(void *ctx, struct t2_record *rec)
+{
+	struct vctx *c = ctx;
+	struct validator *v = &c->v;
+	struct proc_state *ps;
+	struct t2_thread *t = rec->thread;
+
+	if (!rec->binary && !keys_usable(v, rec))
+		return;
 	if (rec->first_repeat)
 		report(v, rec->src, rec->lineno, WARNING, "a record read before, again (the "
 		       "same log given twice?); this input's records that repeat others are "
@@ -410,7 +420,8 @@ static void record(void *ctx, struct t2_record *rec)
 	if (!rec->proc->user)
 		rec->proc->user = t2_calloc(1, sizeof(struct proc_state));
 	ps = rec->proc->user;
-	check_common(v, rec);
+	if (!rec->binary)
+		check_common(v, rec);
 	if (rec->new_process) {
 		check_sid(v, c->r, rec);
 		if (rec->ev.kind != TRACE2_EVENT_VERSION && !rec->proc->mid)

@@ -1,0 +1,343 @@
+#!/bin/sh
+# trace2 convert, summary and validate read recordings
+# (docs/record-format.md), made here by tests/record/mkrec.py, an encoder
+# written from that page alone:
+# - every event kind (tests/record/kinds.desc: two processes, two threads,
+#   string tables, drops, a block of a later version) converts to the
+#   text the same records give as an event log written by hand
+#   (tests/record/kinds.event), --to perf, normal, chrome and otlp, and
+#   summarizes the same; some lines checked as docs/targets.md lays them
+#   out;
+# - local times come from the recording's TZ blocks, whatever the
+#   machine's time zone, a daylight-saving change included;
+# - a recording cut anywhere reads its whole records and says it is cut;
+# - every malformed block is reported as FILE: offset N: WHAT, skipped,
+#   and the blocks after it read, with no crash;
+# - recordings with event logs, in a directory, on standard input;
+# - round trip: driver runs with the record target and the perf and event
+#   targets in deferred mode at once: the recording converted equals the
+#   live text, each sorted by process and thread.
+# usage: T2_BIN=build/bin tests/tools/test_tool_record.sh
+set -u
+. "$(dirname "$0")/../tool_test_lib.sh"
+rec_dir=$(cd "$(dirname "$0")/../record" && pwd)
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "$t2_test: skipped: no python3 to run tests/record/mkrec.py"
+	exit 0
+fi
+
+# mkrec NAME: the description on stdin to $tmp/NAME.rec
+mkrec() {
+	python3 "$rec_dir/mkrec.py" - "$tmp/$1.rec" || bad "$1: mkrec.py failed"
+}
+
+# --- every kind, against the same records as an event log ------------------
+sed '/^#/d' "$rec_dir/kinds.desc" | mkrec kinds
+for fmt in perf normal; do
+	TZ=XXX-1 "$T2" convert --to $fmt "$rec_dir/kinds.event" >"$tmp/kinds.exp.$fmt"
+	for zone in UTC XXX+5 XXX-9:30; do
+		TZ=$zone converted $fmt "$tmp/kinds.$fmt" "$tmp/kinds.rec" &&
+			same "kinds --to $fmt, TZ=$zone" "$tmp/kinds.exp.$fmt" "$tmp/kinds.$fmt"
+	done
+done
+for fmt in chrome otlp; do
+	"$T2" convert --to $fmt "$rec_dir/kinds.event" >"$tmp/kinds.exp.$fmt"
+	converted $fmt "$tmp/kinds.$fmt" "$tmp/kinds.rec" &&
+		same "kinds --to $fmt" "$tmp/kinds.exp.$fmt" "$tmp/kinds.$fmt"
+done
+# as docs/targets.md lays them out: the local time at UTC+1, file:line in
+# 28 columns, depth, thread in 24, event in 12, repo, t_abs, t_rel, category
+# in 12, two dots per open region
+cat >"$tmp/lines.exp" <<'EOF'
+23:13:20.000010 t.c:1                        | d0 | main                     | version      |     |           |           |              | 0.1.0
+23:13:20.000200 t.c:20                       | d0 | main                     | region_enter | r1  |  0.000200 |           | cat          | label:outer m1
+23:13:20.000255 u.c:30                       | d0 | main                     | data         |     |  0.000255 |  0.000055 | cat          | ..k2:v2
+23:13:20.000530 w.c:3                        | d0 | th01:worker              | region_leave |     |  0.000530 |  0.000010 | w            | label:job
+23:13:20.000540                              | d0 | th01:worker              | data         |     |  0.000540 |  0.000000 | trace2       | dropped:3
+23:13:20.000506 c.c:2                        | d1 | main                     | start        |     |  0.000006 |           |              | child
+23:13:20.001000 t.c:50                       | d0 | main                     | exit         |     |  0.001000 |           |              | code:0
+EOF
+grep -Fx -f "$tmp/lines.exp" "$tmp/kinds.perf" >"$tmp/lines.got"
+same "kinds: lines as targets.md shows them" "$tmp/lines.exp" "$tmp/lines.got"
+cat >"$tmp/normal.exp" <<'EOF'
+23:13:20.000020 t.c:2                             start prog 'a b' 'it'\''s'
+23:13:20.000050 t.c:5                             cmd_name prog (prog)
+23:13:20.001010 trace2/tr2_tgt_normal.c:128       atexit elapsed:0.001010 code:0
+EOF
+grep -Fx -f "$tmp/normal.exp" "$tmp/kinds.normal" >"$tmp/normal.got"
+same "kinds --to normal: lines as targets.md shows them" "$tmp/normal.exp" "$tmp/normal.got"
+"$T2" summary "$rec_dir/kinds.event" >"$tmp/sum.exp" 2>&1
+"$T2" summary "$tmp/kinds.rec" >"$tmp/sum.got" 2>&1
+same "kinds: summary" "$tmp/sum.exp" "$tmp/sum.got"
+grep -q 'cat/outer' "$tmp/sum.got" && ok || bad "kinds: summary without its region"
+if "$T2" validate --strict "$tmp/kinds.rec" >"$tmp/val.out" 2>"$tmp/val.err"; then ok; else
+	bad "kinds: validate failed: $(head -3 "$tmp/val.out")"
+fi
+grep -q ' 0 lines, 36 records, 0 errors, 0 warnings' "$tmp/val.err" && ok ||
+	bad "kinds: validate's count: $(cat "$tmp/val.err")"
+
+# --- local time: the TZ blocks, a daylight-saving change -------------------
+# +1 h, then +2 h from T0 + 3600 s; a thread's block written after the
+# change holds a record from before it.
+mkrec tz <<'EOF'
+[("magic",),
+ ("process", 1, {"sid": "S1", "start": 1700000000000000}),
+ ("thread", 1, 0, "main"),
+ ("thread", 1, 1, "th01:late"),
+ ("tz", 1, 1700000000000000, 3600),
+ ("events", 1, 0, 1700000000000000, 0, [
+   ("version", {"time": 1700000000000000, "t_abs": 0, "file": "a.c", "line": 1, "exe": "1"}),
+   ("cmd_mode", {"time": 1700003599000000, "t_abs": 3599000000, "file": "a.c", "line": 2,
+                 "name": "before"})]),
+ ("tz", 1, 1700003600000000, 7200),
+ ("events", 1, 0, 1700003599000000, 3599000000, [
+   ("cmd_mode", {"time": 1700003600000000, "t_abs": 3600000000, "file": "a.c", "line": 3,
+                 "name": "after"})]),
+ ("events", 1, 1, 1700003500000000, 3500000000, [
+   ("printf", {"time": 1700003500000001, "t_abs": 3500000001, "file": "b.c", "line": 1,
+               "msg": "late"})])]
+EOF
+cat >"$tmp/tz.exp" <<'EOF'
+23:13:20.000000 a.c:1                             version 1
+00:13:19.000000 a.c:2                             cmd_mode before
+01:13:20.000000 a.c:3                             cmd_mode after
+00:11:40.000001 b.c:1                             late
+EOF
+for zone in UTC XXX+5 XXX-9:30; do
+	TZ=$zone converted normal "$tmp/tz.normal" "$tmp/tz.rec" &&
+		same "TZ blocks, TZ=$zone" "$tmp/tz.exp" "$tmp/tz.normal"
+done
+
+# --- several threads: each in order, blocks in file order ------------------
+mkrec threads <<'EOF'
+[("magic",),
+ ("process", 5, {"sid": "S5", "start": 1700000000000000}),
+ ("thread", 5, 0, "main"), ("thread", 5, 1, "th01:a"), ("thread", 5, 2, "th02:b"),
+ ("tz", 5, 0, 0),
+ ("events", 5, 1, 1700000000000000, 0, [
+   ("printf", {"time": 1700000000000003, "t_abs": 3, "file": "x.c", "line": 1, "msg": "a1"}),
+   ("printf", {"time": 1700000000000004, "t_abs": 4, "file": "x.c", "line": 1,
+               "msg": "a2"})]),
+ ("events", 5, 2, 1700000000000000, 0, [
+   ("printf", {"time": 1700000000000001, "t_abs": 1, "file": "y.c", "line": 2, "msg": "b1"})]),
+ ("events", 5, 1, 1700000000000004, 4, [
+   ("printf", {"time": 1700000000000002, "t_abs": 9, "file": "x.c", "line": 3, "msg": "a3"})]),
+ ("events", 5, 0, 1700000000000000, 0, [
+   ("printf", {"time": 1700000000000000, "t_abs": 0, "file": "m.c", "line": 4, "msg": "m1"})])]
+EOF
+cat >"$tmp/threads.exp" <<'EOF'
+22:13:20.000003 x.c:1                        | d0 | th01:a                   | printf       |     |  0.000003 |           |              | a1
+22:13:20.000004 x.c:1                        | d0 | th01:a                   | printf       |     |  0.000004 |           |              | a2
+22:13:20.000001 y.c:2                        | d0 | th02:b                   | printf       |     |  0.000001 |           |              | b1
+22:13:20.000002 x.c:3                        | d0 | th01:a                   | printf       |     |  0.000009 |           |              | a3
+22:13:20.000000 m.c:4                        | d0 | main                     | printf       |     |  0.000000 |           |              | m1
+EOF
+TZ=XXX-3 converted perf "$tmp/threads.perf" "$tmp/threads.rec" &&
+	same "threads: blocks in file order, deltas per block" "$tmp/threads.exp" "$tmp/threads.perf"
+
+# the tests' other reader of recordings, decode.py, reads mkrec.py's too
+python3 "$rec_dir/decode.py" "$tmp/tz.rec" "$tmp/threads.rec" >"$tmp/dec" 2>&1 && ok ||
+	bad "decode.py: $(tail -1 "$tmp/dec")"
+
+# --- inputs: with an event log, a directory, standard input ---------------
+mkdir "$tmp/dir"
+cp "$tmp/threads.rec" "$tmp/dir/1.rec"
+sed 's/P00000042/P00000099/g' "$rec_dir/kinds.event" >"$tmp/dir/2.event"
+TZ=XXX-1 "$T2" convert --to perf "$tmp/dir/2.event" >"$tmp/dir2.perf"
+cat "$tmp/threads.exp" "$tmp/dir2.perf" >"$tmp/mixed.exp"
+TZ=XXX-1 converted perf "$tmp/mixed.perf" "$tmp/dir" &&
+	same "a directory of a recording and an event log" "$tmp/mixed.exp" "$tmp/mixed.perf"
+"$T2" convert --to perf - <"$tmp/threads.rec" >"$tmp/stdin.perf" 2>"$tmp/stdin.err"
+same "a recording on standard input" "$tmp/threads.exp" "$tmp/stdin.perf"
+
+# --- cut recordings ------------------------------------------------------------
+# Cut after every 5th byte: no crash, the records read are the first ones
+# of the whole file's (drops aside: told at the end when the cut leaves
+# their thread no next record), and the cut is said unless the cut falls
+# between blocks (their offsets from the blocks' lengths, u32 at 4).
+size=$(wc -c <"$tmp/kinds.rec")
+grep -v dropped "$tmp/kinds.perf" >"$tmp/kinds.nodrop"
+bounds=" $(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o = 16
+while o < len(b):
+    print(o, end=" ")
+    o += 16 + struct.unpack_from("<I", b, o + 4)[0]
+' "$tmp/kinds.rec") "
+n=1 cut_bad=0
+while [ $n -lt "$size" ]; do
+	head -c $n "$tmp/kinds.rec" >"$tmp/cut.rec"
+	"$T2" convert --to perf "$tmp/cut.rec" >"$tmp/cut.perf" 2>"$tmp/cut.err"
+	st=$?
+	lines=$(grep -vc dropped "$tmp/cut.perf")
+	head -n "$lines" "$tmp/kinds.nodrop" >"$tmp/cut.exp"
+	said=0
+	grep -q "^$tmp/cut.rec: warning: offset [0-9]*: the recording ends inside a block" \
+		"$tmp/cut.err" && said=1
+	case $bounds in *" $n "*) [ ! -s "$tmp/cut.err" ] && said=1 ;; esac
+	if [ $st -ne 0 ] || ! grep -v dropped "$tmp/cut.perf" | cmp -s - "$tmp/cut.exp" ||
+		[ $said = 0 ]; then
+		cut_bad=$((cut_bad + 1))
+		[ $cut_bad -gt 1 ] || bad "cut at $n bytes (status $st): $(head -2 "$tmp/cut.err")"
+	fi
+	n=$((n + 5))
+done
+[ $cut_bad -eq 0 ] && ok
+# cut inside the last record (atexit, 7 bytes) of the last EVENTS block
+# (the END block, 17 bytes, follows): the block's records before it
+head -c $((size - 17 - 3)) "$tmp/kinds.rec" >"$tmp/cut.rec"
+"$T2" convert --to perf "$tmp/cut.rec" >"$tmp/cut.perf" 2>/dev/null
+head -n -1 "$tmp/kinds.perf" >"$tmp/cut.exp"
+same "cut in the last record: the records before it" "$tmp/cut.exp" "$tmp/cut.perf"
+"$T2" validate "$tmp/cut.rec" >"$tmp/cut.val" 2>/dev/null
+grep -q ': warning: offset [0-9]*: the recording ends inside a block' "$tmp/cut.val" && ok ||
+	bad "validate: no warning for a cut recording"
+"$T2" validate --strict "$tmp/cut.rec" >/dev/null 2>&1 && ok ||
+	bad "validate --strict: a cut recording fails it (a cut event log does not)"
+
+# --- round trip: the record target and the text targets in one run -------
+# Deferred mode writes each thread's records in order, threads' batches
+# as they come: sorted (stably) by process and thread, the live perf and
+# event text equals the recording converted.  Nothing may be dropped.
+by_thread_perf() { sort -s -t'|' -k2,3 "$1"; }
+by_thread_event() {
+	awk '{ match($0, /"sid":"[^"]*","thread":"[^"]*"/)
+	       print substr($0, RSTART, RLENGTH) "\t" $0 }' "$1" |
+		sort -s -t"$(printf '\t')" -k1,1 | cut -f2-
+}
+# round NAME COMMAND...
+round() {
+	name=$1
+	shift
+	rm -f "$tmp/$name".*
+	GIT_TRACE2_DEFERRED=1 GIT_TRACE2_RECORD=$tmp/$name.rec GIT_TRACE2_PERF=$tmp/$name.perf \
+		GIT_TRACE2_EVENT=$tmp/$name.event GIT_TRACE2_EVENT_NESTING=100 \
+		"$@" >/dev/null 2>&1
+	if ! grep -q . "$tmp/$name.perf" || grep -q dropped "$tmp/$name.perf"; then
+		bad "$name: no perf text, or drops"
+		return
+	fi
+	for fmt in perf event; do
+		GIT_TRACE2_EVENT_NESTING=100 converted $fmt "$tmp/$name.conv.$fmt" "$tmp/$name.rec" ||
+			continue
+		by_thread_$fmt "$tmp/$name.$fmt" >"$tmp/$name.live.sorted"
+		by_thread_$fmt "$tmp/$name.conv.$fmt" >"$tmp/$name.conv.sorted"
+		same "round trip $name --to $fmt" "$tmp/$name.live.sorted" "$tmp/$name.conv.sorted"
+	done
+}
+round return "$TOOL" trace2 001return 3
+round error "$TOOL" trace2 003error oops "second one"
+round child "$TOOL" trace2 004child "$TOOL" trace2 006data c k v
+round data "$TOOL" trace2 006data cat1 key1 value1 cat2 key2 value2
+round timers "$TOOL" trace2 101timer 5 1 3
+round counters "$TOOL" trace2 201counter 3 4 3
+round redact "$TOOL" trace2 301redact_child_start git fetch https://u:pw@h/x
+round hashsort "$BIN/example-hashsort" "$rec_dir/../../src/tr2_buf.c" \
+	"$rec_dir/../../src/tr2_sid.c" "$rec_dir/../../include/trace2.h"
+TZ=Australia/Lord_Howe round tz "$TOOL" trace2 006data c k v
+for zone in UTC America/New_York; do
+	TZ=$zone "$T2" convert --to perf "$tmp/tz.rec" >"$tmp/tz.zone.perf" 2>/dev/null
+	same "a recording made at UTC+10:30 or +11, converted with TZ=$zone" \
+		"$tmp/tz.perf" "$tmp/tz.zone.perf"
+done
+
+# --- malformed ---------------------------------------------------------------
+# malformed NAME 'WHAT' STEPS [last]: a recording of the steps between
+# good blocks and a good closing block (none with last); convert reports
+# FILE: offset N: ...WHAT, still converts the closing block, and validate
+# fails.
+head_steps='("magic",), ("process", 1, {"sid": "S1", "start": 1000}),
+ ("strings", 1, 2, ["f.c"]), ("thread", 1, 0, "main"), ("tz", 1, 0, 0),'
+good='("events", 1, 0, 1000, 0, [("printf", {"time": 2000, "t_abs": 1000, "file": 2,
+ "line": 9, "msg": "after"})])'
+malformed() {
+	name=$1 what=$2
+	printf '[%s\n%s,\n%s]\n' "$head_steps" "$3" "${4:-$good}" | mkrec "$name"
+	"$T2" convert --to perf "$tmp/$name.rec" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		bad "$name: convert exited $st: $(head -3 "$tmp/$name.err")"
+	elif ! grep -q "^$tmp/$name.rec: offset [0-9]*: .*$what" "$tmp/$name.err"; then
+		bad "$name: not reported as '$what': $(head -3 "$tmp/$name.err")"
+	elif [ -z "${4:-}" ] && ! grep -q 'printf .*| after$' "$tmp/$name.out"; then
+		bad "$name: the next block was not read"
+	elif "$T2" validate "$tmp/$name.rec" >/dev/null 2>&1; then
+		bad "$name: validate passed"
+	else
+		ok
+	fi
+}
+rec() { # rec KIND 'FIELDS': an EVENTS block of one record at t_abs 10
+	printf '("events", 1, 0, 1000, 0, [("%s", {"time": 1010, "t_abs": 10, %s})])' "$1" "$2"
+}
+raw_events() { # raw_events HEX: an EVENTS block of main, base times 1000 and 0, then HEX
+	printf '("block", 4, 1, "00e803000000000000%s%s")' 0000000000000000 "$1"
+}
+malformed varint11 'a varint longer than 10 bytes' "$(raw_events 18ffffffffffffffffffff01)"
+malformed varint65 'a varint over 64 bits' "$(raw_events 18ffffffffffffffffff02)"
+malformed istr 'string number 9 is not defined' "$(rec printf '"file": 9, "line": 1')"
+malformed str_past 'runs past the end of its block' "$(raw_events 1a0000010000050461)"
+malformed argv_count 'more strings than its block has bytes' "$(raw_events 030000010000ff01)"
+malformed kind0 'event kind 0 is not of format version 1' "$(rec printf '"head": 0')"
+malformed kind31 'event kind 31 is not' "$(rec printf '"head": 31')"
+malformed kind63 'event kind 63 is not' "$(rec printf '"head": 255')"
+malformed head_bit7 'a record head with bit 7 set' "$(rec printf '"head": 154')"
+malformed nesting 'a nesting out of range' "$(rec printf '"nesting": 100001')"
+malformed line 'a line number out of range' "$(rec printf '"file": 2, "line": 2147483648')"
+malformed signo 'signal.signo 256 is out of range' "$(rec signal '"signo": 256')"
+malformed child_id 'child.id -1 is out of range' "$(rec child_exit '"id": -1')"
+malformed code 'exit.code 2147483648 is out of range' "$(rec exit '"code": 2147483648')"
+malformed repo 'region.repo_id -2 is out of range' "$(rec region_enter '"repo": -2')"
+malformed uv63 'an unsigned field over 2^63 - 1' "$(rec counter '"value": 9223372036854775808')"
+malformed t_total 'timer.total_ns .* is out of range' \
+	"$(rec timer '"total_ns": 4294967296000000000')"
+malformed time_neg 'a time out of range' \
+	'("events", 1, 0, 1000, 0, [("printf", {"time": -1, "t_abs": 0})])'
+malformed t_abs 'a t_abs out of range' \
+	'("events", 1, 0, 1000, 0, [("printf", {"time": 1000, "t_abs": -5})])'
+malformed t_rel 'a t_rel out of range' "$(rec region_leave '"t_rel": 4294967296000000')"
+malformed json_open "pretty or open flag" "$(rec data_json '"open": "x"')"
+malformed thread_undef 'thread 7 has no THREAD block before' \
+	'("events", 1, 7, 1000, 0, [("printf", {"time": 1010, "t_abs": 10})])'
+malformed dropped_undef 'thread 3 has no THREAD block before' '("dropped", 1, 3, 1)'
+malformed strings_skip 'strings numbered from 4, the next is 3' '("strings", 1, 4, ["x"])'
+malformed strings_again 'strings numbered from 2, the next is 3' '("strings", 1, 2, ["x"])'
+malformed strings_count 'more strings than the block has bytes' '("block", 2, 1, "03ff01")'
+malformed strings_max "more strings in a process's table than the reader keeps" \
+	"(\"block\", 2, 1, \"03$(python3 -c 'print("808040" + "00" * 1048576)')\")"
+malformed no_process 'which has no PROCESS block before it' '("thread", 9, 0, "main")'
+malformed process_again 'a second PROCESS block' '("process", 1, {"sid": "S1"})'
+malformed process_unit 'a time unit other than 1' '("process", 2, {"sid": "S2", "unit": 2})'
+malformed process_sid 'without a session id' '("process", 2, {"sid": ""})'
+malformed thread_rename 'a thread id named again' '("thread", 1, 0, "other")'
+malformed thread_noname 'a thread without a name' '("thread", 1, 4, "")'
+malformed tz_offset "TZ block's time or offset out of range" '("tz", 1, 0, 100000)'
+malformed end_reason "END block's reason is not 0 or 1" '("end", 1, 5)'
+malformed reserved 'reserved bytes are not 0' '("raw", "03010000020000000100000000000000 0001")'
+malformed trailing 'bytes after the fields of a THREAD block' '("block", 3, 1, "0401610000")'
+malformed too_long 'a block of 4294967295 bytes, over the limit' \
+	'("raw", "0300 0000 ffffffff 0100000000000000")' '("raw", "00")'
+# the bad records' block: the records before the bad one are read
+printf '[%s\n("events", 1, 0, 1000, 0, [("printf", {"time": 1010, "t_abs": 10, "msg": "ok1"}),
+ ("printf", {"time": 1020, "t_abs": 20, "head": 0})])]\n' "$head_steps" | mkrec partial
+"$T2" convert --to perf "$tmp/partial.rec" >"$tmp/partial.out" 2>"$tmp/partial.err"
+grep -q '| ok1$' "$tmp/partial.out" && ok || bad "partial: the record before the bad one"
+grep -q "offset [0-9]*: event kind 0 .*EVENTS block skipped from there" "$tmp/partial.err" &&
+	ok || bad "partial: $(cat "$tmp/partial.err")"
+# the file itself
+printf '[("magic", {"version": 2}), ("raw", "00")]' | mkrec version2
+"$T2" convert --to perf "$tmp/version2.rec" >/dev/null 2>"$tmp/version2.err"
+grep -q "offset 8: a recording of format version 2 (this reader reads 1)" "$tmp/version2.err" &&
+	ok || bad "version 2: $(cat "$tmp/version2.err")"
+printf '[("magic", {"flags": 1})]' | mkrec flags
+"$T2" convert --to perf "$tmp/flags.rec" >/dev/null 2>"$tmp/flags.err"
+grep -q "offset 10: a recording with flags this reader does not know" "$tmp/flags.err" &&
+	ok || bad "flags: $(cat "$tmp/flags.err")"
+printf '\211T2R' >"$tmp/magic.rec"
+"$T2" convert --to perf "$tmp/magic.rec" >/dev/null 2>"$tmp/magic.err"
+grep -q "offset 0: the recording ends inside a block" "$tmp/magic.err" && ok ||
+	bad "a magic cut: $(cat "$tmp/magic.err")"
+
+finish
