@@ -229,8 +229,10 @@ static const char *const depth_label[] = {
 	"depth1", "depth2", "depth3", "depth4", "depth5", "depth6",
 };
 
-/* Run at least n ops (whole iterations); return the number run. */
-static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
+/* Run at least n ops (whole iterations); return the number run.  Not
+ * inlined: run.sh --valgrind counts a record run's instructions inside it
+ * (and inside paced_pairs()), as the traced thread's. */
+static __attribute__((noinline)) uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 {
 	uint64_t i = 0;
 	int d;
@@ -1070,7 +1072,7 @@ static const char *rate_setup(const struct scenario *sc, const char *env)
  * (or exactly `exact`), each batch released when the clock says it is
  * due; the pairs issued, and in *ns the time they took.
  */
-static uint64_t paced_pairs(double rate, uint64_t exact, uint64_t *ns)
+static __attribute__((noinline)) uint64_t paced_pairs(double rate, uint64_t exact, uint64_t *ns)
 {
 	uint64_t budget = (uint64_t)(seconds_from_env("T2BENCH_SECONDS", 1) * 1e9);
 	uint64_t t0, t, pairs = 0, due;

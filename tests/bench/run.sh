@@ -12,7 +12,10 @@
 #                The buffered scenarios are compared with the buffered floors
 #                (floor_buffered[_threads], run right after them with as
 #                many pairs, so both write the same bytes); perf_deferred
-#                with floor_ring.  Then BENCH_RUNS runs of the start-up
+#                with floor_ring, record with floor_ring_mono (run right
+#                after it).  record_rate runs for BENCH_RECORD_RATE_SECONDS
+#                while a busy loop (a shell process) runs on the other
+#                core.  Then BENCH_RUNS runs of the start-up
 #                benchmark (build/bench/startup, STARTUP_RUNS spawns each)
 #                and a "goals" table: every goal of the performance issues
 #                as a same-run ratio (medians), PASS or MISS.
@@ -23,7 +26,17 @@
 #                deferred writer's buffer, is in both; in the deferred
 #                mode 2 such buffers may come in one run and not the
 #                other, as its threads race), each as
-#                (count(b) - count(a)) / (ops(b) - ops(a)).
+#                (count(b) - count(a)) / (ops(b) - ops(a)).  The record
+#                scenarios: instructions of the traced threads only,
+#                inside their loops (callgrind --separate-threads=yes
+#                --toggle-collect=do_ops and paced_pairs, summed over the
+#                threads: the writer's are not counted, nor a flush that
+#                writes the rings on the main thread), with
+#                GIT_TRACE2_RECORD_RING=4m: valgrind runs one thread at a
+#                time, so with a smaller ring the writer, seldom run, would
+#                make the traced thread drop records (and count fewer
+#                instructions); allocations of every thread, the writer's
+#                too.
 #
 # Environment:
 #   BENCH_BIN_DIR          where bench and malloc_count.so are (build/bench)
@@ -35,7 +48,10 @@
 #                          skips the start-up runs)
 #   BENCH_TOOL             the start-up benchmark's command
 #                          (build/bin/trace2-tool)
-#   T2BENCH_RATE           perf_deferred_rate's pairs per second (2000000)
+#   T2BENCH_RATE           pairs per second of perf_deferred_rate (2000000)
+#                          and of record_rate (4000000)
+#   BENCH_RECORD_RATE_SECONDS
+#                          seconds of each record_rate run (10)
 #   BENCH_VG_N             N of the --valgrind runs (20000)
 #   T2BENCH_WARM_MB        MiB a buffered run touches and frees just before
 #                          its timed loop, so its page cache reuses memory
@@ -49,8 +65,10 @@
 # (n = GIT_TRACE2, p = GIT_TRACE2_PERF, e = GIT_TRACE2_EVENT, each a regular
 # file in the scratch directory, deleted after every run; b adds
 # GIT_TRACE2_BUFFER=64k, c GIT_TRACE2_CATEGORIES=bench,-noise, d
-# GIT_TRACE2_DEFERRED=1, s GIT_TRACE2_STATS, its table at exit to a file);
-# GIT_TRACE2_CLOCK and GIT_TRACE2_DEFERRED_RING
+# GIT_TRACE2_DEFERRED=1, s GIT_TRACE2_STATS, its table at exit to a file,
+# r GIT_TRACE2_RECORD, a file on disk: in the scratch directory, or in one
+# under BENCH_BIN_DIR when that is a tmpfs); GIT_TRACE2_CLOCK,
+# GIT_TRACE2_DEFERRED_RING, GIT_TRACE2_RECORD_RING and GIT_TRACE2_RING_FULL
 # pass through when set (floor_ring follows GIT_TRACE2_CLOCK as the
 # library does).
 set -u
@@ -65,6 +83,7 @@ rss_events=${BENCH_RSS_EVENTS:-10000000}
 vg_n=${BENCH_VG_N:-20000}
 warm_mb=${T2BENCH_WARM_MB:-4096}
 startup_runs=${STARTUP_RUNS:-300}
+record_rate_secs=${BENCH_RECORD_RATE_SECONDS:-10}
 tool=${BENCH_TOOL:-$here/../../build/bin/trace2-tool}
 mode="time"
 
@@ -78,18 +97,29 @@ if [ ! -x "$bench" ]; then
 	exit 2
 fi
 
+fs_type() {
+	df -PT "$1" | awk 'NR == 2 { print $2 }'
+}
+
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libtrace2-bench.XXXXXX") || exit 1
 mkdir -p "$dir/home"
+# the recording goes to the machine's disk, as a user's would
+rec_dir=$dir
+busy=
 # shellcheck disable=SC2317  # invoked by the trap
 cleanup() {
+	[ -n "$busy" ] && kill "$busy" 2>/dev/null
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
-		echo "# kept $dir" >&2
+		echo "# kept $dir $rec_dir" >&2
 	else
-		rm -rf "$dir"
+		rm -rf "$dir" "$rec_dir"
 	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if [ "$(fs_type "$dir")" = tmpfs ]; then
+	rec_dir=$(mktemp -d "$bindir/scratch.XXXXXX") || exit 1
+fi
 
 # E: the command prefix running one scenario with targets $1 in a clean
 # environment; removes the trace files of the previous run.
@@ -100,7 +130,8 @@ clean_env() {
 	   "T2BENCH_TMPDIR=$dir")
 	[ -n "${TZ+x}" ] && E+=("TZ=$TZ")
 	local v
-	for v in GIT_TRACE2_CLOCK GIT_TRACE2_DEFERRED_RING T2BENCH_RATE; do
+	for v in GIT_TRACE2_CLOCK GIT_TRACE2_DEFERRED_RING GIT_TRACE2_RECORD_RING \
+		 GIT_TRACE2_RING_FULL T2BENCH_RATE; do
 		[ -n "${!v+x}" ] && E+=("$v=${!v}")
 	done
 	case $1 in *n*) E+=("GIT_TRACE2=$dir/trace.normal") ;; esac
@@ -110,7 +141,8 @@ clean_env() {
 	case $1 in *c*) E+=("GIT_TRACE2_CATEGORIES=bench,-noise") ;; esac
 	case $1 in *d*) E+=("GIT_TRACE2_DEFERRED=1") ;; esac
 	case $1 in *s*) E+=("GIT_TRACE2_STATS=$dir/trace.stats") ;; esac
-	rm -f "$dir"/trace.*
+	case $1 in *r*) E+=("GIT_TRACE2_RECORD=$rec_dir/trace.rec") ;; esac
+	rm -f "$dir"/trace.* "$rec_dir"/trace.*
 }
 
 # field KEY LINE: the value of KEY=value in LINE
@@ -150,7 +182,7 @@ for s in "${order[@]}"; do
 done
 
 echo "# libtrace2 bench: $bench ($(git -C "$here" describe --always --dirty 2>/dev/null || echo '?'))"
-echo "# host: $(uname -srm), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); scratch: $dir ($(df -PT "$dir" | awk 'NR == 2 { print $2 }'))"
+echo "# host: $(uname -srm), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); scratch: $dir ($(fs_type "$dir")); recording: $rec_dir ($(fs_type "$rec_dir"))"
 
 if [ "$mode" = valgrind ]; then
 	if ! command -v valgrind >/dev/null; then
@@ -163,21 +195,34 @@ if [ "$mode" = valgrind ]; then
 	for s in "${order[@]}"; do
 		[ "$s" = floor ] && continue
 		ok=1
+		# record scenarios: the loops' instructions, one file a thread
+		vg_opts=() vg_env=()
+		case ${targets[$s]} in *r*)
+			vg_opts=(--separate-threads=yes --toggle-collect=do_ops
+				 --toggle-collect=paced_pairs) vg_env=(GIT_TRACE2_RECORD_RING=4m) ;;
+		esac
+		dropped=0
 		for n in 0 "$vg_n"; do
 			cg=$dir/callgrind.out.$s.$n
 			clean_env "${targets[$s]}"
-			out=$("${E[@]}" valgrind --tool=callgrind --callgrind-out-file="$cg" \
-				"$bench" "$s" "$n" 2>"$dir/vg.err") || ok=0
+			out=$("${E[@]}" "${vg_env[@]}" valgrind --tool=callgrind "${vg_opts[@]}" \
+				--callgrind-out-file="$cg" "$bench" "$s" "$n" 2>"$dir/vg.err") || ok=0
 			ops[n]=$(field ops "$(grep '^t2bench scenario=' <<<"$out")")
-			ir[n]=$(awk '$1 == "summary:" || $1 == "totals:" { print $2; exit }' "$cg" 2>/dev/null)
+			ir[n]=$(for f in "$cg" "$cg"-[0-9]*; do
+					[ -f "$f" ] && awk '$1 == "summary:" || $1 == "totals:" { print $2; exit }' "$f"
+				done | awk '{ s += $1 } END { if (NR) print s }')
+			d=$(field dropped "$(grep '^t2bench recording ' <<<"$out")")
+			dropped=$((dropped + ${d:-0}))
 			# allocations at N and 2N: what the first events allocate
 			# once (a writer's buffer) is in both
 			clean_env "${targets[$s]}"
 			rm -f "$dir/mc.txt"
-			out=$("${E[@]}" "LD_PRELOAD=$bindir/malloc_count.so" "MALLOC_COUNT_OUT=$dir/mc.txt" \
-				"$bench" "$s" $((n ? 2 * n : vg_n))) || ok=0
+			out=$("${E[@]}" "${vg_env[@]}" "LD_PRELOAD=$bindir/malloc_count.so" \
+				"MALLOC_COUNT_OUT=$dir/mc.txt" "$bench" "$s" $((n ? 2 * n : vg_n))) || ok=0
 			aops[n]=$(field ops "$(grep '^t2bench scenario=' <<<"$out")")
 			al[n]=$(field allocs "$(cat "$dir/mc.txt" 2>/dev/null)")
+			d=$(field dropped "$(grep '^t2bench recording ' <<<"$out")")
+			dropped=$((dropped + ${d:-0}))
 			[ -n "${ops[$n]}" ] && [ -n "${ir[$n]}" ] && [ -n "${al[$n]}" ] &&
 				[ -n "${aops[$n]}" ] || ok=0
 		done
@@ -189,7 +234,7 @@ if [ "$mode" = valgrind ]; then
 		fi
 		awk -v s="$s" -v o0="${ops[0]}" -v o="${ops[$vg_n]}" -v i0="${ir[0]}" \
 		    -v i="${ir[$vg_n]}" -v a0="${al[0]}" -v a="${al[$vg_n]}" \
-		    -v ao0="${aops[0]}" -v ao="${aops[$vg_n]}" 'BEGIN {
+		    -v ao0="${aops[0]}" -v ao="${aops[$vg_n]}" -v dropped="$dropped" 'BEGIN {
 			d = o - o0; if (d <= 0) d = 1
 			ad = ao - ao0; if (ad <= 0) ad = 1
 			ipo = (i - i0) / d; apo = (a - a0) / ad; goal = ""
@@ -201,6 +246,11 @@ if [ "$mode" = valgrind ]; then
 			# that drains come once each, in either run
 			if (s == "perf_deferred")
 				goal = (a - a0 <= 2 ? "ok" : "MISS") " (0 allocs per op)"
+			# record: instructions of the traced thread, allocations
+			# of every thread, with every record written (none dropped)
+			if (s ~ /^record/)
+				goal = sprintf("%s (0 allocs per op; instr: traced threads; %d dropped)",
+					       a == a0 && dropped == 0 ? "ok" : "MISS", dropped)
 			printf "%-20s %10d %12d %12d %10.1f %10.3f  %s\n", s, o, i0, i, ipo, apo, goal
 		}'
 	done
