@@ -118,7 +118,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 if [ "$(fs_type "$dir")" = tmpfs ]; then
-	rec_dir=$(mktemp -d "$bindir/scratch.XXXXXX") || exit 1
+	rec_dir=$(mktemp -d "$(cd "$bindir" && pwd)/scratch.XXXXXX") || exit 1
 fi
 
 # E: the command prefix running one scenario with targets $1 in a clean
@@ -143,6 +143,19 @@ clean_env() {
 	case $1 in *s*) E+=("GIT_TRACE2_STATS=$dir/trace.stats") ;; esac
 	case $1 in *r*) E+=("GIT_TRACE2_RECORD=$rec_dir/trace.rec") ;; esac
 	rm -f "$dir"/trace.* "$rec_dir"/trace.*
+}
+
+# busy_start, busy_stop: a CPU-bound process, on the other core while
+# record_rate runs
+busy_start() {
+	(while :; do :; done) &
+	busy=$!
+}
+busy_stop() {
+	[ -n "$busy" ] || return 0
+	kill "$busy" 2>/dev/null
+	wait "$busy" 2>/dev/null
+	busy=
 }
 
 # field KEY LINE: the value of KEY=value in LINE
@@ -277,8 +290,13 @@ for ((r = 1; r <= runs; r++)); do
 			[ -n "${ops_of[perf_buffered_threads]:-}" ] &&
 				n=($((ops_of[perf_buffered_threads] / 2))) ;;
 		esac
+		if [ "$s" = record_rate ]; then
+			E+=("T2BENCH_SECONDS=$record_rate_secs")
+			busy_start
+		fi
 		out=$("${E[@]}" "$bench" "$s" "${n[@]}")
 		rc=$?
+		busy_stop
 		if [ "$s" = floor ]; then
 			while read -r line; do
 				it=$(field item "$line")
@@ -294,6 +312,12 @@ for ((r = 1; r <= runs; r++)); do
 			echo "$(field drops "$rl") $(field ok "$rl")" >>"$dir/drops.$s"
 			field target_per_s "$rl" >"$dir/target.$s"
 		fi
+		rec=$(grep '^t2bench recording ' <<<"$out")
+		if [ -n "$rec" ]; then
+			field bytes_per_region_event "$rec" >>"$dir/bpe.$s"
+			awk -v d="$(field dropped "$rec")" -v r="$(field records "$rec")" \
+				'BEGIN { printf "%.2f\n", (d + r > 0 ? 100 * d / (d + r) : 0) }' >>"$dir/droppct.$s"
+		fi
 		if [ $rc != 0 ] || [ -z "$line" ]; then
 			echo "run.sh: $s failed (exit $rc)" >&2
 			status=1
@@ -306,6 +330,8 @@ for ((r = 1; r <= runs; r++)); do
 		[ -n "$cpu" ] && echo "$cpu" >>"$dir/cpu.$s"
 		cl=$(grep '^t2bench floor_ring ' <<<"$out")
 		[ -n "$cl" ] && field clock "$cl" >"$dir/clock"
+		cl=$(grep '^t2bench floor_ring_mono ' <<<"$out")
+		[ -n "$cl" ] && field library_clock "$cl" >"$dir/library_clock"
 		# which floor it is compared with: none while disabled, three
 		# writes per event for three targets, else per pair or per call
 		floor=floor_pair
@@ -317,7 +343,8 @@ for ((r = 1; r <= runs; r++)); do
 		perf_buffered) floor=floor_buffered ;;
 		perf_buffered_threads) floor=floor_buffered_threads ;;
 		perf_deferred) floor=floor_ring ;;
-		*) case ${targets[$s]} in *b* | *c* | *d* | *s*) floor=- ;; esac ;;
+		record) floor=floor_ring_mono ;;
+		*) case ${targets[$s]} in *b* | *c* | *d* | *r* | *s*) floor=- ;; esac ;;
 		esac
 		echo "$floor" >"$dir/floorof.$s"
 		if [ "$(field enabled "$line")" != "$([ -n "${targets[$s]}" ] && echo 1 || echo 0)" ]; then
@@ -343,7 +370,7 @@ echo
 printf '%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n' \
 	scenario median_ns min max bytes/op floor x_floor x_min goal
 # the buffered floors are scenarios: their medians serve as floors too
-for f in floor_buffered floor_buffered_threads floor_ring; do
+for f in floor_buffered floor_buffered_threads floor_ring floor_ring_mono; do
 	[ -f "$dir/ns.$f" ] && read -r "fmed[$f]" "fmin[$f]" _ < <(stats "$dir/ns.$f")
 done
 bsingle=
@@ -353,7 +380,9 @@ for s in "${order[@]}"; do
 	read -r med min max < <(stats "$dir/ns.$s")
 	read -r bpo _ _ < <(stats "$dir/bytes.$s")
 	fl=$(cat "$dir/floorof.$s")
-	awk -v s="$s" -v med="$med" -v min="$min" -v max="$max" -v bpo="$bpo" \
+	dp=
+	[ -s "$dir/droppct.$s" ] && read -r dp _ _ < <(stats "$dir/droppct.$s")
+	awk -v s="$s" -v dp="$dp" -v med="$med" -v min="$min" -v max="$max" -v bpo="$bpo" \
 	    -v fl="$fl" -v fm="${fmed[$fl]:-}" -v fn="${fmin[$fl]:-}" -v bsingle="$bsingle" -v fsingle="${fmed[floor_buffered]:-}" 'BEGIN {
 		ratio = rmin = "-"; goal = ""
 		if (fl != "-" && fm > 0)
@@ -373,6 +402,8 @@ for s in "${order[@]}"; do
 		if (s == "perf_buffered_threads" && bsingle > 0)
 			goal = sprintf("%s (%.2f x single-thread throughput; >= 1.7)",
 				       bsingle / med >= 1.7 ? "ok" : "MISS", bsingle / med)
+		if (dp != "")
+			goal = sprintf("(records dropped: %s %%, median)", dp)
 		if (s == "floor_buffered_threads" && fsingle > 0)
 			goal = sprintf("(the floor itself: %.2f x its single thread)", fsingle / med)
 		printf "%-22s %10s %10s %10s %9s  %-20s %7s %7s  %s\n", s, med, min, max, bpo, fl, ratio, rmin, goal
@@ -407,32 +438,39 @@ med() {
 goal() {
 	awk -v g="$1" -v m="$2" -v v="$3" -v l="$4" 'BEGIN {
 		verdict = (v == "" || v == "nan") ? "n/a" : (v + 0 <= l + 0 ? "PASS" : "MISS")
-		printf "%-50s %22s %8s  %s\n", g, m, v == "" ? "-" : v, verdict
+		printf "%-56s %22s %8s  %s\n", g, m, v == "" ? "-" : v, verdict
 	}'
+}
+# rate_goal SCENARIO RATE TEXT: PASS when no run dropped a record, every
+# record was accounted for and every run reached the rate (RATE when it
+# did not run)
+rate_goal() {
+	local drops bad want slow v
+
+	if [ ! -s "$dir/drops.$1" ]; then
+		goal "no drops at $2 pairs/s$3" "?" "" 0
+		return
+	fi
+	read -r drops bad < <(awk '{ d += $1; if ($2 != 1) b++ } END { print d + 0, b + 0 }' \
+		"$dir/drops.$1")
+	want=$(cat "$dir/target.$1")
+	slow=$(sort -g "$dir/rate.$1" | head -n 1)
+	v=$(awk -v d="$drops" -v b="$bad" -v s="$slow" -v w="$want" \
+		'BEGIN { print (d == 0 && b == 0 && s >= 0.99 * w) ? 0 : 1 }')
+	goal "no drops at $want pairs/s$3" "$drops drops, min $(printf '%.0f' "$slow")/s" "$v" 0
 }
 # ratio A B: A / B to 3 decimals, or empty
 ratio() {
 	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'
 }
 echo
-echo "goals (floor_ring clock: $(cat "$dir/clock" 2>/dev/null || echo '?'))"
-printf '%-50s %22s %8s  %s\n' goal measured ratio verdict
+echo "goals (floor_ring clock: $(cat "$dir/clock" 2>/dev/null || echo '?'); the library's: $(cat "$dir/library_clock" 2>/dev/null || echo '?'))"
+printf '%-56s %22s %8s  %s\n' goal measured ratio verdict
 m=$(med "$dir/ns.perf_deferred")
 goal "deferred pair (traced thread) <= 2 x floor_ring" "${m:-?} ns" "$(ratio "$m" "$(med "$dir/ns.floor_ring")")" 2
 m=$(med "$dir/cpu.perf_deferred")
 goal "deferred CPU per pair <= 1.35 x floor_buffered" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_buffered]:-}")" 1.35
-if [ -s "$dir/drops.perf_deferred_rate" ]; then
-	read -r drops bad < <(awk '{ d += $1; if ($2 != 1) b++ } END { print d + 0, b + 0 }' \
-		"$dir/drops.perf_deferred_rate")
-	want=$(cat "$dir/target.perf_deferred_rate")
-	slow=$(sort -g "$dir/rate.perf_deferred_rate" | head -n 1)
-	# PASS: no drop, every record accounted for, the rate reached in every run
-	v=$(awk -v d="$drops" -v b="$bad" -v s="$slow" -v w="$want" \
-		'BEGIN { print (d == 0 && b == 0 && s >= 0.99 * w) ? 0 : 1 }')
-	goal "no drops at $want pairs/s (one thread)" "$drops drops, min $(printf '%.0f' "$slow")/s" "$v" 0
-else
-	goal "no drops at 2000000 pairs/s (one thread)" "?" "" 0
-fi
+rate_goal perf_deferred_rate 2000000 " (one thread)"
 m=$(med "$dir/ns.perf_buffered")
 goal "buffered perf pair <= 1.25 x floor_buffered" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_buffered]:-}")" 1.25
 m=$(med "$dir/startup.added")
@@ -443,6 +481,19 @@ m=$(med "$dir/ns.event")
 goal "default event pair <= 1.15 x floor_pair_event" "${m:-?} ns" "$(ratio "$m" "${fmed[floor_pair_event]:-}")" 1.15
 m=$(med "$dir/ns.disabled")
 goal "disabled pair <= 1 ns" "${m:-?} ns" "$m" 1
+# the record target: against floor_ring_mono where the library reads the
+# TSC as it does, else with the slack of its slower clock
+lim=1.3
+[ "$(cat "$dir/library_clock" 2>/dev/null)" = tsc ] && lim=1.0
+m=$(med "$dir/ns.record")
+goal "record pair (traced thread) <= $lim x floor_ring_mono" "${m:-?} ns" \
+	"$(ratio "$m" "$(med "$dir/ns.floor_ring_mono")")" "$lim"
+m=$(med "$dir/cpu.record")
+goal "record CPU per pair <= 0.5 x floor_buffered CPU" "${m:-?} ns" \
+	"$(ratio "$m" "$(med "$dir/cpu.floor_buffered")")" 0.5
+rate_goal record_rate 4000000 ", ${record_rate_secs} s, busy core (record)"
+m=$(med "$dir/bpe.record_rate")
+goal "record_rate: on disk <= 16 bytes per region event" "${m:-?} B" "$m" 16
 echo "(disabled pair <= 8 instructions: run.sh --valgrind disabled, make bench-valgrind)"
 echo "(the 'no drops' row's ratio column: 0 = every run kept up without a drop)"
 
