@@ -40,13 +40,12 @@
  *   bench perf_deferred_rate
  *                         one thread issuing 2,000,000 pairs per second,
  *                         paced by the clock, for T2BENCH_SECONDS; prints
- *                         "t2bench rate pairs=P drops=D drop_reports=R
- *                         lines=L ok=0|1" (ok: lines - R + D == 2 x P)
- *   bench record_rate     the same with GIT_TRACE2_RECORD, T2BENCH_RATE
- *                         4,000,000: "t2bench rate pairs=P drops=D
- *                         records=R fixed=F ok=0|1" (ok: R + D == 2 x P +
- *                         F, F the records that are not the pairs'), and
- *                         its "t2bench recording" line
+ *                         "t2bench rate pairs=P drops=D records=R fixed=F
+ *                         ok=0|1" (ok: R + D == 2 x P + F, F the records
+ *                         that are not the pairs', R not counting the
+ *                         perf target's drop reports)
+ *   bench record_rate     the same with GIT_TRACE2_RECORD, 4,000,000 pairs
+ *                         per second, and its "t2bench recording" line
  *
  * Knobs: T2BENCH_SECONDS, T2BENCH_FLOOR_SECONDS, and T2BENCH_WARM_MB (MiB
  * a buffered run touches and frees before its timed loop; 4096, 0 = off).
@@ -419,28 +418,34 @@ static int is_record(const struct scenario *sc)
 	return strchr(sc->targets, 'r') != NULL;
 }
 
-/*
- * The recording as it is once the loop's records are out: one data
- * record first (a thread's ring marks what it dropped before its next
- * record), then trace2_flush(); prints its "t2bench recording" line.
- */
-static int recording_now(uint64_t pairs, struct record_count *c)
+/* After a loop: one data record (a thread's ring marks what it dropped
+ * before its next record), then every record out. */
+static void loop_done(uint64_t pairs)
 {
-	const char *path = getenv("GIT_TRACE2_RECORD");
-
 	trace2_data_intmax("bench", NULL, "pairs", (intmax_t)pairs);
 	trace2_flush();
-	if (!path || path[0] != '/') {
-		fprintf(stderr, "bench: GIT_TRACE2_RECORD=<absolute path> wanted\n");
-		return -1;
-	}
-	if (record_count_file(path, c))
-		return -1;
+}
+
+static void print_recording(const struct record_count *c)
+{
 	printf("t2bench recording records=%" PRIu64 " region_records=%" PRIu64
 	       " dropped=%" PRIu64 " bytes=%" PRIu64 " bytes_per_region_event=%.2f\n",
 	       c->records, c->region_records, c->dropped, c->bytes,
 	       c->region_records ? (double)c->bytes / (double)c->region_records : 0.0);
-	fflush(stdout);
+}
+
+/* Reads the recording (GIT_TRACE2_RECORD, an absolute path) and prints
+ * its "t2bench recording" line; 0 if it reads. */
+static int read_recording(void)
+{
+	const char *path = getenv("GIT_TRACE2_RECORD");
+	struct record_count c;
+
+	if (!path || path[0] != '/' || record_count_file(path, &c)) {
+		fprintf(stderr, "bench: no recording at GIT_TRACE2_RECORD=<absolute path>\n");
+		return -1;
+	}
+	print_recording(&c);
 	return 0;
 }
 
@@ -461,7 +466,6 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	uint64_t bytes0, ops = 0, ns, t0 = UINT64_MAX, t1 = 0, cpu0 = 0;
 	double thread_ns = 0, cpu_ns;
 	int t, n = sc->threads;
-	struct record_count rc;
 
 	warn_targets(sc);
 	if (exact == UINT64_MAX)
@@ -512,7 +516,10 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	trace2_flush();
 	cpu_ns = ops ? (double)(process_cpu_ns() - cpu0) / (double)ops : 0;
 	print_result(sc, ops, ns, thread_ns, trace_file_bytes() - bytes0, cpu_ns);
-	return is_record(sc) ? recording_now(ops, &rc) != 0 : 0;
+	if (!is_record(sc))
+		return 0;
+	loop_done(ops);
+	return read_recording() != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1051,22 +1058,6 @@ static int count_perf_file(const char *path, struct perf_count *c)
 	return 0;
 }
 
-/* What a rate run does first: the file the target `env` names, memory
- * warmed, what came before out of the rings; NULL if none is named. */
-static const char *rate_setup(const struct scenario *sc, const char *env)
-{
-	const char *path = getenv(env);
-
-	warn_targets(sc);
-	if (!path || path[0] != '/') {
-		fprintf(stderr, "bench: %s needs %s=<absolute path>\n", sc->name, env);
-		return NULL;
-	}
-	warm_free_memory(WARM_MB_DEFAULT);
-	trace2_flush();
-	return path;
-}
-
 /*
  * Region pairs from this thread, `rate` per second, for T2BENCH_SECONDS
  * (or exactly `exact`), each batch released when the clock says it is
@@ -1092,76 +1083,70 @@ static __attribute__((noinline)) uint64_t paced_pairs(double rate, uint64_t exac
 	return pairs;
 }
 
-/* The "t2bench rate" line, `counts` the target's own fields, then the
- * scenario's line. */
-static void print_rate(const struct scenario *sc, uint64_t pairs, uint64_t ns, double rate,
-		       uint64_t drops, const char *counts, uint64_t bytes0)
+/* What a rate run finds in its file: records (perf lines that are not
+ * drop reports) and the records dropped. */
+struct rate_count {
+	uint64_t records, dropped;
+	struct record_count recording;
+};
+
+static int count_rate_file(const struct scenario *sc, const char *path, struct rate_count *r)
 {
-	printf("t2bench rate pairs=%" PRIu64 " seconds=%.3f pairs_per_s=%.0f target_per_s=%.0f"
-	       " drops=%" PRIu64 " %s\n",
-	       pairs, (double)ns / 1e9, ns ? (double)pairs * 1e9 / (double)ns : 0.0, rate,
-	       drops, counts);
-	print_result(sc, pairs, ns, pairs ? (double)ns / (double)pairs : 0,
-		     trace_file_bytes() - bytes0, -1);
+	struct perf_count p;
+
+	if (is_record(sc)) {
+		if (record_count_file(path, &r->recording))
+			return -1;
+		r->records = r->recording.records;
+		r->dropped = r->recording.dropped;
+		return 0;
+	}
+	if (count_perf_file(path, &p))
+		return -1;
+	r->records = p.lines - p.drop_reports;
+	r->dropped = p.drops;
+	return 0;
 }
 
 /*
- * Perf target, deferred: T2BENCH_RATE region pairs per second
- * (2,000,000); then drained, and every pair must be in the file or
- * counted as dropped: lines - drop reports + drops == 2 x pairs.
+ * T2BENCH_RATE region pairs per second (perf target, deferred: 2,000,000;
+ * record target: 4,000,000); then every pair's two records must be in the
+ * file or counted as dropped: records + dropped == 2 x pairs + fixed, the
+ * records that are not the pairs' (those before the loop, loop_done()'s).
  */
 static int run_rate(const struct scenario *sc, uint64_t exact)
 {
-	const char *path = rate_setup(sc, "GIT_TRACE2_PERF");
-	double rate = seconds_from_env("T2BENCH_RATE", 2e6);
-	uint64_t bytes0, ns, pairs;
-	struct perf_count before, after;
-	char counts[128];
-	int ok;
-
-	if (!path || count_perf_file(path, &before))
-		return 1;
-	bytes0 = trace_file_bytes();
-	pairs = paced_pairs(rate, exact, &ns);
-	trace2_flush();
-	if (count_perf_file(path, &after))
-		return 1;
-	after.lines -= before.lines;
-	after.drops -= before.drops;
-	after.drop_reports -= before.drop_reports;
-	ok = after.lines - after.drop_reports + after.drops == 2 * pairs;
-	snprintf(counts, sizeof(counts), "drop_reports=%" PRIu64 " lines=%" PRIu64 " ok=%d",
-		 after.drop_reports, after.lines, ok);
-	print_rate(sc, pairs, ns, rate, after.drops, counts, bytes0);
-	return !ok;
-}
-
-/*
- * Record target: T2BENCH_RATE region pairs per second (4,000,000); then
- * every pair's two records must be in the recording or counted in its
- * DROPPED blocks: records + dropped == 2 x pairs + the records that are
- * not the pairs' (those before the loop, and recording_now()'s one).
- */
-static int run_record_rate(const struct scenario *sc, uint64_t exact)
-{
-	const char *path = rate_setup(sc, "GIT_TRACE2_RECORD");
-	double rate = seconds_from_env("T2BENCH_RATE", 4e6);
+	const char *env = is_record(sc) ? "GIT_TRACE2_RECORD" : "GIT_TRACE2_PERF";
+	const char *path = getenv(env);
+	double rate = seconds_from_env("T2BENCH_RATE", is_record(sc) ? 4e6 : 2e6);
 	uint64_t bytes0, ns, pairs, fixed;
-	struct record_count before, after;
-	char counts[128];
+	struct rate_count before, after;
 	int ok;
 
-	if (!path || record_count_file(path, &before))
+	warn_targets(sc);
+	if (!path || path[0] != '/') {
+		fprintf(stderr, "bench: %s needs %s=<absolute path>\n", sc->name, env);
+		return 1;
+	}
+	warm_free_memory(WARM_MB_DEFAULT);
+	trace2_flush();
+	if (count_rate_file(sc, path, &before))
 		return 1;
 	bytes0 = trace_file_bytes();
 	pairs = paced_pairs(rate, exact, &ns);
-	if (recording_now(pairs, &after))
+	loop_done(pairs);
+	if (count_rate_file(sc, path, &after))
 		return 1;
+	if (is_record(sc))
+		print_recording(&after.recording);
 	fixed = before.records + before.dropped + 1;
 	ok = after.records + after.dropped == 2 * pairs + fixed;
-	snprintf(counts, sizeof(counts), "records=%" PRIu64 " fixed=%" PRIu64 " ok=%d",
-		 after.records, fixed, ok);
-	print_rate(sc, pairs, ns, rate, after.dropped - before.dropped, counts, bytes0);
+	printf("t2bench rate pairs=%" PRIu64 " seconds=%.3f pairs_per_s=%.0f target_per_s=%.0f"
+	       " drops=%" PRIu64 " records=%" PRIu64 " fixed=%" PRIu64 " ok=%d\n",
+	       pairs, (double)ns / 1e9, ns ? (double)pairs * 1e9 / (double)ns : 0.0, rate,
+	       after.dropped - before.dropped, after.records, fixed, ok);
+	print_result(sc, pairs, ns, pairs ? (double)ns / (double)pairs : 0,
+		     trace_file_bytes() - bytes0, -1);
 	return !ok;
 }
 
@@ -1275,7 +1260,7 @@ static int bench_main(int argc, char **argv)
 	case MONO_RING_FLOOR:
 		return run_mono_ring_floor(sc, exact);
 	case RATE:
-		return is_record(sc) ? run_record_rate(sc, exact) : run_rate(sc, exact);
+		return run_rate(sc, exact);
 	case RSS:
 		return run_rss(sc, exact);
 	default:
