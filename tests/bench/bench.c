@@ -2,9 +2,10 @@
  * bench.c -- libtrace2's own micro-benchmark (see tests/bench/run.sh).
  *
  *   bench list            one line per scenario: "NAME TARGETS", TARGETS a
- *                         subset of "npe" (GIT_TRACE2, GIT_TRACE2_PERF,
- *                         GIT_TRACE2_EVENT), with "s" GIT_TRACE2_STATS,
- *                         or "-" for none
+ *                         subset of "nper" (GIT_TRACE2, GIT_TRACE2_PERF,
+ *                         GIT_TRACE2_EVENT, GIT_TRACE2_RECORD), with "s"
+ *                         GIT_TRACE2_STATS, or "-" for none (and the
+ *                         other letters of struct scenario's `targets`)
  *   bench SCENARIO [N]    run exactly N ops, or batches of ops until
  *                         T2BENCH_SECONDS (default 1) of wall time passed
  *   bench floor [N]       the physical floor, no Trace2 calls: one line
@@ -19,17 +20,32 @@
  *                         two records appended to a per-thread ring per
  *                         pair, with the library's clock (first prints
  *                         "t2bench floor_ring clock=tsc|monotonic ...")
+ *   bench floor_ring_mono [N]
+ *                         the record target's floor: two CLOCK_MONOTONIC
+ *                         reads and two 32-byte records stored into a
+ *                         per-thread ring of 64 Ki records per pair, no
+ *                         strings, nothing drained (first prints "t2bench
+ *                         floor_ring_mono library_clock=tsc|monotonic ...")
  *   bench perf_deferred [N]
  *                         region pairs, each batch of 256 drained with
  *                         trace2_flush() before the next, untimed (so none
- *                         is dropped); its line adds cpu_ns_per_op: user +
- *                         system CPU of every thread per pair, from the
- *                         loop's start until trace2_flush() returned
+ *                         is dropped)
+ *   bench record[_threads] [N]
+ *                         region pairs to GIT_TRACE2_RECORD, its writer
+ *                         thread running alongside as in a user's program
+ *                         (never drained between batches); then the
+ *                         recording is read: "t2bench recording records=R
+ *                         region_records=G dropped=D bytes=B
+ *                         bytes_per_region_event=X"
  *   bench perf_deferred_rate
  *                         one thread issuing 2,000,000 pairs per second,
  *                         paced by the clock, for T2BENCH_SECONDS; prints
- *                         "t2bench rate pairs=P drops=D drop_reports=R
- *                         lines=L ok=0|1" (ok: lines - R + D == 2 x P)
+ *                         "t2bench rate pairs=P drops=D records=R fixed=F
+ *                         ok=0|1" (ok: R + D == 2 x P + F, F the records
+ *                         that are not the pairs', R not counting the
+ *                         perf target's drop reports)
+ *   bench record_rate     the same with GIT_TRACE2_RECORD, 4,000,000 pairs
+ *                         per second, and its "t2bench recording" line
  *
  * Knobs: T2BENCH_SECONDS, T2BENCH_FLOOR_SECONDS, and T2BENCH_WARM_MB (MiB
  * a buffered run touches and frees before its timed loop; 4096, 0 = off).
@@ -39,9 +55,11 @@
  *
  *   t2bench scenario=S impl=libtrace2 enabled=E threads=T ops=O calls=C
  *           ns=NS ns_per_op=X thread_ns_per_op=Y loop_bytes=B
- *           loop_bytes_per_op=Z
+ *           loop_bytes_per_op=Z cpu_ns_per_op=U
  *
- * which is the format /work/shared/bench/run-bench.sh reads.  ns_per_op is
+ * which is the format /work/shared/bench/run-bench.sh reads (it ignores
+ * cpu_ns_per_op: user + system CPU of every thread per op, from the
+ * loop's start until the last trace2_flush() returned).  ns_per_op is
  * wall time / ops (for threaded scenarios: wall time of the whole run /
  * ops of all threads); loop_bytes is how much the trace files grew during
  * the measured loop.
@@ -62,6 +80,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record_count.h"
 #include "trace2.h"
 #include "warm.h"
 
@@ -77,6 +96,7 @@ enum kind {
 	FLOOR,         /* no Trace2 calls: clock_gettime + write() */
 	BUFFER_FLOOR,  /* no Trace2 calls: the least 64 KiB buffering costs */
 	RING_FLOOR,    /* no Trace2 calls: the least a deferred tracer does */
+	MONO_RING_FLOOR, /* no Trace2 calls: fixed-size records, CLOCK_MONOTONIC */
 	RATE,          /* region pairs at a fixed rate, then the drops counted */
 	RSS,           /* region pairs, resident set size before and after */
 };
@@ -86,7 +106,7 @@ struct scenario {
 	enum kind kind;
 	int depth;           /* REGION: nesting depth of one iteration */
 	int threads;         /* >1: that many threads run the loop */
-	const char *targets; /* subset of "npe" the caller must enable; "b":
+	const char *targets; /* subset of "nper" the caller must enable; "b":
 			      * and GIT_TRACE2_BUFFER=64k; "c": and
 			      * GIT_TRACE2_CATEGORIES=bench,-noise; "d": and
 			      * GIT_TRACE2_DEFERRED=1; "s": GIT_TRACE2_STATS */
@@ -119,14 +139,19 @@ static const struct scenario scenarios[] = {
 	{ "perf_deferred_rate", RATE, 1, 1, "pd", "perf target, deferred mode; 2M region pairs/s from one thread, drops counted" },
 	{ "stats", REGION, 1, 1, "s", "stats target; region pairs (summed up, a table at exit)" },
 	{ "stats_threads", REGION, 1, 2, "s", "stats target; 2 threads x region pairs" },
+	{ "record", REGION, 1, 1, "r", "record target; region pairs (its writer running, not drained)" },
+	{ "floor_ring_mono", MONO_RING_FLOOR, 1, 1, "", "no Trace2 calls: 2 CLOCK_MONOTONIC reads + 2 32-byte records into a per-thread ring of 64 Ki records" },
+	{ "record_threads", REGION, 1, 2, "r", "record target; 2 threads x region pairs" },
+	{ "record_rate", RATE, 1, 1, "r", "record target; 4M region pairs/s from one thread, records and drops counted" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */
 	{ "rss", RSS, 1, 1, "p", "perf target; RSS after 10k and 10M region events" },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
-static const char *const target_env[3] = {
-	"GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT"
+#define NTARGETS 4
+static const char *const target_env[NTARGETS] = {
+	"GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT", "GIT_TRACE2_RECORD"
 };
 
 static volatile uint64_t sink;
@@ -163,7 +188,7 @@ static uint64_t trace_file_bytes(void)
 
 	if (floor_fd[0] >= 0 && !fstat(floor_fd[0], &st))
 		return (uint64_t)st.st_size;
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NTARGETS; k++) {
 		const char *v = getenv(target_env[k]);
 		if (v && v[0] == '/' && !stat(v, &st) && S_ISREG(st.st_mode))
 			sum += (uint64_t)st.st_size;
@@ -175,10 +200,10 @@ static void warn_targets(const struct scenario *sc)
 {
 	int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NTARGETS; k++) {
 		const char *v = getenv(target_env[k]);
 		int on = v && *v && strcmp(v, "0") && strcasecmp(v, "false");
-		int want = strchr(sc->targets, "npe"[k]) != NULL;
+		int want = strchr(sc->targets, "nper"[k]) != NULL;
 		if (on != want)
 			fprintf(stderr, "bench: warning: %s should be %s for '%s'\n",
 				target_env[k], want ? "set" : "unset", sc->name);
@@ -191,6 +216,7 @@ static void warn_targets(const struct scenario *sc)
 static void fl_pair_buffered(uint64_t n);
 static void fl_buffer_flush(void);
 static void fl_pair_ring(uint64_t n);
+static void fl_pair_ring_mono(uint64_t n);
 static int is_deferred(const struct scenario *sc);
 
 #define PAIR() do { \
@@ -202,8 +228,10 @@ static const char *const depth_label[] = {
 	"depth1", "depth2", "depth3", "depth4", "depth5", "depth6",
 };
 
-/* Run at least n ops (whole iterations); return the number run. */
-static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
+/* Run at least n ops (whole iterations); return the number run.  Not
+ * inlined: run.sh --valgrind counts a record run's instructions inside it
+ * (and inside paced_pairs()), as the traced thread's. */
+static __attribute__((noinline)) uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 {
 	uint64_t i = 0;
 	int d;
@@ -269,6 +297,9 @@ static uint64_t do_ops(const struct scenario *sc, uint64_t n, uint64_t base)
 		return n;
 	case RING_FLOOR:
 		fl_pair_ring(n);
+		return n;
+	case MONO_RING_FLOOR:
+		fl_pair_ring_mono(n);
 		return n;
 	case FLOOR:
 	case RATE:
@@ -349,7 +380,7 @@ static void print_result(const struct scenario *sc, uint64_t ops, uint64_t ns,
 	unsigned per = (sc->kind == REGION || sc->kind == RSS ||
 			sc->kind == REGION_PRINTF || sc->kind == TIMER || sc->kind == FILTERED ||
 			sc->kind == BUFFER_FLOOR || sc->kind == RING_FLOOR ||
-			sc->kind == RATE) ? 2 : 1;
+			sc->kind == MONO_RING_FLOOR || sc->kind == RATE) ? 2 : 1;
 	double d = ops ? (double)ops : 1.0;
 
 	printf("t2bench scenario=%s impl=libtrace2 enabled=%d threads=%d"
@@ -381,12 +412,50 @@ static int is_deferred(const struct scenario *sc)
 	return strchr(sc->targets, 'd') != NULL;
 }
 
+/* The record target: its writer thread writes the rings. */
+static int is_record(const struct scenario *sc)
+{
+	return strchr(sc->targets, 'r') != NULL;
+}
+
+/* After a loop: one data record (a thread's ring marks what it dropped
+ * before its next record), then every record out. */
+static void loop_done(uint64_t pairs)
+{
+	trace2_data_intmax("bench", NULL, "pairs", (intmax_t)pairs);
+	trace2_flush();
+}
+
+static void print_recording(const struct record_count *c)
+{
+	printf("t2bench recording records=%" PRIu64 " region_records=%" PRIu64
+	       " dropped=%" PRIu64 " bytes=%" PRIu64 " bytes_per_region_event=%.2f\n",
+	       c->records, c->region_records, c->dropped, c->bytes,
+	       c->region_records ? (double)c->bytes / (double)c->region_records : 0.0);
+}
+
+/* Reads the recording (GIT_TRACE2_RECORD, an absolute path) and prints
+ * its "t2bench recording" line; 0 if it reads. */
+static int read_recording(void)
+{
+	const char *path = getenv("GIT_TRACE2_RECORD");
+	struct record_count c;
+
+	if (!path || path[0] != '/' || record_count_file(path, &c)) {
+		fprintf(stderr, "bench: no recording at GIT_TRACE2_RECORD=<absolute path>\n");
+		return -1;
+	}
+	print_recording(&c);
+	return 0;
+}
+
 /* Before timing a buffered run: see warm.h (4096 MiB unless told). */
 #define WARM_MB_DEFAULT 4096
 
 static int is_buffered(const struct scenario *sc)
 {
-	return sc->kind == BUFFER_FLOOR || strchr(sc->targets, 'b') || is_deferred(sc);
+	return sc->kind == BUFFER_FLOOR || strchr(sc->targets, 'b') || is_deferred(sc) ||
+	       is_record(sc);
 }
 
 static int run_scenario(const struct scenario *sc, uint64_t exact)
@@ -395,7 +464,7 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 	pthread_t th[8];
 	pthread_barrier_t start;
 	uint64_t bytes0, ops = 0, ns, t0 = UINT64_MAX, t1 = 0, cpu0 = 0;
-	double thread_ns = 0, cpu_ns = -1;
+	double thread_ns = 0, cpu_ns;
 	int t, n = sc->threads;
 
 	warn_targets(sc);
@@ -403,7 +472,7 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 		do_ops(sc, 8, 0); /* warm up: thread state, page faults */
 	if (is_buffered(sc))
 		warm_free_memory(WARM_MB_DEFAULT);
-	if (is_deferred(sc))
+	if (is_deferred(sc) || is_record(sc))
 		trace2_flush(); /* the warm-up's records are not the loop's */
 	bytes0 = trace_file_bytes();
 	cpu0 = process_cpu_ns();
@@ -443,13 +512,14 @@ static int run_scenario(const struct scenario *sc, uint64_t exact)
 		}
 		ns = t1 - t0;
 	}
-	if (is_deferred(sc)) {
-		/* the writer thread's share: until every record is out */
-		trace2_flush();
-		cpu_ns = ops ? (double)(process_cpu_ns() - cpu0) / (double)ops : 0;
-	}
+	/* a writer thread's share: until every record is out */
+	trace2_flush();
+	cpu_ns = ops ? (double)(process_cpu_ns() - cpu0) / (double)ops : 0;
 	print_result(sc, ops, ns, thread_ns, trace_file_bytes() - bytes0, cpu_ns);
-	return 0;
+	if (!is_record(sc))
+		return 0;
+	loop_done(ops);
+	return read_recording() != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -777,6 +847,47 @@ static void fl_pair_ring(uint64_t n)
 	}
 }
 
+/*
+ * The record target's floor: the least a binary recorder does on the
+ * traced thread for a region pair -- two CLOCK_MONOTONIC readings, each
+ * stored with the call site in a 32-byte record (no strings: a recorder
+ * refers to them by number) into the thread's ring of 64 Ki records,
+ * published with a release store.  Nothing drains it: the ring wraps.
+ */
+#define MONO_RING_RECORDS (64 * 1024) /* a power of 2 */
+
+struct mono_record {
+	uint64_t ns;
+	uint64_t site;     /* the caller's file, as a number */
+	uint32_t line;
+	uint32_t kind;     /* 0: region_enter, 1: region_leave */
+	uint32_t category, label;
+};
+_Static_assert(sizeof(struct mono_record) == 32, "32-byte records");
+
+struct mono_ring {
+	_Alignas(64) struct mono_record rec[MONO_RING_RECORDS];
+	uint64_t head; /* a reader's to look at, if there were one */
+};
+static _Thread_local struct mono_ring mono_ring;
+
+static inline void mono_append(uint32_t kind, uint32_t line)
+{
+	uint64_t head = mono_ring.head;
+	struct mono_record r = { now_ns(), 1, line, kind, 2, 3 };
+
+	memcpy(&mono_ring.rec[head & (MONO_RING_RECORDS - 1)], &r, sizeof(r));
+	__atomic_store_n(&mono_ring.head, head + 1, __ATOMIC_RELEASE);
+}
+
+static void fl_pair_ring_mono(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		mono_append(0, __LINE__);
+		mono_append(1, __LINE__);
+	}
+}
+
 static const struct floor_item {
 	const char *name;
 	void (*fn)(uint64_t n);
@@ -891,8 +1002,18 @@ static int run_ring_floor(const struct scenario *sc, uint64_t exact)
 	return run_scenario(sc, exact);
 }
 
+/* The record target's floor runs as a scenario, timed the same way; the
+ * goal it serves depends on the clock the library would choose here. */
+static int run_mono_ring_floor(const struct scenario *sc, uint64_t exact)
+{
+	printf("t2bench floor_ring_mono library_clock=%s ring_records=%d record_bytes=%zu\n",
+	       tsc_is_the_clock() ? "tsc" : "monotonic", MONO_RING_RECORDS,
+	       sizeof(struct mono_record));
+	return run_scenario(sc, exact);
+}
+
 /* ------------------------------------------------------------------ */
-/* Throughput: does the deferred mode keep up with a fixed rate?        */
+/* Throughput: do the deferred mode and the recording keep up?          */
 
 struct perf_count {
 	uint64_t lines, drops, drop_reports;
@@ -938,30 +1059,15 @@ static int count_perf_file(const char *path, struct perf_count *c)
 }
 
 /*
- * T2BENCH_RATE region pairs per second (2,000,000) from this thread for
- * T2BENCH_SECONDS (or N pairs), each batch released when the clock says
- * they are due; then drained, and every pair must be in the file or
- * counted as dropped: lines - drop reports + drops == 2 x pairs.
+ * Region pairs from this thread, `rate` per second, for T2BENCH_SECONDS
+ * (or exactly `exact`), each batch released when the clock says it is
+ * due; the pairs issued, and in *ns the time they took.
  */
-static int run_rate(const struct scenario *sc, uint64_t exact)
+static __attribute__((noinline)) uint64_t paced_pairs(double rate, uint64_t exact, uint64_t *ns)
 {
-	const char *path = getenv("GIT_TRACE2_PERF");
-	double rate = seconds_from_env("T2BENCH_RATE", 2e6);
 	uint64_t budget = (uint64_t)(seconds_from_env("T2BENCH_SECONDS", 1) * 1e9);
-	uint64_t bytes0, t0, t, pairs = 0, due;
-	struct perf_count before, after;
-	int ok;
+	uint64_t t0, t, pairs = 0, due;
 
-	warn_targets(sc);
-	if (!path || path[0] != '/') {
-		fprintf(stderr, "bench: %s needs GIT_TRACE2_PERF=<absolute path>\n", sc->name);
-		return 1;
-	}
-	warm_free_memory(WARM_MB_DEFAULT);
-	trace2_flush();
-	if (count_perf_file(path, &before))
-		return 1;
-	bytes0 = trace_file_bytes();
 	t0 = t = now_ns();
 	while (exact == UINT64_MAX ? t - t0 < budget : pairs < exact) {
 		due = (uint64_t)((double)(t - t0) * rate * 1e-9) + 1;
@@ -973,18 +1079,73 @@ static int run_rate(const struct scenario *sc, uint64_t exact)
 			PAIR();
 		t = now_ns();
 	}
-	trace2_flush();
-	if (count_perf_file(path, &after))
+	*ns = t - t0;
+	return pairs;
+}
+
+/* What a rate run finds in its file: records (perf lines that are not
+ * drop reports) and the records dropped. */
+struct rate_count {
+	uint64_t records, dropped;
+	struct record_count recording;
+};
+
+static int count_rate_file(const struct scenario *sc, const char *path, struct rate_count *r)
+{
+	struct perf_count p;
+
+	if (is_record(sc)) {
+		if (record_count_file(path, &r->recording))
+			return -1;
+		r->records = r->recording.records;
+		r->dropped = r->recording.dropped;
+		return 0;
+	}
+	if (count_perf_file(path, &p))
+		return -1;
+	r->records = p.lines - p.drop_reports;
+	r->dropped = p.drops;
+	return 0;
+}
+
+/*
+ * T2BENCH_RATE region pairs per second (perf target, deferred: 2,000,000;
+ * record target: 4,000,000); then every pair's two records must be in the
+ * file or counted as dropped: records + dropped == 2 x pairs + fixed, the
+ * records that are not the pairs' (those before the loop, loop_done()'s).
+ */
+static int run_rate(const struct scenario *sc, uint64_t exact)
+{
+	const char *env = is_record(sc) ? "GIT_TRACE2_RECORD" : "GIT_TRACE2_PERF";
+	const char *path = getenv(env);
+	double rate = seconds_from_env("T2BENCH_RATE", is_record(sc) ? 4e6 : 2e6);
+	uint64_t bytes0, ns, pairs, fixed;
+	struct rate_count before, after;
+	int ok;
+
+	warn_targets(sc);
+	if (!path || path[0] != '/') {
+		fprintf(stderr, "bench: %s needs %s=<absolute path>\n", sc->name, env);
 		return 1;
-	after.lines -= before.lines;
-	after.drops -= before.drops;
-	after.drop_reports -= before.drop_reports;
-	ok = after.lines - after.drop_reports + after.drops == 2 * pairs;
+	}
+	warm_free_memory(WARM_MB_DEFAULT);
+	trace2_flush();
+	if (count_rate_file(sc, path, &before))
+		return 1;
+	bytes0 = trace_file_bytes();
+	pairs = paced_pairs(rate, exact, &ns);
+	loop_done(pairs);
+	if (count_rate_file(sc, path, &after))
+		return 1;
+	if (is_record(sc))
+		print_recording(&after.recording);
+	fixed = before.records + before.dropped + 1;
+	ok = after.records + after.dropped == 2 * pairs + fixed;
 	printf("t2bench rate pairs=%" PRIu64 " seconds=%.3f pairs_per_s=%.0f target_per_s=%.0f"
-	       " drops=%" PRIu64 " drop_reports=%" PRIu64 " lines=%" PRIu64 " ok=%d\n",
-	       pairs, (double)(t - t0) / 1e9, (double)pairs * 1e9 / (double)(t - t0), rate,
-	       after.drops, after.drop_reports, after.lines, ok);
-	print_result(sc, pairs, t - t0, pairs ? (double)(t - t0) / (double)pairs : 0,
+	       " drops=%" PRIu64 " records=%" PRIu64 " fixed=%" PRIu64 " ok=%d\n",
+	       pairs, (double)ns / 1e9, ns ? (double)pairs * 1e9 / (double)ns : 0.0, rate,
+	       after.dropped - before.dropped, after.records, fixed, ok);
+	print_result(sc, pairs, ns, pairs ? (double)ns / (double)pairs : 0,
 		     trace_file_bytes() - bytes0, -1);
 	return !ok;
 }
@@ -1096,6 +1257,8 @@ static int bench_main(int argc, char **argv)
 		return run_buffer_floor(sc, exact);
 	case RING_FLOOR:
 		return run_ring_floor(sc, exact);
+	case MONO_RING_FLOOR:
+		return run_mono_ring_floor(sc, exact);
 	case RATE:
 		return run_rate(sc, exact);
 	case RSS:
