@@ -3,8 +3,9 @@
 builds the programs and calls this).
 
 usage: bench.py REAL_DIR WORKLOAD ROUNDS RUNS [VARIANT...]
-  VARIANT: plain wrapped perf deferred record stats lttng (default: all
-  but stats and lttng).  RUNS rounds; each runs every variant once, in an
+  VARIANT: plain wrapped perf deferred record record_wait stats lttng
+  (default: all but stats and lttng; record drops what a full ring cannot
+  take, as by default, record_wait waits for the writer instead).  RUNS rounds; each runs every variant once, in an
   order rotated by one each round, as a fresh process in a clean
   environment (env -i: PATH, an empty HOME, GIT_CONFIG_NOSYSTEM=1,
   LC_ALL=C, TZ and GIT_TRACE2_RING_FULL when set, and the variant's
@@ -24,7 +25,9 @@ import subprocess
 import sys
 import time
 
-GOALS = [("record", "wall", 1.15), ("record", "cpu", 1.3), ("stats", "wall", 1.2)]
+GOALS = [("record", "wall", 1.15), ("record", "cpu", 1.3),
+         ("record_wait", "wall", 1.15), ("record_wait", "cpu", 1.3),
+         ("stats", "wall", 1.2)]
 MIN_PAIRS_PER_S = 1e6
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -43,6 +46,7 @@ def variant_env(name, out):
         "perf": {"GIT_TRACE2_PERF": dest},
         "deferred": {"GIT_TRACE2_PERF": dest, "GIT_TRACE2_DEFERRED": "1"},
         "record": {"GIT_TRACE2_RECORD": dest},
+        "record_wait": {"GIT_TRACE2_RECORD": dest, "GIT_TRACE2_RING_FULL": "wait"},
         "stats": {"GIT_TRACE2_STATS": dest},
     }
     env.update(targets[name])
@@ -118,7 +122,7 @@ def run_once(name, real, workload, rounds):
         said = lttng("stop")
         extra_cpu = cpu_of(pids) - before
         lttng("destroy")
-        note = " ".join(l.strip() for l in said.splitlines() if "discarded" in l)
+        note = " ".join(l.strip() for l in said.splitlines() if "discarded" in l or "lost" in l)
     written = 0
     for d, _, files in os.walk(out):
         if d.startswith(os.path.join(out, "home")):
@@ -153,7 +157,8 @@ def verdicts(med):
 
 def main():
     real, workload, rounds, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    variants = sys.argv[5:] or ["plain", "wrapped", "perf", "deferred", "record"]
+    variants = sys.argv[5:] or ["plain", "wrapped", "perf", "deferred", "record",
+                                "record_wait"]
     results = {v: [] for v in variants}
     for r in range(runs):
         k = r % len(variants)
@@ -169,11 +174,11 @@ def main():
     pairs = med["wrapped"]["pairs"]
     print("lua5.4 %s %d: %d pairs; medians of %d rounds, variants rotated each round"
           % (os.path.basename(workload), rounds, pairs, runs))
-    print("%-9s %8s %7s %8s %7s %9s %12s" % ("variant", "wall s", "x wall", "cpu s",
+    print("%-11s %8s %7s %8s %7s %9s %12s" % ("variant", "wall s", "x wall", "cpu s",
                                             "x cpu", "Mpairs/s", "bytes"))
     for v in variants:
         m = med[v]
-        print("%-9s %8.3f %7.2f %8.3f %7.2f %9.2f %12d" % (
+        print("%-11s %8.3f %7.2f %8.3f %7.2f %9.2f %12d" % (
             v, m["wall"], m["wall"] / med["plain"]["wall"], m["cpu"],
             m["cpu"] / med["plain"]["cpu"], pairs / m["wall"] / 1e6, m["bytes"]))
     for v in variants:

@@ -13,7 +13,8 @@
 #    pairs as the program made, read with tests/record/decode.py (and
 #    with `trace2 convert --to perf` when it reads recordings).
 # 4. bench.py: REAL_RUNS rounds of every variant: unwrapped, wrapped with
-#    no target, perf target, perf deferred, record target, stats target
+#    no target, perf target, perf deferred, record target (dropping what
+#    a full ring cannot take, the default, and waiting instead), stats target
 #    (when the library has it), LTTng-UST session recording to disk (when
 #    a session daemon runs here); medians, ratios and the goals.
 #
@@ -37,7 +38,12 @@ make -s -C "$here" BUILD="$BUILD" all >/dev/null || exit 1
 # The session daemon run.sh started, if any: stopped, by its pid, at exit.
 started_sessiond=
 stop_sessiond() {
-	[ -n "$started_sessiond" ] && kill "$started_sessiond" 2>/dev/null
+	[ -n "$started_sessiond" ] && kill "$started_sessiond" 2>/dev/null || return 0
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$started_sessiond" 2>/dev/null || return 0
+		sleep 0.5
+	done
 }
 trap stop_sessiond EXIT
 
@@ -132,7 +138,7 @@ check_convert() {
 	fi
 }
 
-variants=(plain wrapped perf deferred record)
+variants=(plain wrapped perf deferred record record_wait)
 if has_stats_target; then
 	variants+=(stats)
 else
