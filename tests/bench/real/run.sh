@@ -39,8 +39,7 @@ make -s -C "$here" BUILD="$BUILD" all >/dev/null || exit 1
 started_sessiond=
 stop_sessiond() {
 	[ -n "$started_sessiond" ] && kill "$started_sessiond" 2>/dev/null || return 0
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		kill -0 "$started_sessiond" 2>/dev/null || return 0
 		sleep 0.5
 	done
