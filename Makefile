@@ -34,6 +34,9 @@
 #   make bench      run the benchmarks in tests/bench/ (docs/performance.md);
 #                   also builds ../shared/bench/t2bench.c, the reference
 #                   benchmark, when it is there (says so when not)
+#   make bench-real Debian's lua5.4 (apt-get source) with every call of a C
+#                   function in a region pair, against the unwrapped
+#                   program, LTTng-UST and each mode (tests/bench/real/run.sh)
 #   make bench-tool the trace2 command's speed and memory on generated
 #                   100 MB and 1 GB event logs (tests/bench/tool_speed.sh)
 #   make install PREFIX=/usr/local   (and DESTDIR=); make uninstall the same
@@ -119,7 +122,7 @@ INSTALLED := bin/trace2 $(INSTALL_HEADERS) lib/libtrace2.a lib/$(SHARED_FILE) li
 	lib/libtrace2.so lib/pkgconfig/trace2.pc
 
 .PHONY: FORCE all lib demo check test test-threads deps chrome-deps install uninstall clean bench bench-valgrind bench-startup \
-	bench-tool \
+	bench-tool bench-real \
 	fuzz fuzz-replay \
 	check-plain check-asan check-tsan check-clang check-long check-posix
 
@@ -290,6 +293,9 @@ bench-valgrind: all
 
 bench-startup: all
 	$(MAKE) -C tests/bench startup BUILD=$(abspath $(BUILD))
+
+bench-real: all
+	$(MAKE) -C tests/bench real BUILD=$(abspath $(BUILD))
 
 # Sizes in MiB: make bench-tool TOOL_BENCH_SIZES="100 1024"
 TOOL_BENCH_SIZES ?= 100 1024
