@@ -168,6 +168,8 @@ def decode(path, out):
             b.u8()
         elif btype == 4:
             events(p, b, out)
+        else:
+            continue  # a block type of a later version: skipped
         if btype != 4 and b.left():
             raise Bad("block %d: %d bytes left" % (btype, b.left()))
 

@@ -137,7 +137,8 @@ TZ=XXX-3 converted perf "$tmp/threads.perf" "$tmp/threads.rec" &&
 	same "threads: blocks in file order, deltas per block" "$tmp/threads.exp" "$tmp/threads.perf"
 
 # the tests' other reader of recordings, decode.py, reads mkrec.py's too
-python3 "$rec_dir/decode.py" "$tmp/tz.rec" "$tmp/threads.rec" >"$tmp/dec" 2>&1 && ok ||
+# (kinds.rec: with a block of a later version, skipped)
+python3 "$rec_dir/decode.py" "$tmp/kinds.rec" "$tmp/tz.rec" "$tmp/threads.rec" >"$tmp/dec" 2>&1 && ok ||
 	bad "decode.py: $(tail -1 "$tmp/dec")"
 
 # --- inputs: with an event log, a directory, standard input ---------------
