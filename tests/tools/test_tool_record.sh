@@ -235,6 +235,18 @@ round data "$TOOL" trace2 006data cat1 key1 value1 cat2 key2 value2
 round timers "$TOOL" trace2 101timer 5 1 3
 round counters "$TOOL" trace2 201counter 3 4 3
 round redact "$TOOL" trace2 301redact_child_start git fetch https://u:pw@h/x
+round exit "$TOOL" trace2 002exit 4
+round bug7 "$TOOL" trace2 007bug
+round bug8 "$TOOL" trace2 008bug
+round bug9 "$TOOL" trace2 009bug_BUG
+round bug10 "$TOOL" trace2 010bug_BUG
+round timer "$TOOL" trace2 100timer 3 1
+round counter "$TOOL" trace2 200counter 1 2 3
+round redact_start "$TOOL" trace2 300redact_start git clone https://u:pw@h/x
+round redact_exec "$TOOL" trace2 302redact_exec git clone https://u:pw@h/x
+round redact_param "$TOOL" trace2 303redact_def_param remote.o.url https://u:pw@h/x
+# (400ancestry is left out: it sends its child's text to a file of its own)
+round hashsort_all "$BIN/example-hashsort" "$rec_dir"/../../src/*.c "$rec_dir"/../../targets/*.c
 round hashsort "$BIN/example-hashsort" "$rec_dir/../../src/tr2_buf.c" \
 	"$rec_dir/../../src/tr2_sid.c" "$rec_dir/../../include/trace2.h"
 TZ=Australia/Lord_Howe round tz "$TOOL" trace2 006data c k v
