@@ -14,7 +14,7 @@
 #include "tr2_tgt.h"
 
 /* A thread's ring (GIT_TRACE2_RECORD_RING): bytes, a power of two. */
-#define TR2_RECORD_RING_DEFAULT ((size_t)256 << 10)
+#define TR2_RECORD_RING_DEFAULT ((size_t)4 << 20)
 #define TR2_RECORD_RING_MIN ((size_t)16 << 10)
 #define TR2_RECORD_RING_MAX ((size_t)64 << 20)
 /* The longest record kept in a ring; a longer one (a huge message) is
