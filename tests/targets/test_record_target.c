@@ -44,11 +44,19 @@ struct proc_count {
 	int backwards;             /* a thread's times went back */
 };
 
+#define WALK_STRINGS 256
+#define WALK_LABELS 64
+
 struct walk {
 	struct proc_count p[PROCS];
 	size_t nprocs;
 	int bad;                   /* what the walker could not read */
 	size_t big_msgs;           /* region messages over 64 KiB */
+	/* the first process's string table (numbers from 2), and the labels
+	 * of its first region_enter records */
+	char strings[WALK_STRINGS][64];
+	char labels[WALK_LABELS][64];
+	size_t nlabels;
 };
 
 struct cur {
@@ -111,6 +119,23 @@ static void skip_istr(struct cur *c)
 		skip_bytes(c, uv(c));
 }
 
+/* An istr's text into out (64 bytes): from the table or in place. */
+static void read_istr(struct cur *c, const struct walk *w, char *out)
+{
+	uint64_t n = uv(c), len;
+
+	out[0] = '\0';
+	if (n == 1) {
+		len = uv(c);
+		if (len < 64 && (uint64_t)(c->end - c->p) >= len) {
+			memcpy(out, c->p, len);
+			out[len] = '\0';
+		}
+		skip_bytes(c, len);
+	} else if (n >= 2 && n < WALK_STRINGS)
+		memcpy(out, w->strings[n], 64);
+}
+
 static void skip_argv(struct cur *c)
 {
 	uint64_t n = uv(c);
@@ -138,7 +163,8 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 {
 	int head = *c->p++, kind = head & 0x3f;
 	uint64_t dtime = uv(c);
-	size_t msg_len = 0;
+	size_t msg_len = 0, nistr = 0;
+	char istr[4][64];
 
 	*time += (uint64_t)((int64_t)(dtime >> 1) ^ -(int64_t)(dtime & 1));
 	uv(c); /* dt_abs */
@@ -151,7 +177,7 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 #define TR2_REC(fields) fields
 #define TR2_NO_REC
 #define TR2_R_STR(f) msg_len = skip_str(c);
-#define TR2_R_ISTR(f) skip_istr(c);
+#define TR2_R_ISTR(f) read_istr(c, w, istr[nistr++ & 3]);
 #define TR2_R_SV(f) uv(c);
 #define TR2_R_UV(f) uv(c);
 #define TR2_R_ARGV(f) skip_argv(c);
@@ -163,6 +189,8 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 	default:
 		c->bad = 1;
 	}
+	if (kind == TRACE2_EVENT_REGION_ENTER && pc == &w->p[0] && w->nlabels < WALK_LABELS)
+		memcpy(w->labels[w->nlabels++], istr[1], 64);
 	if (kind == TRACE2_EVENT_REGION_ENTER || kind == TRACE2_EVENT_REGION_LEAVE) {
 		pc->regions[tid]++;
 		if (msg_len > 65536)
@@ -173,6 +201,21 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 	if (*time < pc->last_time[tid])
 		pc->backwards = 1;
 	pc->last_time[tid] = *time;
+}
+
+/* A STRINGS block into the walker's table. */
+static void walk_strings(struct walk *w, struct cur *b)
+{
+	uint64_t first = uv(b), count = uv(b), i, len;
+
+	for (i = 0; i < count && !b->bad; i++) {
+		len = uv(b);
+		if (first + i < WALK_STRINGS && len < 64 && (uint64_t)(b->end - b->p) >= len) {
+			memcpy(w->strings[first + i], b->p, len);
+			w->strings[first + i][len] = '\0';
+		}
+		skip_bytes(b, len);
+	}
 }
 
 static void walk_file(struct walk *w, const char *path)
@@ -218,6 +261,8 @@ static void walk_file(struct walk *w, const char *path)
 			break;
 		case 2:
 			pc->strings++;
+			if (pc == &w->p[0])
+				walk_strings(w, &b);
 			break;
 		case 3:
 			pc->threads++;
@@ -570,6 +615,39 @@ static void test_rotated_file_reads_on_its_own(void **state)
 	free(old);
 }
 
+static void one_buffer_many_labels(void *arg)
+{
+	static const char *const texts[] = { "alpha", "al", "alphabet-soup-of-words", "alphx",
+					     "", "alpha" };
+	char buf[32];
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		strcpy(buf, texts[i]);
+		trace2_region_enter("rec", buf, NULL);
+		trace2_region_leave("rec", buf, NULL);
+	}
+}
+
+/* One buffer passed again and again with other text in it: each record
+ * has the text of its call, whatever the pointer held before. */
+static void test_reused_pointer_new_text(void **state)
+{
+	static const char *const want[] = { "alpha", "al", "alphabet-soup-of-words", "alphx",
+					    "", "alpha" };
+	struct fixture *f = *state;
+	struct walk w;
+	size_t i;
+
+	assert_int_equal(t2_run(one_buffer_many_labels, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nlabels, 6);
+	for (i = 0; i < 6; i++)
+		assert_string_equal(w.labels[i], want[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +659,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_max_file_size_ends_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fatal_signal_writes_the_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_file_reads_on_its_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reused_pointer_new_text, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
