@@ -94,12 +94,23 @@ struct cache_entry {
  * copies.
  */
 #define SITE_BYTES 16
+/* A string as a site saw it: the pointer, and its bytes (the NUL
+ * included) as the aligned 8-byte words that hold them, what each word
+ * must read and which of its bytes are the string's; a string spread
+ * over more words is checked against the table's copy. */
+#define SEEN_WORDS 4
+struct seen {
+	const char *ptr;
+	const char *copy;
+	uint32_t len;
+	uint32_t nwords;        /* 0: compare with copy */
+	uint64_t want[SEEN_WORDS], mask[SEEN_WORDS];
+};
+
 struct site {
-	const char *file, *category, *label;
 	int line;
-	uint32_t file_len, category_len, label_len;
-	const char *file_copy, *category_copy, *label_copy;
-	unsigned char loc_len, names_len;
+	unsigned char loc_len, names_len; /* loc_len 0: an empty entry */
+	struct seen file, category, label;
 	char loc[SITE_BYTES], names[SITE_BYTES];
 };
 
@@ -436,14 +447,87 @@ static char *encode(struct enc *e, char *w, event_t *ev)
 	return w;
 }
 
-/* Whether the caller's string s is still the one the site saw: the same
- * pointer and the same bytes (copy, len) and nothing more; strncmp()
- * never reads past the end of a shorter s. */
-static inline int same_string(const char *s, const char *seen, const char *copy, uint32_t len)
+/* Bytes 0xff from 8 to 15, 0 around: 8 bytes read from it are a
+ * memory-order mask of a word's first or last bytes, on either byte
+ * order. */
+static const unsigned char ones[24] = { [8] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+typedef uint64_t __attribute__((may_alias)) word_t;
+
+/*
+ * Whether the string's words still read as when the site saw it, the
+ * first differing word ending the check.  A word is read only while the
+ * words before it matched: the string then goes on at least to that
+ * word's first byte, and an aligned word never straddles a page, so no
+ * read can fault; a word's bytes beyond a now shorter string are masked
+ * out.  The sanitizers would report those bytes, so their builds compare
+ * with the copy instead (still_same()).
+ */
+static inline int words_same(const struct seen *e)
 {
-	if (s != seen)
+	const word_t *p = (const word_t *)(const void *)((uintptr_t)e->ptr & ~(uintptr_t)7);
+	uint32_t i;
+
+	for (i = 0; i < e->nwords; i++)
+		if ((p[i] ^ e->want[i]) & e->mask[i])
+			return 0;
+	return 1;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WORD_CHECKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define WORD_CHECKS 0
+#endif
+#endif
+#ifndef WORD_CHECKS
+#define WORD_CHECKS 1
+#endif
+
+/* Whether the caller's string s is still the one the site saw: the same
+ * pointer and the same bytes; strncmp() never reads past the end of a
+ * shorter s. */
+static inline int still_same(const struct seen *e, const char *s)
+{
+	if (s != e->ptr)
 		return 0;
-	return !s || (!strncmp(s, copy, len) && !s[len]);
+	if (!s)
+		return 1;
+	if (WORD_CHECKS && e->nwords)
+		return words_same(e);
+	return !strncmp(s, e->copy, e->len) && !s[e->len];
+}
+
+/* The words of e (its pointer and copy set) that hold the string. */
+static void learn_words(struct seen *e)
+{
+	size_t off = (uintptr_t)e->ptr & 7, end = off + e->len + 1, i, k;
+
+	e->nwords = 0;
+	if (end > 8 * SEEN_WORDS)
+		return;
+	memset(e->want, 0, sizeof(e->want));
+	memset(e->mask, 0, sizeof(e->mask));
+	for (k = 0; 8 * k < end; k++) {
+		unsigned char want[8] = { 0 };
+		uint64_t m, lo, hi;
+
+		for (i = 0; i < 8; i++) {
+			size_t at = 8 * k + i;
+
+			if (at >= off && at < end)
+				want[i] = (unsigned char)e->copy[at - off];
+		}
+		memcpy(&e->want[k], want, 8);
+		/* bytes at or after off in the first word, before end in the last */
+		memcpy(&lo, ones + 8 - (k ? 0 : off), 8);
+		memcpy(&hi, ones + 16 - (end - 8 * k < 8 ? end - 8 * k : 8), 8);
+		m = lo & hi;
+		e->mask[k] = m;
+	}
+	e->nwords = (uint32_t)k;
 }
 
 static inline struct site *site_of(struct tr2_rec_stream *s, const char *file, int line)
@@ -453,21 +537,21 @@ static inline struct site *site_of(struct tr2_rec_stream *s, const char *file, i
 	return &s->sites[(h >> 4 ^ h >> 12) & (TR2_RECORD_SITES - 1)];
 }
 
-/* An interned string's number and table copy (id 0: NULL); 0 when it
- * cannot be entered (the site is then not kept). */
-static int site_string(struct enc *e, const char *s, uint32_t *id, const char **copy,
-		       uint32_t *len)
+/* An interned string's number, and what checks it later (id 0: NULL);
+ * 0 when it cannot be entered (the site is then not kept). */
+static int site_string(struct enc *e, const char *s, uint32_t *id, struct seen *seen)
 {
 	*id = 0;
-	*copy = NULL;
-	*len = 0;
+	memset(seen, 0, sizeof(*seen));
 	if (!s)
 		return 1;
-	*len = (uint32_t)strlen(s);
-	*id = intern(e->st, s, *len);
+	seen->len = (uint32_t)strlen(s);
+	*id = intern(e->st, s, seen->len);
 	if (*id == ISTR_INLINE)
 		return 0;
-	*copy = entry(e->st, *id)->s;
+	seen->copy = entry(e->st, *id)->s;
+	seen->ptr = s;
+	learn_words(seen);
 	return 1;
 }
 
@@ -479,20 +563,16 @@ static __attribute__((noinline)) int learn_site(struct enc *e, struct site *site
 	uint32_t file_id, category_id, label_id;
 	char *w;
 
-	site->file = NULL; /* no match while half filled */
-	if (!site_string(e, ev->file, &file_id, &site->file_copy, &site->file_len) ||
-	    !site_string(e, ev->region.category, &category_id, &site->category_copy,
-			 &site->category_len) ||
-	    !site_string(e, ev->region.label, &label_id, &site->label_copy, &site->label_len))
+	site->loc_len = 0; /* no match while half filled */
+	if (!site_string(e, ev->file, &file_id, &site->file) ||
+	    !site_string(e, ev->region.category, &category_id, &site->category) ||
+	    !site_string(e, ev->region.label, &label_id, &site->label))
 		return 0;
 	w = put_uv(put_uv(site->loc, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
 	site->loc_len = (unsigned char)(w - site->loc);
 	w = put_uv(put_uv(site->names, category_id), label_id);
 	site->names_len = (unsigned char)(w - site->names);
 	site->line = ev->line;
-	site->category = ev->region.category;
-	site->label = ev->region.label;
-	site->file = ev->file;
 	return 1;
 }
 
@@ -504,11 +584,9 @@ static inline char *encode_region(struct enc *e, char *w, event_t *ev)
 	struct site *site = site_of(s, ev->file, ev->line);
 	int has_t_rel = ev->t_rel_us != 0;
 
-	if (!(site->line == ev->line && same_string(ev->file, site->file, site->file_copy,
-						      site->file_len) &&
-	      same_string(ev->region.category, site->category, site->category_copy,
-			  site->category_len) &&
-	      same_string(ev->region.label, site->label, site->label_copy, site->label_len)) &&
+	if (!(site->loc_len && site->line == ev->line && still_same(&site->file, ev->file) &&
+	      still_same(&site->category, ev->region.category) &&
+	      still_same(&site->label, ev->region.label)) &&
 	    !learn_site(e, site, ev))
 		return NULL;
 	*w++ = (char)(ev->kind | (has_t_rel ? HEAD_T_REL : 0));
@@ -978,7 +1056,7 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 			w += n;
 		}
 		advance(s, rec);
-		if (!st->in_signal)
+		if (heap && !st->in_signal)
 			free(heap);
 		tail += step;
 	}

@@ -48,6 +48,10 @@ scenario 303redact_def_param url https://u:p@example.com/
 GIT_TRACE2_BUFFER=4k scenario 101timer 3 1 4
 run $vg "$build/bin/example-hashsort" --slowest src/*.c targets/*.c
 GIT_TRACE2_STATS=/dev/null run $vg "$build/bin/example-hashsort" src/*.c targets/*.c
+# The record target (its call sites' strings checked word by word), and
+# the command reading the recording.
+GIT_TRACE2_RECORD=$tmp/r run $vg "$build/bin/example-hashsort" src/*.c targets/*.c
+run $vg "$build/bin/trace2" convert --to event "$tmp/r"
 # The trace2 command on the last scenario's event log, and its reader's test.
 run $vg "$build/bin/trace2" convert --to perf "$tmp/e"
 run $vg "$build/bin/trace2" convert --to normal "$tmp/e"

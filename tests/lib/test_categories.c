@@ -53,28 +53,12 @@
 /* The fake clock.                                                      */
 /* ------------------------------------------------------------------ */
 
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-static int faking;        /* set in scenario children only */
-static uint64_t fake_us;  /* atomic: the monotonic time they read */
-
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t us;
-
-	if (!faking || id != CLOCK_MONOTONIC)
-		return __real_clock_gettime(id, ts);
-	us = __atomic_load_n(&fake_us, __ATOMIC_RELAXED);
-	ts->tv_sec = (time_t)(us / 1000000);
-	ts->tv_nsec = (long)(us % 1000000) * 1000;
-	return 0;
-}
+#include "t2fakeclock.h"
 
 /* The clock reads `s` seconds after the process start. */
 static void at(int s)
 {
-	__atomic_store_n(&fake_us, (uint64_t)(1000 + s) * 1000000u, __ATOMIC_RELAXED);
+	__atomic_store_n(&t2_fake_us, (uint64_t)(1000 + s) * 1000000u, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */
@@ -161,7 +145,7 @@ static void child_main(void *arg)
 
 	rec_fd = open(getenv("T2CAT_REC"), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
 	CHECK(rec_fd >= 0);
-	faking = 1;
+	t2_faking = 1;
 	at(0);
 	trace2_initialize_clock();
 	CHECK(trace2_register_target(&rec_target, NULL) == 0);

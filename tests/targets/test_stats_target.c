@@ -39,29 +39,13 @@
 /* The fake clock.                                                      */
 /* ------------------------------------------------------------------ */
 
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-static int faking;        /* set in the children that want it */
-static uint64_t fake_us;  /* atomic */
-
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t us;
-
-	if (!faking || id != CLOCK_MONOTONIC)
-		return __real_clock_gettime(id, ts);
-	us = __atomic_load_n(&fake_us, __ATOMIC_RELAXED);
-	ts->tv_sec = (time_t)(us / 1000000);
-	ts->tv_nsec = (long)(us % 1000000) * 1000;
-	return 0;
-}
+#include "t2fakeclock.h"
 
 /* One region of category/label lasting exactly us on the fake clock. */
 static void timed(const char *category, const char *label, uint64_t us)
 {
 	trace2_region_enter(category, label, NULL);
-	__atomic_add_fetch(&fake_us, us, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t2_fake_us, us, __ATOMIC_RELAXED);
 	trace2_region_leave(category, label, NULL);
 }
 
@@ -126,8 +110,8 @@ static void child_main(void *p)
 {
 	const struct run_arg *a = p;
 
-	faking = a->fake;
-	fake_us = UINT64_C(1000000000);
+	t2_faking = a->fake;
+	t2_fake_us = UINT64_C(1000000000);
 	trace2_initialize_clock();
 	if (a->with_rec)
 		CHECK(trace2_register_target(&rec_target, NULL) == 0);
@@ -268,7 +252,7 @@ static void known_scenario(void)
 	timed("b", "y", 10);
 	timed("b", "y", 30);
 	timed("b", "y", 20);
-	fake_us += 40;
+	t2_fake_us += 40;
 	trace2_region_leave("a", "x", NULL);
 	timed(NULL, NULL, 5);
 	timed("", "", 7);
