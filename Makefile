@@ -22,7 +22,9 @@
 #                                cmocka tests only (TOOL_TESTS=; the
 #                                shell tests there in check-long)
 #                   check-cross-some  test_targets and test_process built
-#                                for aarch64 and s390x, run under qemu
+#                                for aarch64 and s390x, run under qemu;
+#                                recordings made on x86-64 and on s390x
+#                                read alike by both (record_byte_order.sh)
 #                   test_stress and test_fork run at a small size.  Each
 #                   step builds with JOBS jobs and runs JOBS tests at
 #                   once (default: one per CPU; JOBS=1 for one at a time).

@@ -7,7 +7,8 @@
 #                          tests for i386 with a 64-bit time_t; then compare
 #                          the driver's outputs of five builds
 #   make check-cross-some  (part of make check) the target and process
-#                          tests for aarch64 and s390x
+#                          tests for aarch64 and s390x, and a recording
+#                          read alike on both byte orders
 PLATFORMS := aarch64 s390x i386 musl
 PLATFORM_BINS := host=build/bin aarch64=build/aarch64/qbin s390x=build/s390x/qbin \
 	i386=build/i386/bin musl=build/musl/bin
@@ -38,9 +39,10 @@ check-platforms: platform-deps
 	if [ -n "$$failed" ]; then echo "check-platforms: FAILED:$$failed"; exit 1; fi; \
 	echo "check-platforms: all passed ($(PLATFORMS))"
 
-check-cross-some: platform-deps
+check-cross-some: platform-deps all
 	@for p in aarch64 s390x; do \
 		$(MAKE) --no-print-directory CROSS=$$p -j2 all >/dev/null && \
 		$(MAKE) --no-print-directory CROSS=$$p test \
 			TESTS="$(CROSS_SOME_TESTS:%=build/$$p/tests/%)" TOOL_TESTS= || exit 1; \
 	done
+	tests/platforms/record_byte_order.sh build/bin build/s390x/qbin
