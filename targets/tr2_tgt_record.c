@@ -783,6 +783,7 @@ static int wait_for_room(state *st, struct tr2_rec_stream *s)
 }
 
 static void drain_from_handler(state *st);
+static void drain_here(state *st);
 
 static void record(void *ctx, event_t *ev)
 {
@@ -795,6 +796,8 @@ static void record(void *ctx, event_t *ev)
 		return; /* no memory, or a signal handler inside a record */
 	s->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!room(s) && !st->writer_running)
+		drain_here(st);
 	if (!room(s) && !(st->wait_when_full && wait_for_room(st, s))) {
 		count_drop(s);
 		wake_writer(st);
@@ -895,8 +898,9 @@ static void announce(state *st)
 {
 	unsigned gen = __atomic_load_n(&st->base.dst->file_gen, __ATOMIC_ACQUIRE);
 
-	if (st->announced && gen == st->file_gen)
+	if (st->announced && gen == st->file_gen && !st->reannounce)
 		return;
+	st->reannounce = 0;
 	st->file_gen = gen;
 	st->announced++;
 	st->strings_written = 0;
@@ -1182,6 +1186,17 @@ static void stop_writer(state *st)
 	st->writer_running = 0;
 }
 
+/* Write what the rings hold now, on the calling thread: at a flush, and
+ * in a forked child, which has no writer thread (until it initializes
+ * again), when a thread's ring is full. */
+static void drain_here(state *st)
+{
+	if (lock_drain(st, tr2_dst_wait_limit_ms())) {
+		drain_all(st);
+		unlock_drain(st);
+	}
+}
+
 /* A fatal signal's handler: what the rings hold, then the process ends
  * (no allocation, no free: a heap record is left to the exit). */
 static void drain_from_handler(state *st)
@@ -1219,7 +1234,7 @@ static void after_fork(void)
 			s->in_use = FREE;
 	}
 	st->writer_running = 0;
-	st->announced = 0;
+	st->reannounce = 1; /* a new process: its own PROCESS, strings, threads */
 	st->pid = (long)getpid();
 	st->process_key = hash_bytes((const char *)&st->pid, sizeof(st->pid)) ^
 			  tr2_now_ns() * 0x9e3779b97f4a7c15ull;
@@ -1284,12 +1299,7 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 
 static void record_flush(void *ctx)
 {
-	state *st = ctx;
-
-	if (lock_drain(st, tr2_dst_wait_limit_ms())) {
-		drain_all(st);
-		unlock_drain(st);
-	}
+	drain_here(ctx);
 }
 
 static void record_shutdown(void *ctx)

@@ -66,7 +66,8 @@ struct tr2_tgt_record {
 	int stop;              /* atomic */
 	int kick;              /* atomic: a wait word, 1 when kicked */
 	unsigned file_gen;     /* the destination's file the tables went to */
-	int announced;         /* PROCESS block written to that file */
+	int announced;         /* PROCESS blocks written (to the files) */
+	int reannounce;        /* a forked child's: write them again */
 	uint32_t strings_written;
 	int32_t tz_offset;     /* the last TZ block's offset */
 	uint64_t tz_checked;   /* the latest time the offset is known for */

@@ -38,6 +38,8 @@ struct proc_count {
 	size_t records[THREADS];
 	uint64_t dropped[THREADS];
 	size_t strings, threads, tz, ends, processes;
+	unsigned char named[THREADS];  /* a THREAD block named it */
+	int unnamed;               /* an EVENTS block of a thread not named */
 	int last_kind;             /* of the last record read */
 	int end_reason;
 	uint64_t last_time[THREADS];
@@ -266,6 +268,9 @@ static void walk_file(struct walk *w, const char *path)
 			break;
 		case 3:
 			pc->threads++;
+			tid = (int)uv(&b);
+			if (tid < THREADS)
+				pc->named[tid] = 1;
 			break;
 		case 4:
 			tid = (int)uv(&b);
@@ -273,6 +278,8 @@ static void walk_file(struct walk *w, const char *path)
 				b.bad = 1;
 				break;
 			}
+			if (!pc->named[tid])
+				pc->unnamed = 1;
 			time = u64(&b);
 			u64(&b);
 			while (b.p < b.end && !b.bad)
@@ -452,17 +459,18 @@ static void test_full_ring_waits(void **state)
 static void fork_and_record(void *arg)
 {
 	pid_t pid;
-	int i, status;
+	int i, status, pairs = *(const int *)arg;
 
-	(void)arg;
+
 	for (i = 0; i < 100; i++) {
 		trace2_region_enter("rec", "parent", NULL);
 		trace2_region_leave("rec", "parent", NULL);
 	}
+	trace2_flush(); /* the parent's thread named in the file before the fork */
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid) {
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < pairs; i++) {
 			trace2_region_enter("rec", "child", NULL);
 			trace2_region_leave("rec", "child", NULL);
 		}
@@ -471,23 +479,38 @@ static void fork_and_record(void *arg)
 	CHECK(waitpid(pid, &status, 0) == pid && status == 0);
 }
 
-/* A forked child writes its own process's blocks, none of its parent's
- * records again. */
-static void test_forked_child_records_its_own(void **state)
+/* A forked child writes its own process's blocks (its thread named
+ * again), none of its parent's records again; without a writer thread of
+ * its own, a child whose ring fills writes it itself, nothing dropped. */
+static void forked_child(struct fixture *f, int pairs)
 {
-	struct fixture *f = *state;
 	struct walk w;
 	size_t total = 0, i;
 
-	assert_int_equal(t2_run(fork_and_record, NULL, (const char *const *)f->env), 0);
+	assert_int_equal(t2_run(fork_and_record, &pairs, (const char *const *)f->env), 0);
 	walk_file(&w, f->path);
 	assert_false(w.bad);
 	assert_int_equal(w.nprocs, 2);
 	for (i = 0; i < w.nprocs; i++) {
 		assert_int_equal(w.p[i].ends, 1);
+		assert_false(w.p[i].unnamed);
+		assert_int_equal(w.p[i].dropped[0], 0);
 		total += w.p[i].regions[0];
 	}
-	assert_int_equal(total, 2 * 100 + 2 * 10);
+	assert_int_equal(total, 2 * 100 + 2 * (size_t)pairs);
+}
+
+static void test_forked_child_records_its_own(void **state)
+{
+	forked_child(*state, 10);
+}
+
+static void test_forked_child_fills_its_ring(void **state)
+{
+	struct fixture *f = *state;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	forked_child(f, 20000);
 }
 
 static void huge_messages(void *arg)
@@ -615,27 +638,32 @@ static void test_rotated_file_reads_on_its_own(void **state)
 	free(old);
 }
 
+/* Texts one buffer holds in turn: shorter, longer (over 32 bytes with
+ * the buffer's offset: the copy compared), one byte changed, empty. */
+static const char *const reused_texts[] = { "alpha", "al", "alphabet-soup-of-words",
+					    "alphx", "", "alpha-beta", "alpha-bets", "alpha" };
+#define REUSED_TEXTS (sizeof(reused_texts) / sizeof(reused_texts[0]))
+#define REUSED_OFFSETS 7
+
 static void one_buffer_many_labels(void *arg)
 {
-	static const char *const texts[] = { "alpha", "al", "alphabet-soup-of-words", "alphx",
-					     "", "alpha" };
-	char buf[32];
-	size_t i;
+	_Alignas(8) char buf[48];
+	size_t off, i;
 
 	(void)arg;
-	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		strcpy(buf, texts[i]);
-		trace2_region_enter("rec", buf, NULL);
-		trace2_region_leave("rec", buf, NULL);
-	}
+	for (off = 0; off < REUSED_OFFSETS; off++)
+		for (i = 0; i < REUSED_TEXTS; i++) {
+			strcpy(buf + off, reused_texts[i]);
+			trace2_region_enter("rec", buf + off, NULL);
+			trace2_region_leave("rec", buf + off, NULL);
+		}
 }
 
-/* One buffer passed again and again with other text in it: each record
- * has the text of its call, whatever the pointer held before. */
+/* One buffer passed again and again with other text in it, at every
+ * offset from an 8-byte boundary: each record has the text of its call,
+ * whatever the pointer held before. */
 static void test_reused_pointer_new_text(void **state)
 {
-	static const char *const want[] = { "alpha", "al", "alphabet-soup-of-words", "alphx",
-					    "", "alpha" };
 	struct fixture *f = *state;
 	struct walk w;
 	size_t i;
@@ -643,9 +671,9 @@ static void test_reused_pointer_new_text(void **state)
 	assert_int_equal(t2_run(one_buffer_many_labels, NULL, (const char *const *)f->env), 0);
 	walk_file(&w, f->path);
 	assert_false(w.bad);
-	assert_int_equal(w.nlabels, 6);
-	for (i = 0; i < 6; i++)
-		assert_string_equal(w.labels[i], want[i]);
+	assert_int_equal(w.nlabels, REUSED_OFFSETS * REUSED_TEXTS);
+	for (i = 0; i < w.nlabels; i++)
+		assert_string_equal(w.labels[i], reused_texts[i % REUSED_TEXTS]);
 }
 
 int main(void)
@@ -655,6 +683,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_ring_drops_are_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forked_child_records_its_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forked_child_fills_its_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_message_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_file_size_ends_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fatal_signal_writes_the_rings, setup, teardown),
