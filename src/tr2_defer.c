@@ -791,7 +791,8 @@ static void append_drops(struct ring *r, const struct tr2_ev *next)
 		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
 }
 
-static int push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
+static inline __attribute__((always_inline)) int
+push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	int res;
 
@@ -821,10 +822,11 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
  * destinations' wait limit; then the record is dropped. */
 static int wait_when_full;
 
-static int push_waiting(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
+static __attribute__((noinline)) int push_waiting(struct ring *r, struct tr2_tls *tls,
+						  const struct tr2_ev *ev)
 {
 	long waited_us = 0, limit_us = (long)tr2_dst_wait_limit_ms() * 1000, nap = 20;
-	int res = push_into(r, tls, ev);
+	int res = RING_FULL;
 
 	while (res == RING_FULL && waited_us < limit_us) {
 		wake_writer();
@@ -851,7 +853,9 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 		return -1; /* a signal handler interrupted this thread's append */
 	r->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	res = wait_when_full ? push_waiting(r, tls, ev) : push_into(r, tls, ev);
+	res = push_into(r, tls, ev);
+	if (res == RING_FULL && wait_when_full)
+		res = push_waiting(r, tls, ev);
 	if (res == RING_FULL)
 		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
