@@ -6,7 +6,7 @@
 #                   build/demo, and where to open it), a trace2 summary of
 #                   the same run, then (--slowest) a target of its own
 #   make check      installs what the tests need if missing (cmocka, the
-#                   Chrome viewers), then, in order:
+#                   Chrome viewers, python3), then, in order:
 #                   check-plain  make test (every tests/*/test_*.c and
 #                                tests/*/test_*.sh; tests/README.md),
 #                                tests/check-exports.sh,
@@ -221,10 +221,16 @@ $(BUILD)/tests/test_tool_map: TEST_LDFLAGS := -Itools tools/alloc.c tools/map.c
 demo: all $(CROSS_RUN_BIN)
 	@examples/demo.sh $(or $(CROSS_RUN_BIN),$(BUILD)/bin) $(BUILD)/demo src/*.c targets/*.c include/trace2.h
 
+# python3 runs the tests' independent readers (tests/record/decode.py and
+# the scripts of the command's tests), which skip without it.
 deps: chrome-deps
 	@test -f /usr/include/cmocka.h || { \
 		echo "installing libcmocka-dev"; \
 		apt-get update -qq && apt-get install -y -qq libcmocka-dev; }
+	@command -v python3 >/dev/null || { \
+		echo "installing python3"; \
+		apt-get update -qq && apt-get install -y -qq python3 || \
+		echo "deps: python3 not installed; the tests that need it skip"; }
 
 # The viewers the Chrome tests load traces in, Chrome DevTools' trace
 # engine and speedscope (node, npm ci from tests/chrome/package-lock.json
