@@ -645,6 +645,54 @@ static const char *const reused_texts[] = { "alpha", "al", "alphabet-soup-of-wor
 #define REUSED_TEXTS (sizeof(reused_texts) / sizeof(reused_texts[0]))
 #define REUSED_OFFSETS 7
 
+static void *records_after_exit(void *arg)
+{
+	int i;
+
+	(void)arg;
+	trace2_thread_start("late");
+	for (i = 0; i < 100; i++) {
+		trace2_region_enter("rec", "before", NULL);
+		trace2_region_leave("rec", "before", NULL);
+	}
+	trace2_thread_exit();
+	trace2_flush(); /* its stream written out: free for another thread */
+	for (i = 0; i < 100; i++) {
+		trace2_region_enter("rec", "after", NULL);
+		trace2_region_leave("rec", "after", NULL);
+	}
+	return NULL;
+}
+
+static void threads_after_exit(void *arg)
+{
+	pthread_t th[4];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 4; i++)
+		CHECK(!pthread_create(&th[i], NULL, records_after_exit, NULL));
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* Threads that keep tracing after trace2_thread_exit() while their
+ * streams go to other threads: every region recorded, nothing mixed. */
+static void test_records_after_thread_exit(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+	size_t total = 0, t;
+
+	assert_int_equal(t2_run(threads_after_exit, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	for (t = 0; t < THREADS; t++)
+		total += w.p[0].regions[t];
+	assert_int_equal(total, 4 * 2 * 200);
+	assert_false(w.p[0].backwards);
+}
+
 static void one_buffer_many_labels(void *arg)
 {
 	_Alignas(8) char buf[48];
@@ -689,6 +737,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fatal_signal_writes_the_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_file_reads_on_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_pointer_new_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_after_thread_exit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
