@@ -1220,12 +1220,31 @@ static void drain_from_handler(state *st)
 /* The forked child has its own process key and no writer; the records
  * in the rings are its parent's to write. */
 static state *forked_state;
+static int held_for_fork; /* the parent took the drain lock around fork() */
+
+/* Before fork(): no drain in progress (within the wait limit), so the
+ * writer holds nothing a child would find locked, the allocator's locks
+ * included (a drain may allocate: localtime_r(), a huge record). */
+static void before_fork(void)
+{
+	state *st = forked_state;
+
+	held_for_fork = st && lock_drain(st, tr2_dst_wait_limit_ms());
+}
+
+static void parent_after_fork(void)
+{
+	if (held_for_fork)
+		unlock_drain(forked_state);
+	held_for_fork = 0;
+}
 
 static void after_fork(void)
 {
 	state *st = forked_state;
 	struct tr2_rec_stream *s;
 
+	held_for_fork = 0;
 	if (!st)
 		return;
 	st->drain_lock = 0;
@@ -1295,7 +1314,7 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 		tr2_dst_write_now(st->base.dst, (const char *)magic, sizeof(magic));
 	forked_state = st;
 	if (!atfork_set) {
-		pthread_atfork(NULL, NULL, after_fork);
+		pthread_atfork(before_fork, parent_after_fork, after_fork);
 		atfork_set = 1;
 	}
 	start_writer(st);
