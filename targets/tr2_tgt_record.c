@@ -830,15 +830,16 @@ static void record(void *ctx, event_t *ev)
 		wake_writer(st);
 	}
 out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
 	if (ev->kind == TRACE2_EVENT_THREAD_EXIT) {
-		/* the writer may hand the stream to another thread once it
-		 * wrote it out: a record of this thread after its exit (or of
-		 * its id, in deferred mode) takes a stream of its own */
+		/* the last touch of the stream: once it is written out the
+		 * writer may hand it to another thread; a record of this
+		 * thread after its exit (or of its id, in deferred mode) takes
+		 * a stream of its own */
 		mine = NULL;
 		__atomic_store_n(&s->exited, 1, __ATOMIC_RELEASE);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->busy = 0;
 	if (ev->kind == TRACE2_EVENT_SIGNAL)
 		drain_from_handler(st);
 }
