@@ -822,21 +822,32 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
  * destinations' wait limit; then the record is dropped. */
 static int wait_when_full;
 
+struct full_ring {
+	struct ring *r;
+	struct tr2_tls *tls;
+	const struct tr2_ev *ev;
+	int res;
+};
+
+static int pushed(void *arg)
+{
+	struct full_ring *f = arg;
+
+	f->res = push_into(f->r, f->tls, f->ev);
+	if (f->res != RING_FULL)
+		return 1;
+	wake_writer();
+	return 0;
+}
+
 static __attribute__((noinline)) int push_waiting(struct ring *r, struct tr2_tls *tls,
 						  const struct tr2_ev *ev)
 {
-	long waited_us = 0, limit_us = (long)tr2_dst_wait_limit_ms() * 1000, nap = 20;
-	int res = RING_FULL;
+	struct full_ring f = { r, tls, ev, RING_FULL };
 
-	while (res == RING_FULL && waited_us < limit_us) {
-		wake_writer();
-		tr2_plat_nap_us(nap);
-		waited_us += nap;
-		if (nap < 1000)
-			nap *= 2;
-		res = push_into(r, tls, ev);
-	}
-	return res;
+	wake_writer();
+	tr2_nap_until(pushed, &f, tr2_dst_wait_limit_ms());
+	return f.res;
 }
 
 int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)

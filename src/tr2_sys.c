@@ -1,4 +1,5 @@
 #include "tr2_sys.h"
+#include "tr2_plat.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -73,3 +74,17 @@ void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void))
 	pthread_mutex_unlock(lock);
 }
 
+int tr2_nap_until(int (*done)(void *arg), void *arg, long limit_ms)
+{
+	long waited_us = 0, nap = 20;
+
+	while (waited_us < limit_ms * 1000) {
+		tr2_plat_nap_us(nap);
+		waited_us += nap;
+		if (nap < 1000)
+			nap *= 2;
+		if (done(arg))
+			return 1;
+	}
+	return 0;
+}

@@ -56,4 +56,8 @@ void *tr2_alloc_forever(size_t n);
  * even when no thread waits, one system call more per traced process. */
 void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void));
 
+/* Nap (20 us, doubling to 1 ms) until done(arg) says 1, at most limit_ms
+ * milliseconds: a full ring waiting for its writer.  1 if done said so. */
+int tr2_nap_until(int (*done)(void *arg), void *arg, long limit_ms);
+
 #endif

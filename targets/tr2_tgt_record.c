@@ -766,20 +766,27 @@ static void wake_writer(state *st)
 
 /* trace2.ringFull=wait: until the writer made room, at most the wait
  * limit; 1 if it did. */
+struct full_ring {
+	state *st;
+	struct tr2_rec_stream *s;
+};
+
+static int room_made(void *arg)
+{
+	struct full_ring *f = arg;
+
+	if (room(f->s))
+		return 1;
+	wake_writer(f->st);
+	return 0;
+}
+
 static int wait_for_room(state *st, struct tr2_rec_stream *s)
 {
-	long waited_us = 0, limit_us = (long)tr2_dst_wait_limit_ms() * 1000, nap = 20;
+	struct full_ring f = { st, s };
 
-	while (waited_us < limit_us) {
-		wake_writer(st);
-		tr2_plat_nap_us(nap);
-		waited_us += nap;
-		if (nap < 1000)
-			nap *= 2;
-		if (room(s))
-			return 1;
-	}
-	return 0;
+	wake_writer(st);
+	return tr2_nap_until(room_made, &f, tr2_dst_wait_limit_ms());
 }
 
 static void drain_from_handler(state *st);
