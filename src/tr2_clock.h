@@ -22,8 +22,14 @@ int tr2_clock_is_tsc(void);
 /* What tr2_now_ns() adds to CLOCK_MONOTONIC (for tests). */
 uint64_t tr2_clock_offset_ns(void);
 
+/* Read through tr2_start_us(); hidden, so read directly. */
+extern uint64_t tr2_clock_start_us __attribute__((visibility("hidden")));
+
 /* The process start time in microseconds (trace2_initialize_clock()). */
-uint64_t tr2_start_us(void);
+static inline uint64_t tr2_start_us(void)
+{
+	return __atomic_load_n(&tr2_clock_start_us, __ATOMIC_RELAXED);
+}
 /* Capture the start time now if nobody did yet. */
 void tr2_clock_capture_start(void);
 

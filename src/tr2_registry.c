@@ -14,6 +14,7 @@ static struct tr2_slot slots[TRACE2_TARGETS_MAX];
 static int nslots;
 struct tr2_slot *tr2_registry_active[TRACE2_TARGETS_MAX];
 int tr2_registry_nactive;
+struct tr2_slot *tr2_registry_lane;
 
 static struct tr2_tgt_state normal_state, perf_state, event_state;
 static struct tr2_tgt_chrome chrome_state;
@@ -142,9 +143,12 @@ int tr2_registry_open(void)
 	int i;
 
 	tr2_registry_nactive = 0;
+	tr2_registry_lane = NULL;
 	for (i = 0; i < nslots; i++)
 		if (open_target(&slots[i]))
 			tr2_registry_active[tr2_registry_nactive++] = &slots[i];
+	if (tr2_registry_nactive == 1 && !tr2_registry_active[0]->guarded)
+		tr2_registry_lane = tr2_registry_active[0];
 	return tr2_registry_nactive;
 }
 
@@ -153,6 +157,7 @@ void tr2_registry_close(void)
 	int i;
 
 	tr2_registry_nactive = 0;
+	tr2_registry_lane = NULL;
 	for (i = 0; i < nslots; i++) {
 		__atomic_store_n(&slots[i].on, 0, __ATOMIC_RELEASE);
 		if (slots[i].dst_setting >= 0) {

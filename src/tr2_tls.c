@@ -12,8 +12,8 @@ static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t tls_key;
 static int key_made; /* atomic */
 static int next_thread_id;
-static struct tr2_tls *main_ctx;
-static _Thread_local struct tr2_tls *current;
+struct tr2_tls *tr2_tls_main_ctx;
+_Thread_local struct tr2_tls *tr2_tls_cur;
 static tr2_tls_free_fn *free_hook; /* atomic */
 
 void tr2_tls_set_free_hook(tr2_tls_free_fn *fn)
@@ -40,7 +40,7 @@ static void free_ctx(struct tr2_tls *ctx)
 /* A thread that ends without trace2_thread_exit() still frees its context. */
 static void on_thread_end(void *ctx)
 {
-	if (ctx != main_ctx)
+	if (ctx != tr2_tls_main_ctx)
 		free_ctx(ctx);
 }
 
@@ -86,9 +86,9 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 	ctx->nr = 1;
 	ctx->thread_start_us = us_start;
 	tr2_time_cache_init(&ctx->times);
-	if (current && current != main_ctx)
-		free_ctx(current);
-	current = ctx;
+	if (tr2_tls_cur && tr2_tls_cur != tr2_tls_main_ctx)
+		free_ctx(tr2_tls_cur);
+	tr2_tls_cur = ctx;
 	pthread_setspecific(tls_key, ctx);
 	return ctx;
 }
@@ -99,59 +99,49 @@ void tr2_tls_adopt(struct tr2_tls *ctx)
 	ctx->alloc = TR2_INLINE_STACK;
 	ctx->nr = 1;
 	tr2_time_cache_init(&ctx->times);
-	current = ctx;
+	tr2_tls_cur = ctx;
 }
 
 void tr2_tls_init(void)
 {
 	tr2_clock_capture_start();
 	__atomic_store_n(&next_thread_id, 0, __ATOMIC_RELAXED);
-	main_ctx = tr2_tls_create("main", tr2_start_us());
-}
-
-TR2_HOT struct tr2_tls *tr2_tls_main(void)
-{
-	return main_ctx;
-}
-
-struct tr2_tls *tr2_tls_current(void)
-{
-	return current;
+	tr2_tls_main_ctx = tr2_tls_create("main", tr2_start_us());
 }
 
 TR2_HOT struct tr2_tls *tr2_tls_get(void)
 {
-	if (current)
-		return current;
+	if (tr2_tls_cur)
+		return tr2_tls_cur;
 	return tr2_tls_create("unknown", tr2_now_us());
 }
 
 int tr2_tls_is_main(const struct tr2_tls *ctx)
 {
-	return ctx == main_ctx;
+	return ctx == tr2_tls_main_ctx;
 }
 
 void tr2_tls_destroy(void)
 {
-	struct tr2_tls *ctx = current;
+	struct tr2_tls *ctx = tr2_tls_cur;
 
 	if (!ctx)
 		return;
-	current = NULL;
+	tr2_tls_cur = NULL;
 	pthread_setspecific(tls_key, NULL);
-	if (ctx == main_ctx)
-		main_ctx = NULL;
+	if (ctx == tr2_tls_main_ctx)
+		tr2_tls_main_ctx = NULL;
 	free_ctx(ctx);
 }
 
 void tr2_tls_release(void)
 {
-	struct tr2_tls *m = main_ctx;
+	struct tr2_tls *m = tr2_tls_main_ctx;
 
 	tr2_tls_destroy();
 	/* atexit may run on another thread; the main context goes too. */
-	if (m && main_ctx == m) {
-		main_ctx = NULL;
+	if (m && tr2_tls_main_ctx == m) {
+		tr2_tls_main_ctx = NULL;
 		free_ctx(m);
 	}
 }

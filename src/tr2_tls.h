@@ -50,10 +50,21 @@ void tr2_tls_release(void);
 /* The calling thread's context, created as "thNN:unknown" if it has none
  * (NULL only if memory runs out). */
 struct tr2_tls *tr2_tls_get(void);
+/* Read through the two functions below; hidden, so read directly. */
+extern struct tr2_tls *tr2_tls_main_ctx __attribute__((visibility("hidden")));
+extern _Thread_local struct tr2_tls *tr2_tls_cur __attribute__((visibility("hidden")));
+
 /* The context trace2_initialize() made (NULL before and after). */
-struct tr2_tls *tr2_tls_main(void);
+static inline struct tr2_tls *tr2_tls_main(void)
+{
+	return tr2_tls_main_ctx;
+}
+
 /* The calling thread's context, or NULL if it has none yet. */
-struct tr2_tls *tr2_tls_current(void);
+static inline struct tr2_tls *tr2_tls_current(void)
+{
+	return tr2_tls_cur;
+}
 /* Create the calling thread's context named "thNN:<base>", starting now. */
 struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start);
 /* Make ctx (zeroed by the caller, who owns it) the calling thread's

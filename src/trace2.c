@@ -1001,10 +1001,6 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Regions.                                                            */
 
-static int repo_id(const struct repository *repo)
-{
-	return repo ? repo->trace2_repo_id : TRACE2_NO_REPO;
-}
 
 /* A region whose category is filtered: on the stack, so that its leave
  * pairs with it, but not written, nor counted in what is. */
@@ -1016,6 +1012,61 @@ static void enter_filtered_region(void)
 		return;
 	if (tls->unpushed || tr2_tls_push_filtered(tls))
 		tls->unpushed++;
+}
+
+static int repo_id(const struct repository *repo)
+{
+	return repo ? repo->trace2_repo_id : TRACE2_NO_REPO;
+}
+
+/* Whether a record needs no more than the targets: no deferred mode, no
+ * probe and no listener. */
+static TR2_HOT inline int targets_alone(void)
+{
+	return !__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) &&
+	       !((__atomic_load_n(&tr2_probe_word, __ATOMIC_RELAXED) |
+		  TRACE2_LOAD_RELAXED(&trace2_listener_mask)) &
+		 TR2_PROBE_SEMAPHORE_BITS);
+}
+
+/*
+ * The lane: a region event of the common case goes straight to the one
+ * target open (tr2_registry_lane), in fewer steps than dispatch() takes:
+ * when targets_alone(), the category passes, and the thread has its
+ * context, is not in a callback, and has no region open that is filtered
+ * or not pushed, and room on its stack (an enter) or a region to leave.
+ * 0 when it did not take the event: the long way then, which handles
+ * every case.
+ */
+static TR2_HOT inline __attribute__((always_inline)) int
+lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
+     const char *label, const struct repository *repo, const char *msg)
+{
+	const struct tr2_slot *s = tr2_registry_lane;
+	struct tr2_tls *tls;
+	struct tr2_ev ev;
+	uint64_t now, start;
+
+	if (!s || !targets_alone() || !__atomic_load_n(&s->on, __ATOMIC_RELAXED) ||
+	    !(tls = tr2_tls_current()) || tls->dispatching || tls->unpushed || tls->filtered ||
+	    (kind == TRACE2_EVENT_REGION_ENTER ? tls->nr == tls->alloc : tls->nr < 2) ||
+	    !tr2_category_pass(category))
+		return 0;
+	now = tr2_now_us();
+	start = tr2_tls_main() ? tr2_start_us() : 0;
+	tr2_ev_start(&ev, kind, file, line, now, start ? now - start : 0, &tls->times);
+	if (kind == TRACE2_EVENT_REGION_ENTER) {
+		ev.pub.nesting = tls->nr;
+		tls->stack[tls->nr++] = now;
+	} else {
+		ev.pub.t_rel_us = now - tls->stack[--tls->nr];
+		ev.pub.nesting = tls->nr;
+	}
+	ev.pub.thread = &tls->pub;
+	ev.pub.process = process;
+	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
+	s->event(s->ctx, &ev.pub);
+	return 1;
 }
 
 /*
@@ -1031,6 +1082,8 @@ static TR2_HOT void enter_region(const char *file, int line, const char *categor
 	struct tr2_ev ev;
 	struct tr2_tls *tls;
 
+	if (lane(TRACE2_EVENT_REGION_ENTER, file, line, category, label, repo, msg))
+		return;
 	if (!tr2_category_pass(category)) {
 		enter_filtered_region();
 		return;
@@ -1050,9 +1103,10 @@ static TR2_HOT void leave_region(const char *file, int line, const char *categor
 				 const char *msg)
 {
 	struct tr2_ev ev;
-	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_REGION_LEAVE, file, line);
+	struct tr2_tls *tls;
 
-	if (!tls)
+	if (lane(TRACE2_EVENT_REGION_LEAVE, file, line, category, label, repo, msg) ||
+	    !(tls = ev_begin(&ev, TRACE2_EVENT_REGION_LEAVE, file, line)))
 		return;
 	if (tls->unpushed) {
 		tls->unpushed--;
