@@ -14,7 +14,7 @@ static uint64_t wall_offset_ns;  /* wall - monotonic at first use */
 /* 0 unset, 1 monotonic, 2 no monotonic, 3 TSC, 4 monotonic until the
  * TSC is calibrated */
 static int offset_state;
-static uint64_t process_start_us;
+uint64_t tr2_clock_start_us;
 
 static uint64_t wall_ns(void)
 {
@@ -76,8 +76,11 @@ static int monotonic_ns(uint64_t *ns)
  * it was reused: no lock, no spinning on a writer, so a signal handler
  * that interrupts a re-anchoring reads the block published before it.
  * Writers claim only free slots or slots of generations older than the
- * current one.  The TSC is read after the block (lfence first), so a
- * reading of a newer block is also a later TSC value.
+ * current one.  The TSC is read after the block, so a reading of a
+ * newer block is also a later TSC value -- or, read a few cycles early
+ * without an lfence (read_fast()), a value no earlier than the previous
+ * block's refresh point less those cycles: before the newer block's knee,
+ * where it gives the same F as the block before it.
  */
 #define SLOTS 8
 #define REFRESH_NS 2500000u
@@ -147,7 +150,7 @@ static int read_slot(const struct tsc_slot *s, uint64_t gen, struct tsc_block *b
  * Most readings: before the current block's refresh point, from the
  * block's lines alone (8 of its 11 words, loaded one by one: no loop, no
  * copy of the block); 0 sends the caller to tsc_mono_ns().  The TSC is
- * read after the loads, as there.
+ * read after the loads, unordered (tr2_plat_tsc_now()).
  */
 static inline __attribute__((always_inline)) int read_fast(uint64_t *ns)
 {
@@ -168,7 +171,7 @@ static inline __attribute__((always_inline)) int read_fast(uint64_t *ns)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != cur >> 3)
 		return 0;
-	tsc = tr2_plat_tsc();
+	tsc = tr2_plat_tsc_now();
 	if (tsc >= b.refresh)
 		return 0;
 	*ns = block_at(&b, tsc);
@@ -468,13 +471,8 @@ void tr2_clock_capture_start(void)
 {
 	uint64_t expected = 0;
 
-	__atomic_compare_exchange_n(&process_start_us, &expected, tr2_now_us(), 0,
+	__atomic_compare_exchange_n(&tr2_clock_start_us, &expected, tr2_now_us(), 0,
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
-TR2_HOT uint64_t tr2_start_us(void)
-{
-	return __atomic_load_n(&process_start_us, __ATOMIC_RELAXED);
 }
 
 void trace2_initialize_clock(void)

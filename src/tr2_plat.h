@@ -82,12 +82,34 @@ void tr2_plat_name_thread(pthread_t thread, const char *name);
  * success, -1 where unknown (then there is no cmd_ancestry record). */
 int tr2_plat_parent(long pid, char *name, size_t size, long *ppid);
 
+/*
+ * Learn where the program's read-only segments are (once; not
+ * async-signal-safe: at start-up).  Then tr2_plat_immutable() says
+ * whether len bytes at p lie in one: the main executable's, mapped at
+ * start and never unmapped, so what they hold never changes (a string
+ * literal of the program, say).  0 where unknown.
+ */
+void tr2_plat_find_immutable(void);
+int tr2_plat_immutable(const void *p, size_t len);
+
 #if TR2_HAVE_TSC_CLOCK
 /* The time-stamp counter, read after every earlier load (lfence; the
- * compilers' builtins, so no intrinsics header in every module). */
+ * compilers' builtins, so no intrinsics header in every module): for
+ * calibrating, where a reading must not move before a load. */
 static inline uint64_t tr2_plat_tsc(void)
 {
 	__builtin_ia32_lfence();
+	return __builtin_ia32_rdtsc();
+}
+
+/*
+ * The time-stamp counter as a clock reading takes it: unordered (the
+ * kernel's sched_clock() reads it so too).  It may be read a few cycles
+ * early, never before an earlier reading of the same thread; the lfence
+ * would cost ~10 ns a reading (docs/performance.md, "Clock").
+ */
+static inline uint64_t tr2_plat_tsc_now(void)
+{
 	return __builtin_ia32_rdtsc();
 }
 
