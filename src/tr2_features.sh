@@ -83,6 +83,18 @@ name=TR2_HAVE_PROC_STAT feature "$@" <<'C'
 void *f(const char *s, size_t n) { return memrchr(s, ')', n); }
 C
 
+# The loaded objects' program headers: where the program's read-only
+# segments are (tr2_plat_immutable()).
+name=TR2_HAVE_DL_ITERATE_PHDR feature "$@" <<'C'
+#include <link.h>
+static int cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size; (void)data;
+	return info->dlpi_phnum && info->dlpi_phdr[0].p_type == PT_LOAD && PF_W;
+}
+int f(void) { return dl_iterate_phdr(cb, 0); }
+C
+
 # The time-stamp counter, and Linux saying whether CLOCK_MONOTONIC is it.
 name=TR2_HAVE_TSC_CLOCK feature "$@" <<'C'
 #if !defined(__x86_64__) || !defined(__linux__)

@@ -252,3 +252,59 @@ int tr2_plat_spawn(const char *const *argv, pid_t *pid)
 	return posix_spawnp(pid, argv[0], NULL, NULL, (char *const *)argv, environ);
 }
 #endif
+
+#if TR2_HAVE_DL_ITERATE_PHDR
+#include <link.h>
+
+#define IMMUTABLE_MAX 8
+
+/* The main executable's read-only PT_LOAD segments, [lo, hi). */
+static struct range {
+	uintptr_t lo, hi;
+} immutable[IMMUTABLE_MAX];
+static int nimmutable; /* atomic: released once the ranges are set */
+static int immutable_found;
+static pthread_mutex_t immutable_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The first object listed is the main executable: only its segments
+ * (a library may be unloaded, and another mapped where it was). */
+static int note_main(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i, n = 0;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum && n < IMMUTABLE_MAX; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
+			continue;
+		immutable[n].lo = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+		immutable[n].hi = immutable[n].lo + (uintptr_t)ph->p_memsz;
+		n++;
+	}
+	__atomic_store_n(&nimmutable, n, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void find_main(void)
+{
+	dl_iterate_phdr(note_main, NULL);
+}
+
+void tr2_plat_find_immutable(void)
+{
+	tr2_run_once(&immutable_found, &immutable_lock, find_main);
+}
+
+int tr2_plat_immutable(const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+	int i, n = __atomic_load_n(&nimmutable, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (a >= immutable[i].lo && a < immutable[i].hi && len <= immutable[i].hi - a)
+			return 1;
+	return 0;
+}
+#endif

@@ -312,3 +312,16 @@ int tr2_plat_spawn(const char *const *argv, pid_t *pid)
 	return err;
 }
 #endif
+
+#if !TR2_HAVE_DL_ITERATE_PHDR
+void tr2_plat_find_immutable(void)
+{
+}
+
+int tr2_plat_immutable(const void *p, size_t len)
+{
+	(void)p;
+	(void)len;
+	return 0;
+}
+#endif

@@ -31,11 +31,15 @@
 #include <unistd.h>
 
 #include "tr2_clock.h"
+#include "tr2_hot.h"
 #include "tr2_plat.h"
 #include "tr2_sid.h"
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 #include "trace2.h"
+
+/* this target's per-event code, in a block of its own (tr2_hot.h) */
+#define HOT TR2_HOT_IN("5_record")
 
 typedef struct tr2_tgt_record state;
 typedef const struct trace2_event event_t;
@@ -89,11 +93,11 @@ struct cache_entry {
 /*
  * A region's call site, as its records were last encoded: the caller's
  * pointers, the table's copies they are checked against, and the bytes
- * of the record they make (file and line; category and label), so a
- * region record from a known site costs the content checks and two
- * copies.
+ * that end the records it makes (file and line, category and label, repo
+ * id, no message), so a region record from a known site costs the
+ * checks and one copy.
  */
-#define SITE_BYTES 16
+#define SITE_BYTES 32
 /* A string as a site saw it: the pointer, and its bytes (the NUL
  * included) as the aligned 8-byte words that hold them, what each word
  * must read and which of its bytes are the string's; a string spread
@@ -108,10 +112,12 @@ struct seen {
 };
 
 struct site {
-	int line;
-	unsigned char loc_len, names_len; /* loc_len 0: an empty entry */
+	int line, repo_id;
+	unsigned char tail_len;  /* 0: an empty entry */
+	unsigned char immutable; /* its three strings lie in the program's
+				  * read-only segments */
 	struct seen file, category, label;
-	char loc[SITE_BYTES], names[SITE_BYTES];
+	char tail[SITE_BYTES];
 };
 
 struct tr2_rec_stream {
@@ -555,6 +561,13 @@ static int site_string(struct enc *e, const char *s, uint32_t *id, struct seen *
 	return 1;
 }
 
+/* Whether the caller's string s can never change: NULL, or in the
+ * program's read-only segments (tr2_plat_immutable()). */
+static int immutable(const char *s)
+{
+	return !s || tr2_plat_immutable(s, strlen(s) + 1);
+}
+
 /* Fill the site's entry for a region record of ev; 0 if a string could
  * not be entered in the table. */
 static __attribute__((noinline)) int learn_site(struct enc *e, struct site *site,
@@ -563,31 +576,51 @@ static __attribute__((noinline)) int learn_site(struct enc *e, struct site *site
 	uint32_t file_id, category_id, label_id;
 	char *w;
 
-	site->loc_len = 0; /* no match while half filled */
+	site->tail_len = 0; /* no match while half filled */
 	if (!site_string(e, ev->file, &file_id, &site->file) ||
 	    !site_string(e, ev->region.category, &category_id, &site->category) ||
 	    !site_string(e, ev->region.label, &label_id, &site->label))
 		return 0;
-	w = put_uv(put_uv(site->loc, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
-	site->loc_len = (unsigned char)(w - site->loc);
-	w = put_uv(put_uv(site->names, category_id), label_id);
-	site->names_len = (unsigned char)(w - site->names);
+	/* at most 3 + 5 + 3 + 3 + 5 + 1 bytes (ids < 2^21) */
+	w = put_uv(put_uv(site->tail, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
+	w = put_uv(put_uv(w, category_id), label_id);
+	w = put_sv(w, ev->region.repo_id);
+	*w++ = 0;
+	site->tail_len = (unsigned char)(w - site->tail);
 	site->line = ev->line;
+	site->repo_id = ev->region.repo_id;
+	site->immutable = immutable(ev->file) && immutable(ev->region.category) &&
+			  immutable(ev->region.label);
 	return 1;
+}
+
+/*
+ * Whether ev comes from the site as the site saw it: the same line and
+ * pointers, and the same bytes behind them -- which strings in the
+ * program's read-only segments always have, so only the others are
+ * read.
+ */
+static inline int site_same(const struct site *site, event_t *ev)
+{
+	if (!site->tail_len || site->line != ev->line || site->file.ptr != ev->file ||
+	    site->category.ptr != ev->region.category || site->label.ptr != ev->region.label ||
+	    site->repo_id != ev->region.repo_id)
+		return 0;
+	return site->immutable ||
+	       (still_same(&site->file, ev->file) && still_same(&site->category, ev->region.category) &&
+		still_same(&site->label, ev->region.label));
 }
 
 /* A region record whose strings are all in the table: its site's bytes.
  * NULL when the site cannot be kept (the generic encoding then). */
-static inline char *encode_region(struct enc *e, char *w, event_t *ev)
+static inline __attribute__((always_inline)) char *encode_region(struct enc *e, char *w,
+								    event_t *ev)
 {
 	struct tr2_rec_stream *s = e->s;
 	struct site *site = site_of(s, ev->file, ev->line);
 	int has_t_rel = ev->t_rel_us != 0;
 
-	if (!(site->loc_len && site->line == ev->line && still_same(&site->file, ev->file) &&
-	      still_same(&site->category, ev->region.category) &&
-	      still_same(&site->label, ev->region.label)) &&
-	    !learn_site(e, site, ev))
+	if (!site_same(site, ev) && !learn_site(e, site, ev))
 		return NULL;
 	*w++ = (char)(ev->kind | (has_t_rel ? HEAD_T_REL : 0));
 	w = put_sv(w, (int64_t)(ev->time_us - s->prev_time));
@@ -595,12 +628,9 @@ static inline char *encode_region(struct enc *e, char *w, event_t *ev)
 	w = put_uv(w, ev->nesting);
 	if (has_t_rel)
 		w = put_uv(w, ev->t_rel_us);
-	memcpy(w, site->loc, SITE_BYTES);
-	w += site->loc_len;
-	memcpy(w, site->names, SITE_BYTES);
-	w += site->names_len;
-	w = put_sv(w, ev->region.repo_id);
-	return put_str(e, w, ev->region.msg);
+	memcpy(w, site->tail, SITE_BYTES);
+	w += site->tail_len;
+	return ev->region.msg ? put_str(e, w - 1, ev->region.msg) : w;
 }
 
 /* Bytes free in the ring, from the consumer's tail as last seen. */
@@ -722,13 +752,21 @@ static struct tr2_rec_stream *take_stream(state *st)
 	return new_stream(st);
 }
 
+/* The stream the record's thread took, or NULL. */
+static inline struct tr2_rec_stream *known_stream(const state *st, event_t *ev)
+{
+	struct tr2_rec_stream *s = mine;
+
+	return s && s->owner == st && s->gen == st->gen && s->tid == ev->thread->id ? s : NULL;
+}
+
 /* The stream of the record's thread, taken at its first record. */
 static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
 {
-	struct tr2_rec_stream *s = mine;
+	struct tr2_rec_stream *s = known_stream(st, ev);
 	int tid = ev->thread->id;
 
-	if (s && s->owner == st && s->gen == st->gen && s->tid == tid)
+	if (s)
 		return s;
 	if (st->deferred)
 		for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
@@ -792,9 +830,29 @@ static int wait_for_room(state *st, struct tr2_rec_stream *s)
 static void drain_from_handler(state *st);
 static void drain_here(state *st);
 
-static void record(void *ctx, event_t *ev)
+/* The record between p and end is the ring's next: published, the
+ * stream's state after it, the writer woken at each quarter ring. */
+static inline void publish(state *st, struct tr2_rec_stream *s, event_t *ev, char *p, char *end)
 {
-	state *st = ctx;
+	put_word(p, (unsigned)(end - p - RING_WORD));
+	commit(s, (size_t)(end - p));
+	s->prev_time = ev->time_us;
+	s->prev_t_abs = ev->t_abs_us;
+	if (s->head >= s->next_kick) {
+		s->next_kick = s->head + (s->mask + 1) / 4;
+		wake_writer(st);
+	}
+}
+
+static int is_region(event_t *ev)
+{
+	return ev->kind == TRACE2_EVENT_REGION_ENTER || ev->kind == TRACE2_EVENT_REGION_LEAVE;
+}
+
+/* Any record, in every case: a new stream, a full ring, a drop to tell,
+ * a record too long for the ring, a thread's exit, a fatal signal. */
+static __attribute__((noinline)) void record_any(state *st, event_t *ev)
+{
 	struct tr2_rec_stream *s = stream_of(st, ev);
 	struct enc e;
 	char *p, *end;
@@ -818,23 +876,14 @@ static void record(void *ctx, event_t *ev)
 	}
 	p = s->ring + (s->head & s->mask);
 	e = (struct enc){ st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
-	end = NULL;
-	if (ev->kind == TRACE2_EVENT_REGION_ENTER || ev->kind == TRACE2_EVENT_REGION_LEAVE)
-		end = encode_region(&e, p + RING_WORD, ev);
+	end = is_region(ev) ? encode_region(&e, p + RING_WORD, ev) : NULL;
 	if (!end)
 		end = encode(&e, p + RING_WORD, ev);
-	if (e.over) {
-		if (!push_heap(st, s, ev))
-			goto out;
-	} else {
-		put_word(p, (unsigned)(end - p - RING_WORD));
-		commit(s, (size_t)(end - p));
-	}
-	s->prev_time = ev->time_us;
-	s->prev_t_abs = ev->t_abs_us;
-	if (s->head >= s->next_kick) {
-		s->next_kick = s->head + (s->mask + 1) / 4;
-		wake_writer(st);
+	if (!e.over)
+		publish(st, s, ev, p, end);
+	else if (push_heap(st, s, ev)) {
+		s->prev_time = ev->time_us;
+		s->prev_t_abs = ev->t_abs_us;
 	}
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -849,6 +898,35 @@ out:
 	}
 	if (ev->kind == TRACE2_EVENT_SIGNAL)
 		drain_from_handler(st);
+}
+
+/* A region record into a ring with room, from a site it knows (or
+ * learns); 0 if it took another way (record_any() then). */
+static inline int record_region(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	char *p = s->ring + (s->head & s->mask), *end;
+	struct enc e = { st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
+
+	s->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	end = encode_region(&e, p + RING_WORD, ev);
+	if (end && !e.over)
+		publish(st, s, ev, p, end);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
+	return end && !e.over;
+}
+
+/* The common record first: a region's, from a thread whose stream has
+ * room and no drop to tell. */
+static HOT void record(void *ctx, event_t *ev)
+{
+	state *st = ctx;
+	struct tr2_rec_stream *s = known_stream(st, ev);
+
+	if (s && is_region(ev) && !s->busy && !s->dropped && room(s) && record_region(st, s, ev))
+		return;
+	record_any(st, ev);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1029,6 +1107,31 @@ static void write_alone(state *st, struct tr2_rec_stream *s, const char *rec, si
 	free(buf);
 }
 
+/*
+ * Copy a record of n bytes (n <= RING_SHORT) to w in 16-byte pieces: w
+ * has that much room, and the ring's slack past its end covers a short
+ * record's last piece.
+ */
+#define RING_SHORT 64
+static inline void copy_short(char *w, const unsigned char *rec, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i += 16)
+		memcpy(w + i, rec + i, 16);
+}
+
+/* Follow a record's deltas, one-byte ones inline (most). */
+static inline void follow(struct tr2_rec_stream *s, const unsigned char *rec)
+{
+	if ((rec[1] | rec[2]) & 0x80) {
+		advance(s, rec);
+		return;
+	}
+	s->time += (uint64_t)unzigzag(rec[1]);
+	s->t_abs += (uint64_t)unzigzag(rec[1]) + (uint64_t)unzigzag(rec[2]);
+}
+
 /* Write what the stream's thread committed; 1 if there was some. */
 static int drain_stream(state *st, struct tr2_rec_stream *s)
 {
@@ -1048,6 +1151,13 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 		size_t step = RING_WORD + n;
 		void *heap = NULL;
 
+		if (n <= RING_SHORT && (size_t)(end - w) >= RING_SHORT + 16) {
+			copy_short(w, rec, n);
+			w += n;
+			follow(s, rec);
+			tail += step;
+			continue;
+		}
 		if (n == RING_DROPPED || n == RING_HEAP || (size_t)(end - w) < n) {
 			if (w > start)
 				write_block(st, B_EVENTS, st->scratch, w);
@@ -1316,6 +1426,7 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 	if (!st->scratch && !(st->scratch = tr2_sys.malloc(SCRATCH)))
 		return -1;
 	pthread_mutex_init(&st->strings_lock, NULL);
+	tr2_plat_find_immutable();
 	tr2_dst_set_head(st->base.dst, magic, sizeof(magic));
 	tr2_dst_set_full_line(st->base.dst, full_line);
 	if (config->created)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "t2test.h"
+#include "tr2_plat.h"
 #include "tr2_sys.h"
 #include "trace2.h"
 #include "trace2/target.h"
@@ -724,6 +725,55 @@ static void test_reused_pointer_new_text(void **state)
 		assert_string_equal(w.labels[i], reused_texts[i % REUSED_TEXTS]);
 }
 
+/* A label in the program's writable data, changed between regions. */
+static char writable_label[16] = "before";
+
+static void writable_global_labels(void *arg)
+{
+	(void)arg;
+	trace2_region_enter("rec", writable_label, NULL);
+	trace2_region_leave("rec", writable_label, NULL);
+	strcpy(writable_label, "after");
+	trace2_region_enter("rec", writable_label, NULL);
+	trace2_region_leave("rec", writable_label, NULL);
+}
+
+/* A string in the program's writable data is checked by content like
+ * any other: only read-only segments are taken as unchanging. */
+static void test_writable_global_new_text(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+
+	assert_int_equal(t2_run(writable_global_labels, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.nlabels, 2); /* the enters' */
+	assert_string_equal(w.labels[0], "before");
+	assert_string_equal(w.labels[1], "after");
+}
+
+/* The platform seam's read-only segments: a string literal of this
+ * program lies in one (where the platform can tell); the heap, the
+ * stack, writable data and a range running past a segment do not. */
+static void test_immutable_segments(void **state)
+{
+	static const char literal[] = "a literal of the program";
+	char on_stack[8] = "stack";
+	char *on_heap = strdup("heap");
+	uintptr_t a = (uintptr_t)literal;
+
+	(void)state;
+	assert_non_null(on_heap);
+	tr2_plat_find_immutable();
+	assert_int_equal(tr2_plat_immutable(literal, sizeof(literal)), TR2_HAVE_DL_ITERATE_PHDR);
+	assert_false(tr2_plat_immutable(on_stack, sizeof(on_stack)));
+	assert_false(tr2_plat_immutable(on_heap, 5));
+	assert_false(tr2_plat_immutable(writable_label, sizeof(writable_label)));
+	assert_false(tr2_plat_immutable(literal, (size_t)-1 - a));
+	free(on_heap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -738,6 +788,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotated_file_reads_on_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_pointer_new_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records_after_thread_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writable_global_new_text, setup, teardown),
+		cmocka_unit_test(test_immutable_segments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
