@@ -48,7 +48,7 @@ typedef const struct trace2_event event_t;
 /* The format's numbers.                                              */
 
 static const unsigned char magic[16] = { 0x89, 'T', '2', 'R', 0x0D, 0x0A, 0x1A, 0x0A,
-					 1, 0, 0, 0, 0, 0, 0, 0 };
+					 2, 0, 0, 0, 0, 0, 0, 0 };
 
 enum block_type {
 	B_PROCESS = 1,
@@ -57,11 +57,13 @@ enum block_type {
 	B_EVENTS,
 	B_TZ,
 	B_DROPPED,
-	B_END
+	B_END,
+	B_SITES
 };
 
 #define BLOCK_HEAD 16
 #define HEAD_T_REL 0x40
+#define HEAD_SITE 0x80
 #define ISTR_INLINE 1
 #define FIRST_STRING 2
 
@@ -91,17 +93,12 @@ struct cache_entry {
 };
 
 /*
- * A region's call site, as its records were last encoded: the caller's
- * pointers, the table's copies they are checked against, and the bytes
- * that end the records it makes (file and line, category and label, repo
- * id, no message), so a region record from a known site costs the
- * checks and one copy.
+ * A region's call site as a thread last saw it: its key (line, repo id
+ * and the caller's three pointers, first: what a record compares), its
+ * number in the site table as the varint a site record ends with, and
+ * what checks that the strings behind the pointers did not change.
  */
-#define SITE_BYTES 32
-/* A string as a site saw it: the pointer, and its bytes (the NUL
- * included) as the aligned 8-byte words that hold them, what each word
- * must read and which of its bytes are the string's; a string spread
- * over more words is checked against the table's copy. */
+#define SITE_ID_BYTES 4 /* site numbers < 2^21 */
 #define SEEN_WORDS 4
 struct seen {
 	const char *ptr;
@@ -113,14 +110,19 @@ struct seen {
 
 struct site {
 	int line, repo_id;
-	unsigned char tail_len;  /* 0: an empty entry */
+	const char *file, *category, *label;
+	unsigned char id_len;    /* 0: an empty entry */
 	unsigned char immutable; /* its three strings lie in the program's
 				  * read-only segments */
-	struct seen file, category, label;
-	char tail[SITE_BYTES];
+	char id[SITE_ID_BYTES];
+	struct seen seen_file, seen_category, seen_label;
 };
 
 struct tr2_rec_stream {
+	/* whose it is: what every record checks first (set when taken) */
+	const state *owner;
+	unsigned gen;
+	int tid;
 	/* the producer's */
 	char *ring;
 	size_t mask;
@@ -139,14 +141,11 @@ struct tr2_rec_stream {
 	/* the consumer's */
 	uint64_t time, t_abs;            /* the state at tail */
 	unsigned named_gen;              /* file whose THREAD block names it */
-	/* who owns it */
+	/* the list of streams */
 	struct tr2_rec_stream *next;
-	const state *owner;
-	unsigned gen;
 	int in_use;                      /* atomic: FREE, TAKEN (being set up
 					  * by its thread), ACTIVE */
 	int exited;                      /* atomic: thread_exit recorded */
-	int tid;
 	char name[64];
 	size_t name_len;
 };
@@ -301,74 +300,97 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h;
 }
 
-static struct tr2_rec_string *entry(const state *st, uint32_t id)
+static struct tr2_rec_string *entry_at(const struct tr2_rec_table *t, uint32_t k)
 {
-	uint32_t k = id - FIRST_STRING;
-
-	return &st->pages[k / PAGE][k % PAGE];
+	return &t->pages[k / PAGE][k % PAGE];
 }
 
-/* Double the index (under strings_lock); 0, or -1 without memory. */
-static int grow_index(state *st)
+/* String number id of the string table. */
+static struct tr2_rec_string *entry(const state *st, uint32_t id)
 {
-	size_t size = st->index_size ? st->index_size * 2 : 1024, i;
-	uint32_t *index = tr2_sys.calloc(size, sizeof(*index)), id;
+	return entry_at(&st->strings, id - FIRST_STRING);
+}
+
+/* Double the table's index (under strings_lock); 0, or -1 without
+ * memory. */
+static int grow_index(struct tr2_rec_table *t)
+{
+	size_t size = t->index_size ? t->index_size * 2 : 1024, i;
+	uint32_t *index = tr2_sys.calloc(size, sizeof(*index)), k;
 
 	if (!index)
 		return -1;
-	for (id = FIRST_STRING; id < st->count + FIRST_STRING; id++) {
-		for (i = entry(st, id)->hash & (size - 1); index[i]; i = (i + 1) & (size - 1))
+	for (k = 0; k < t->count; k++) {
+		for (i = entry_at(t, k)->hash & (size - 1); index[i]; i = (i + 1) & (size - 1))
 			;
-		index[i] = id;
+		index[i] = k + 1;
 	}
-	free(st->index);
-	st->index = index;
-	st->index_size = size;
+	free(t->index);
+	t->index = index;
+	t->index_size = size;
 	return 0;
 }
 
-/* The number of s (len bytes), entered if new; ISTR_INLINE when the
- * table is full, the string too long or memory short. */
-static uint32_t intern(state *st, const char *s, size_t len)
+#define NO_ENTRY UINT32_MAX
+
+/* The number of s (len bytes) in table t, entered if new (under
+ * strings_lock); NO_ENTRY when the table is full or memory short. */
+static uint32_t enter(struct tr2_rec_table *t, const char *s, size_t len)
 {
 	uint64_t h = hash_bytes(s, len);
 	struct tr2_rec_string *e;
-	uint32_t id = ISTR_INLINE, k;
+	uint32_t k;
 	size_t i;
 
-	if (len > TR2_RECORD_STRING_LEN_MAX)
-		return ISTR_INLINE;
-	pthread_mutex_lock(&st->strings_lock);
-	if ((st->count + 1) * 2 > st->index_size && grow_index(st))
-		goto out;
-	for (i = h & (st->index_size - 1); st->index[i]; i = (i + 1) & (st->index_size - 1)) {
-		e = entry(st, st->index[i]);
-		if (e->hash == h && e->len == len && !memcmp(e->s, s, len)) {
-			id = st->index[i];
-			goto out;
-		}
+	if ((t->count + 1) * 2 > t->index_size && grow_index(t))
+		return NO_ENTRY;
+	for (i = h & (t->index_size - 1); t->index[i]; i = (i + 1) & (t->index_size - 1)) {
+		e = entry_at(t, t->index[i] - 1);
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len))
+			return t->first + t->index[i] - 1;
 	}
-	k = st->count;
-	if (k >= TR2_RECORD_STRINGS_MAX || st->string_bytes + len > TR2_RECORD_STRING_BYTES_MAX)
-		goto out;
-	if (!st->pages[k / PAGE] &&
-	    !(st->pages[k / PAGE] = tr2_sys.calloc(PAGE, sizeof(struct tr2_rec_string))))
-		goto out;
-	e = &st->pages[k / PAGE][k % PAGE];
+	k = t->count;
+	if (k >= TR2_RECORD_STRINGS_MAX || t->bytes + len > TR2_RECORD_STRING_BYTES_MAX)
+		return NO_ENTRY;
+	if (!t->pages[k / PAGE] &&
+	    !(t->pages[k / PAGE] = tr2_sys.calloc(PAGE, sizeof(struct tr2_rec_string))))
+		return NO_ENTRY;
+	e = &t->pages[k / PAGE][k % PAGE];
 	if (!(e->s = tr2_sys.malloc(len + 1)))
-		goto out;
+		return NO_ENTRY;
 	memcpy(e->s, s, len);
 	e->s[len] = '\0';
 	e->len = (uint32_t)len;
 	e->hash = h;
-	st->string_bytes += len;
-	id = k + FIRST_STRING;
-	st->index[i] = id;
+	t->bytes += len;
+	t->index[i] = k + 1;
 	/* the entry before the count: a consumer that sees the count sees it */
-	__atomic_store_n(&st->count, k + 1, __ATOMIC_RELEASE);
-out:
+	__atomic_store_n(&t->count, k + 1, __ATOMIC_RELEASE);
+	return t->first + k;
+}
+
+/* The number of s (len bytes) in table t, entered if new; NO_ENTRY when
+ * it cannot be. */
+static uint32_t enter_locked(state *st, struct tr2_rec_table *t, const char *s, size_t len)
+{
+	uint32_t id;
+
+	pthread_mutex_lock(&st->strings_lock);
+	id = enter(t, s, len);
 	pthread_mutex_unlock(&st->strings_lock);
 	return id;
+}
+
+/* The string number of s (len bytes), entered if new; ISTR_INLINE when
+ * the table is full, the string too long or memory short. */
+static uint32_t intern(state *st, const char *s, size_t len)
+{
+	uint32_t id;
+
+	if (len > TR2_RECORD_STRING_LEN_MAX)
+		return ISTR_INLINE;
+	id = enter_locked(st, &st->strings, s, len);
+	return id == NO_ENTRY ? ISTR_INLINE : id;
 }
 
 /* The cache's entry: the pointer, checked by content (the caller's
@@ -545,17 +567,17 @@ static inline struct site *site_of(struct tr2_rec_stream *s, const char *file, i
 
 /* An interned string's number, and what checks it later (id 0: NULL);
  * 0 when it cannot be entered (the site is then not kept). */
-static int site_string(struct enc *e, const char *s, uint32_t *id, struct seen *seen)
+static int site_string(state *st, const char *s, uint32_t *id, struct seen *seen)
 {
 	*id = 0;
 	memset(seen, 0, sizeof(*seen));
 	if (!s)
 		return 1;
 	seen->len = (uint32_t)strlen(s);
-	*id = intern(e->st, s, seen->len);
+	*id = intern(st, s, seen->len);
 	if (*id == ISTR_INLINE)
 		return 0;
-	seen->copy = entry(e->st, *id)->s;
+	seen->copy = entry(st, *id)->s;
 	seen->ptr = s;
 	learn_words(seen);
 	return 1;
@@ -568,69 +590,80 @@ static int immutable(const char *s)
 	return !s || tr2_plat_immutable(s, strlen(s) + 1);
 }
 
-/* Fill the site's entry for a region record of ev; 0 if a string could
- * not be entered in the table. */
-static __attribute__((noinline)) int learn_site(struct enc *e, struct site *site,
-						event_t *ev)
+/* The site's number in the site table (NO_ENTRY if it cannot be
+ * entered), its strings' numbers given: the SITES entry's bytes are its
+ * key. */
+static uint32_t site_number(state *st, event_t *ev, uint32_t file_id, uint32_t category_id,
+			    uint32_t label_id)
 {
-	uint32_t file_id, category_id, label_id;
-	char *w;
+	char key[3 + 5 + 3 + 3 + 5], *w;
 
-	site->tail_len = 0; /* no match while half filled */
-	if (!site_string(e, ev->file, &file_id, &site->file) ||
-	    !site_string(e, ev->region.category, &category_id, &site->category) ||
-	    !site_string(e, ev->region.label, &label_id, &site->label))
-		return 0;
-	/* at most 3 + 5 + 3 + 3 + 5 + 1 bytes (ids < 2^21) */
-	w = put_uv(put_uv(site->tail, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
+	w = put_uv(put_uv(key, file_id), (uint64_t)(ev->line < 0 ? 0 : ev->line));
 	w = put_uv(put_uv(w, category_id), label_id);
 	w = put_sv(w, ev->region.repo_id);
-	*w++ = 0;
-	site->tail_len = (unsigned char)(w - site->tail);
+	return enter_locked(st, &st->sites, key, (size_t)(w - key));
+}
+
+/* Fill the site's entry for a region record of ev; 0 if a string or
+ * the site could not be entered in its table. */
+static __attribute__((noinline)) int learn_site(state *st, struct site *site, event_t *ev)
+{
+	uint32_t file_id, category_id, label_id, id;
+
+	site->id_len = 0; /* no match while half filled */
+	if (!site_string(st, ev->file, &file_id, &site->seen_file) ||
+	    !site_string(st, ev->region.category, &category_id, &site->seen_category) ||
+	    !site_string(st, ev->region.label, &label_id, &site->seen_label) ||
+	    (id = site_number(st, ev, file_id, category_id, label_id)) == NO_ENTRY)
+		return 0;
 	site->line = ev->line;
 	site->repo_id = ev->region.repo_id;
+	site->file = ev->file;
+	site->category = ev->region.category;
+	site->label = ev->region.label;
 	site->immutable = immutable(ev->file) && immutable(ev->region.category) &&
 			  immutable(ev->region.label);
+	site->id_len = (unsigned char)(put_uv(site->id, id) - site->id);
 	return 1;
 }
 
 /*
- * Whether ev comes from the site as the site saw it: the same line and
- * pointers, and the same bytes behind them -- which strings in the
+ * Whether ev comes from the site as the site saw it: the same line, repo
+ * and pointers, and the same bytes behind them -- which strings in the
  * program's read-only segments always have, so only the others are
  * read.
  */
 static inline int site_same(const struct site *site, event_t *ev)
 {
-	if (!site->tail_len || site->line != ev->line || site->file.ptr != ev->file ||
-	    site->category.ptr != ev->region.category || site->label.ptr != ev->region.label ||
+	if (!site->id_len || site->line != ev->line || site->file != ev->file ||
+	    site->category != ev->region.category || site->label != ev->region.label ||
 	    site->repo_id != ev->region.repo_id)
 		return 0;
-	return site->immutable ||
-	       (still_same(&site->file, ev->file) && still_same(&site->category, ev->region.category) &&
-		still_same(&site->label, ev->region.label));
+	return site->immutable || (still_same(&site->seen_file, ev->file) &&
+				   still_same(&site->seen_category, ev->region.category) &&
+				   still_same(&site->seen_label, ev->region.label));
 }
 
-/* A region record whose strings are all in the table: its site's bytes.
- * NULL when the site cannot be kept (the generic encoding then). */
-static inline __attribute__((always_inline)) char *encode_region(struct enc *e, char *w,
-								    event_t *ev)
+/* A region record as a site record (docs/record-format.md): one without
+ * a message whose t_abs moves with its time, from a site whose strings
+ * and number are in their tables.  NULL for another (a full record). */
+static inline __attribute__((always_inline)) char *
+encode_region(state *st, struct tr2_rec_stream *s, char *w, event_t *ev)
 {
-	struct tr2_rec_stream *s = e->s;
 	struct site *site = site_of(s, ev->file, ev->line);
 	int has_t_rel = ev->t_rel_us != 0;
+	uint64_t dtime = ev->time_us - s->prev_time;
 
-	if (!site_same(site, ev) && !learn_site(e, site, ev))
+	if (ev->region.msg || ev->t_abs_us - s->prev_t_abs != dtime ||
+	    (!site_same(site, ev) && !learn_site(st, site, ev)))
 		return NULL;
-	*w++ = (char)(ev->kind | (has_t_rel ? HEAD_T_REL : 0));
-	w = put_sv(w, (int64_t)(ev->time_us - s->prev_time));
-	w = put_sv(w, (int64_t)((ev->t_abs_us - s->prev_t_abs) - (ev->time_us - s->prev_time)));
+	*w++ = (char)(ev->kind | HEAD_SITE | (has_t_rel ? HEAD_T_REL : 0));
+	w = put_sv(w, (int64_t)dtime);
 	w = put_uv(w, ev->nesting);
 	if (has_t_rel)
 		w = put_uv(w, ev->t_rel_us);
-	memcpy(w, site->tail, SITE_BYTES);
-	w += site->tail_len;
-	return ev->region.msg ? put_str(e, w - 1, ev->region.msg) : w;
+	memcpy(w, site->id, SITE_ID_BYTES);
+	return w + site->id_len;
 }
 
 /* Bytes free in the ring, from the consumer's tail as last seen. */
@@ -876,7 +909,7 @@ static __attribute__((noinline)) void record_any(state *st, event_t *ev)
 	}
 	p = s->ring + (s->head & s->mask);
 	e = (struct enc){ st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
-	end = is_region(ev) ? encode_region(&e, p + RING_WORD, ev) : NULL;
+	end = is_region(ev) ? encode_region(st, s, p + RING_WORD, ev) : NULL;
 	if (!end)
 		end = encode(&e, p + RING_WORD, ev);
 	if (!e.over)
@@ -905,16 +938,15 @@ out:
 static inline int record_region(state *st, struct tr2_rec_stream *s, event_t *ev)
 {
 	char *p = s->ring + (s->head & s->mask), *end;
-	struct enc e = { st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
 
 	s->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	end = encode_region(&e, p + RING_WORD, ev);
-	if (end && !e.over)
+	end = encode_region(st, s, p + RING_WORD, ev);
+	if (end)
 		publish(st, s, ev, p, end);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
-	return end && !e.over;
+	return end != NULL;
 }
 
 /* The common record first: a region's, from a thread whose stream has
@@ -994,7 +1026,7 @@ static void announce(state *st)
 	st->reannounce = 0;
 	st->file_gen = gen;
 	st->announced++;
-	st->strings_written = 0;
+	st->strings_written = st->sites_written = 0;
 	write_process(st);
 	st->tz_checked = tr2_now_us();
 	write_tz(st, 0, tr2_utc_offset(st->tz_checked));
@@ -1023,25 +1055,25 @@ static void check_tz(state *st)
 	st->tz_checked = now;
 }
 
-/* The strings entered since the last STRINGS block to this file. */
-static void write_strings(state *st)
+/* Table t's entries from *written to count as blocks of type (a
+ * STRINGS block's entries are bytes, a SITES block's as they are). */
+static void write_table(state *st, const struct tr2_rec_table *t, enum block_type type,
+			uint32_t *written, uint32_t count)
 {
-	uint32_t count = __atomic_load_n(&st->count, __ATOMIC_ACQUIRE);
-
-	while (st->strings_written < count) {
+	while (*written < count) {
 		char *end = st->scratch + SCRATCH - 16, *w;
-		char *first = put_uv(body(st), st->strings_written + FIRST_STRING);
-		char *n_at = first;
+		char *n_at = put_uv(body(st), t->first + *written);
 		uint32_t n = 0;
 
 		/* the count's room: a varint of at most 3 bytes (n < 2^21) */
 		w = n_at + 3;
-		while (st->strings_written + n < count) {
-			const struct tr2_rec_string *e = entry(st, st->strings_written + n + FIRST_STRING);
+		while (*written + n < count) {
+			const struct tr2_rec_string *e = entry_at(t, *written + n);
 
 			if ((size_t)(end - w) < e->len + 10)
 				break;
-			w = put_uv(w, e->len);
+			if (type == B_STRINGS)
+				w = put_uv(w, e->len);
 			memcpy(w, e->s, e->len);
 			w += e->len;
 			n++;
@@ -1049,9 +1081,21 @@ static void write_strings(state *st)
 		n_at[0] = (char)(n | 0x80);
 		n_at[1] = (char)(n >> 7 | 0x80);
 		n_at[2] = (char)(n >> 14);
-		write_block(st, B_STRINGS, st->scratch, w);
-		st->strings_written += n;
+		write_block(st, type, st->scratch, w);
+		*written += n;
 	}
+}
+
+/* The strings and sites entered since the last STRINGS and SITES blocks
+ * to this file: the sites counted first, so that the strings they name
+ * (entered before them) go out before them. */
+static void write_tables(state *st)
+{
+	uint32_t sites = __atomic_load_n(&st->sites.count, __ATOMIC_ACQUIRE);
+
+	write_table(st, &st->strings, B_STRINGS, &st->strings_written,
+		    __atomic_load_n(&st->strings.count, __ATOMIC_ACQUIRE));
+	write_table(st, &st->sites, B_SITES, &st->sites_written, sites);
 }
 
 static void write_thread(state *st, struct tr2_rec_stream *s)
@@ -1081,13 +1125,16 @@ static char *events_start(const struct tr2_rec_stream *s, char *buf)
 	return put_u64(w, s->t_abs);
 }
 
-/* Follow a record's deltas: the stream's state after it. */
+/* Follow a record's deltas: the stream's state after it (a site
+ * record's t_abs moves with its time). */
 static void advance(struct tr2_rec_stream *s, const unsigned char *rec)
 {
-	uint64_t dtime, dt_abs;
+	uint64_t dtime, dt_abs = 0;
+	int site = rec[0] & HEAD_SITE;
 
 	rec = get_uv(rec + 1, &dtime);
-	get_uv(rec, &dt_abs);
+	if (!site)
+		get_uv(rec, &dt_abs);
 	s->time += (uint64_t)unzigzag(dtime);
 	s->t_abs += (uint64_t)unzigzag(dtime) + (uint64_t)unzigzag(dt_abs);
 }
@@ -1121,15 +1168,16 @@ static inline void copy_short(char *w, const unsigned char *rec, unsigned n)
 		memcpy(w + i, rec + i, 16);
 }
 
-/* Follow a record's deltas, one-byte ones inline (most). */
+/* Follow a record's deltas, a site record's one-byte dtime inline
+ * (most records). */
 static inline void follow(struct tr2_rec_stream *s, const unsigned char *rec)
 {
-	if ((rec[1] | rec[2]) & 0x80) {
-		advance(s, rec);
+	if ((rec[0] & HEAD_SITE) && !(rec[1] & 0x80)) {
+		s->time += (uint64_t)unzigzag(rec[1]);
+		s->t_abs += (uint64_t)unzigzag(rec[1]);
 		return;
 	}
-	s->time += (uint64_t)unzigzag(rec[1]);
-	s->t_abs += (uint64_t)unzigzag(rec[1]) + (uint64_t)unzigzag(rec[2]);
+	advance(s, rec);
 }
 
 /* Write what the stream's thread committed; 1 if there was some. */
@@ -1140,7 +1188,7 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 
 	if (tail == committed)
 		return 0;
-	write_strings(st);
+	write_tables(st);
 	if (s->named_gen != (unsigned)st->announced)
 		write_thread(st, s);
 	start = w = events_start(s, st->scratch);
@@ -1426,6 +1474,7 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 	if (!st->scratch && !(st->scratch = tr2_sys.malloc(SCRATCH)))
 		return -1;
 	pthread_mutex_init(&st->strings_lock, NULL);
+	st->strings.first = FIRST_STRING;
 	tr2_plat_find_immutable();
 	tr2_dst_set_head(st->base.dst, magic, sizeof(magic));
 	tr2_dst_set_full_line(st->base.dst, full_line);

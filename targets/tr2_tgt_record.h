@@ -23,7 +23,7 @@
 /* The payload bytes the writer puts into one EVENTS block at most. */
 #define TR2_RECORD_BLOCK_MAX ((size_t)64 << 10)
 /* The string table: entries and bytes at most, and the longest string
- * entered (others are written in place). */
+ * entered (others are written in place); the site table's limits too. */
 #define TR2_RECORD_STRINGS_MAX 65536
 #define TR2_RECORD_STRING_BYTES_MAX ((size_t)16 << 20)
 #define TR2_RECORD_STRING_LEN_MAX 1024
@@ -38,6 +38,17 @@
 struct tr2_rec_stream;
 struct tr2_rec_string;
 
+/* Byte strings numbered in the order they were entered, from first, in
+ * pages that never move; count is atomic, the rest under the lock. */
+struct tr2_rec_table {
+	struct tr2_rec_string *pages[TR2_RECORD_STRINGS_MAX / TR2_RECORD_PAGE];
+	uint32_t first;
+	uint32_t count;
+	size_t bytes;
+	uint32_t *index;       /* open addressing: entry number + 1, 0 free */
+	size_t index_size;
+};
+
 struct tr2_tgt_record {
 	struct tr2_tgt_state base;
 	int deferred;          /* records come from deferred mode's writer */
@@ -48,14 +59,10 @@ struct tr2_tgt_record {
 	long pid;
 	struct tr2_rec_stream *streams;       /* atomic head; never shrinks */
 
-	/* The string table: entries numbered from 2, in pages that never
-	 * move; count is atomic, the rest under strings_lock. */
+	/* The string table (numbered from 2) and the site table (from 0:
+	 * each entry the bytes of a SITES entry), under strings_lock. */
 	pthread_mutex_t strings_lock;
-	struct tr2_rec_string *pages[TR2_RECORD_STRINGS_MAX / TR2_RECORD_PAGE];
-	uint32_t count;
-	size_t string_bytes;
-	uint32_t *index;       /* open addressing: entry numbers, 0 free */
-	size_t index_size;
+	struct tr2_rec_table strings, sites;
 
 	/* The writer: the thread, or whoever drains under drain_lock (a
 	 * word, 1 while held: a fatal signal's handler takes it too). */
@@ -68,7 +75,7 @@ struct tr2_tgt_record {
 	unsigned file_gen;     /* the destination's file the tables went to */
 	int announced;         /* PROCESS blocks written (to the files) */
 	int reannounce;        /* a forked child's: write them again */
-	uint32_t strings_written;
+	uint32_t strings_written, sites_written;
 	int32_t tz_offset;     /* the last TZ block's offset */
 	uint64_t tz_checked;   /* the latest time the offset is known for */
 	char *scratch;         /* TR2_RECORD_BLOCK_MAX + a block head */
