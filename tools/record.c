@@ -809,29 +809,54 @@ static void free_strings(struct rproc *p, size_t from)
 		free(p->strs[--p->nstrs].s);
 }
 
+/* A table block's first number and count of entries: the next numbers
+ * of a table that has n entries (numbered from base), at most max in
+ * all, each entry taking at least min_len bytes of the block. */
+static int get_table_span(struct t2_recording *rc, struct cur *c, const char *what, size_t n,
+			  size_t base, size_t max, size_t min_len, uint64_t *count)
+{
+	uint64_t first;
+
+	if (get_uv(c, &first) || get_uv(c, count))
+		return -1;
+	if (first != n + base) {
+		snprintf(rc->why, sizeof(rc->why), "%s numbered from %llu, the next is %zu "
+			 "(numbers skipped or defined again)", what, (unsigned long long)first,
+			 n + base);
+		return fail(c, rc->why);
+	}
+	if (*count > (uint64_t)(c->end - c->p) / min_len) {
+		snprintf(rc->why, sizeof(rc->why), "more %s than the block has bytes", what);
+		return fail(c, rc->why);
+	}
+	if (*count > max - n) {
+		snprintf(rc->why, sizeof(rc->why), "more %s in a process's table than the "
+			 "reader keeps", what);
+		return fail(c, rc->why);
+	}
+	return 0;
+}
+
+/* Room in table a of *cap entries of size bytes for need entries. */
+static void *table_room(void *a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return a;
+	*cap = need + *cap / 2;
+	return t2_realloc(a, *cap * size);
+}
+
 /* STRINGS: the next numbers of the table, all or none. */
 static int read_strings(struct t2_recording *rc, struct cur *c, struct rproc *p)
 {
-	uint64_t first, count, i;
+	uint64_t count, i;
 	size_t had = p->nstrs;
 	struct slice s;
 
-	if (get_uv(c, &first) || get_uv(c, &count))
+	/* each string takes a byte */
+	if (get_table_span(rc, c, "strings", p->nstrs, 2, STRINGS_MAX, 1, &count))
 		return -1;
-	if (first != p->nstrs + 2) {
-		snprintf(rc->why, sizeof(rc->why), "strings numbered from %llu, the next is %zu "
-			 "(numbers skipped or defined again)", (unsigned long long)first,
-			 p->nstrs + 2);
-		return fail(c, rc->why);
-	}
-	if (count > (uint64_t)(c->end - c->p)) /* each string takes a byte */
-		return fail(c, "more strings than the block has bytes");
-	if (count > STRINGS_MAX - p->nstrs)
-		return fail(c, "more strings in a process's table than the reader keeps");
-	if (p->nstrs + count > p->cap) {
-		p->cap = p->nstrs + (size_t)count + p->cap / 2;
-		p->strs = t2_realloc(p->strs, p->cap * sizeof(*p->strs));
-	}
+	p->strs = table_room(p->strs, &p->cap, p->nstrs + (size_t)count, sizeof(*p->strs));
 	for (i = 0; i < count; i++) {
 		if (get_bytes(c, &s)) {
 			free_strings(p, had);
@@ -894,25 +919,13 @@ static int get_site(struct t2_recording *rc, struct cur *c, const struct rproc *
 /* SITES: the next numbers of the table, all or none. */
 static int read_sites(struct t2_recording *rc, struct cur *c, struct rproc *p)
 {
-	uint64_t first, count, i;
+	uint64_t count, i;
 	size_t had = p->nsites;
 
-	if (get_uv(c, &first) || get_uv(c, &count))
+	if (get_table_span(rc, c, "sites", p->nsites, 0, SITES_MAX, SITE_MIN_LEN, &count))
 		return -1;
-	if (first != p->nsites) {
-		snprintf(rc->why, sizeof(rc->why), "sites numbered from %llu, the next is %zu "
-			 "(numbers skipped or defined again)", (unsigned long long)first,
-			 p->nsites);
-		return fail(c, rc->why);
-	}
-	if (count > (uint64_t)(c->end - c->p) / SITE_MIN_LEN)
-		return fail(c, "more sites than the block has bytes");
-	if (count > SITES_MAX - p->nsites)
-		return fail(c, "more sites in a process's table than the reader keeps");
-	if (p->nsites + count > p->capsites) {
-		p->capsites = p->nsites + (size_t)count + p->capsites / 2;
-		p->sites = t2_realloc(p->sites, p->capsites * sizeof(*p->sites));
-	}
+	p->sites = table_room(p->sites, &p->capsites, p->nsites + (size_t)count,
+			      sizeof(*p->sites));
 	for (i = 0; i < count; i++, p->nsites++)
 		if (get_site(rc, c, p, &p->sites[p->nsites])) {
 			p->nsites = had;
