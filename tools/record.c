@@ -14,12 +14,16 @@
 static const unsigned char magic_sig[8] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1a, 0x0a };
 #define MAGIC_LEN 16
 #define HEAD_LEN 16
-#define FORMAT_VERSION 1
-/* TZ blocks, strings and threads kept per process and file (a
- * daylight-saving change adds a TZ block; a program has some thousands of
- * strings): a bound on what a small block can make the reader allocate */
+#define FORMAT_VERSION 2
+/* TZ blocks, strings, region call sites and threads kept per process and
+ * file (a daylight-saving change adds a TZ block; a program has some
+ * thousands of strings and sites): a bound on what a small block can make
+ * the reader allocate */
 #define TZ_MAX 1024
 #define STRINGS_MAX (1u << 20)
+#define SITES_MAX (1u << 20)
+/* the fewest bytes a SITES entry takes: five varints */
+#define SITE_MIN_LEN 5
 #define THREADS_MAX (1u << 20)
 /* 9999-12-31T23:59:59.999999Z, the last time the event format writes */
 #define TIME_MAX 253402300799999999ull
@@ -29,11 +33,11 @@ static const unsigned char magic_sig[8] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1
 #define OFFSET_MAX (26 * 3600)
 #define HEAD_KIND 0x3f
 #define HEAD_T_REL 0x40
-#define HEAD_ZERO 0x80 /* 0 in format version 1 */
+#define HEAD_SITE 0x80 /* a site record */
 
-enum block_type { B_PROCESS = 1, B_STRINGS, B_THREAD, B_EVENTS, B_TZ, B_DROPPED, B_END };
+enum block_type { B_PROCESS = 1, B_STRINGS, B_THREAD, B_EVENTS, B_TZ, B_DROPPED, B_END, B_SITES };
 static const char *const block_names[] = { "", "PROCESS", "STRINGS", "THREAD", "EVENTS",
-					   "TZ", "DROPPED", "END" };
+					   "TZ", "DROPPED", "END", "SITES" };
 
 /* How a field of a record is read (the rec column of tr2_kinds.def). */
 enum rf { RF_END, RF_STR, RF_ISTR, RF_SV, RF_UV, RF_ARGV, RF_JSON };
@@ -99,6 +103,12 @@ struct rthread {
 	uint64_t drops; /* records lost before its next EVENTS block */
 };
 
+/* A region call site: its strings by their numbers (0: absent). */
+struct rsite {
+	uint32_t file, category, label;
+	int line, repo;
+};
+
 struct rtz {
 	uint64_t time;
 	int32_t offset;
@@ -110,6 +120,8 @@ struct rproc {
 	size_t sid_len;
 	struct rstr *strs;  /* string n is strs[n - 2] */
 	size_t nstrs, cap;
+	struct rsite *sites; /* site n is sites[n] */
+	size_t nsites, capsites;
 	struct t2_map threads; /* id to struct rthread */
 	struct rtz *tz;     /* in order of time */
 	size_t ntz;
@@ -522,12 +534,13 @@ static void set_pointers(struct t2_recording *rc, struct trace2_event *ev)
 /* ---------------------------------------------------------------- */
 /* Records.                                                            */
 
-/* time and t_abs moved by their deltas, within their ranges. */
-static int get_times(struct cur *c, struct delta *d)
+/* time and t_abs moved by their deltas, within their ranges; t_abs by
+ * dtime alone without dt_abs (a site record). */
+static int get_times(struct cur *c, struct delta *d, int with_dt_abs)
 {
-	int64_t dtime, dt_abs, t_abs;
+	int64_t dtime, dt_abs = 0, t_abs;
 
-	if (get_sv(c, &dtime) || get_sv(c, &dt_abs))
+	if (get_sv(c, &dtime) || (with_dt_abs && get_sv(c, &dt_abs)))
 		return -1;
 	if (dtime < 0 ? (uint64_t)-(dtime + 1) + 1 > d->time
 		      : (uint64_t)dtime > TIME_MAX - d->time)
@@ -541,15 +554,86 @@ static int get_times(struct cur *c, struct delta *d)
 	return 0;
 }
 
-/* One record of p's EVENTS block into rec (its strings in rc until the
- * next); its nesting into *nesting. */
+/* The times, nesting and t_rel that start every record. */
+static int get_record_start(struct cur *c, struct delta *d, uint64_t head,
+			    struct trace2_event *ev, uint64_t *nesting)
+{
+	uint64_t t_rel = 0;
+
+	if (get_times(c, d, !(head & HEAD_SITE)) ||
+	    get_uv_max(c, T2_NESTING_MAX, "a nesting out of range", nesting) ||
+	    ((head & HEAD_T_REL) && get_uv_max(c, SPAN_MAX, "a t_rel out of range", &t_rel)))
+		return -1;
+	ev->time_us = d->time;
+	ev->t_abs_us = d->t_abs;
+	ev->t_rel_us = t_rel;
+	return 0;
+}
+
+/* String n of p's table (n >= 2), or NULL for 0: a number read before and
+ * checked then. */
+static const char *string_at(const struct rproc *p, uint32_t n)
+{
+	return n ? p->strs[n - 2].s : NULL;
+}
+
+/* A site record's fields after its head: the region's from its site. */
+static int read_site_record(struct t2_recording *rc, struct cur *c, const struct rproc *p,
+			    struct delta *d, uint64_t head, struct trace2_event *ev,
+			    uint64_t *nesting)
+{
+	const struct rsite *site;
+	uint64_t n;
+
+	if (ev->kind != TRACE2_EVENT_REGION_ENTER && ev->kind != TRACE2_EVENT_REGION_LEAVE) {
+		snprintf(rc->why, sizeof(rc->why), "a site record (head bit 7) of kind %u, "
+			 "not region_enter or region_leave", (unsigned)ev->kind);
+		return fail(c, rc->why);
+	}
+	if (get_record_start(c, d, head, ev, nesting) || get_uv(c, &n))
+		return -1;
+	if (n >= p->nsites) {
+		snprintf(rc->why, sizeof(rc->why), "site number %llu is not defined",
+			 (unsigned long long)n);
+		return fail(c, rc->why);
+	}
+	site = &p->sites[n];
+	ev->file = string_at(p, site->file);
+	ev->line = site->line;
+	ev->region.category = string_at(p, site->category);
+	ev->region.label = string_at(p, site->label);
+	ev->region.repo_id = site->repo;
+	ev->region.msg = NULL;
+	return 0;
+}
+
+/* A full record's fields after its head. */
+static int read_full_record(struct t2_recording *rc, struct cur *c, const struct rproc *p,
+			    struct delta *d, uint64_t head, struct trace2_event *ev,
+			    uint64_t *nesting)
+{
+	const struct rfield *f;
+	struct slice file;
+	uint64_t line;
+
+	if (get_record_start(c, d, head, ev, nesting) || get_istr(rc, c, p, &file) ||
+	    get_uv_max(c, INT_MAX, "a line number out of range", &line))
+		return -1;
+	pend_string(rc, offsetof(struct trace2_event, file), &file);
+	for (f = fields[ev->kind]; f->how != RF_END; f++)
+		if (get_field(rc, c, p, ev, f))
+			return -1;
+	set_pointers(rc, ev);
+	ev->line = (int)line;
+	return 0;
+}
+
+/* One record of p's EVENTS block into rec (its strings in rc or p's
+ * table until the next); its nesting into *nesting. */
 static int read_record(struct t2_recording *rc, struct cur *c, const struct rproc *p,
 		       struct delta *d, struct t2_record *rec, uint64_t *nesting)
 {
-	struct trace2_event *ev = &rec->ev;
-	const struct rfield *f;
-	uint64_t head, t_rel = 0, line;
-	struct slice file;
+	uint64_t head;
 	unsigned kind;
 
 	rc->nsl = rc->npend = 0;
@@ -557,28 +641,14 @@ static int read_record(struct t2_recording *rc, struct cur *c, const struct rpro
 		return -1;
 	kind = (unsigned)head & HEAD_KIND;
 	if (!kind || kind >= TRACE2_EVENT_KIND_MAX) {
-		snprintf(rc->why, sizeof(rc->why), "event kind %u is not of format version 1",
+		snprintf(rc->why, sizeof(rc->why), "event kind %u is not of format version 2",
 			 kind);
 		return fail(c, rc->why);
 	}
-	if (head & HEAD_ZERO)
-		return fail(c, "a record head with bit 7 set (0 in format version 1)");
-	ev->kind = (enum trace2_event_kind)kind;
-	if (get_times(c, d) ||
-	    get_uv_max(c, T2_NESTING_MAX, "a nesting out of range", nesting) ||
-	    ((head & HEAD_T_REL) && get_uv_max(c, SPAN_MAX, "a t_rel out of range", &t_rel)) ||
-	    get_istr(rc, c, p, &file) || get_uv_max(c, INT_MAX, "a line number out of range", &line))
-		return -1;
-	pend_string(rc, offsetof(struct trace2_event, file), &file);
-	for (f = fields[kind]; f->how != RF_END; f++)
-		if (get_field(rc, c, p, ev, f))
-			return -1;
-	set_pointers(rc, ev);
-	ev->line = (int)line;
-	ev->time_us = d->time;
-	ev->t_abs_us = d->t_abs;
-	ev->t_rel_us = t_rel;
-	return 0;
+	rec->ev.kind = (enum trace2_event_kind)kind;
+	if (head & HEAD_SITE)
+		return read_site_record(rc, c, p, d, head, &rec->ev, nesting);
+	return read_full_record(rc, c, p, d, head, &rec->ev, nesting);
 }
 
 /* The local time's offset at time: of the last TZ block at or before it
@@ -726,7 +796,7 @@ static int read_process(struct t2_recording *rc, struct cur *c, uint64_t key)
 	if (sid.absent || !sid.n)
 		return fail(c, "a PROCESS block without a session id");
 	if (unit != 1)
-		return fail(c, "a time unit other than 1 microsecond (format version 1)");
+		return fail(c, "a time unit other than 1 microsecond (format version 2)");
 	if (t2_map_at(&rc->procs, key, 0))
 		return fail(c, "a second PROCESS block of its process in the file");
 	new_process(rc, key, &sid);
@@ -739,29 +809,54 @@ static void free_strings(struct rproc *p, size_t from)
 		free(p->strs[--p->nstrs].s);
 }
 
+/* A table block's first number and count of entries: the next numbers
+ * of a table that has n entries (numbered from base), at most max in
+ * all, each entry taking at least min_len bytes of the block. */
+static int get_table_span(struct t2_recording *rc, struct cur *c, const char *what, size_t n,
+			  size_t base, size_t max, size_t min_len, uint64_t *count)
+{
+	uint64_t first;
+
+	if (get_uv(c, &first) || get_uv(c, count))
+		return -1;
+	if (first != n + base) {
+		snprintf(rc->why, sizeof(rc->why), "%s numbered from %llu, the next is %zu "
+			 "(numbers skipped or defined again)", what, (unsigned long long)first,
+			 n + base);
+		return fail(c, rc->why);
+	}
+	if (*count > (uint64_t)(c->end - c->p) / min_len) {
+		snprintf(rc->why, sizeof(rc->why), "more %s than the block has bytes", what);
+		return fail(c, rc->why);
+	}
+	if (*count > max - n) {
+		snprintf(rc->why, sizeof(rc->why), "more %s in a process's table than the "
+			 "reader keeps", what);
+		return fail(c, rc->why);
+	}
+	return 0;
+}
+
+/* Room in table a of *cap entries of size bytes for need entries. */
+static void *table_room(void *a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return a;
+	*cap = need + *cap / 2;
+	return t2_realloc(a, *cap * size);
+}
+
 /* STRINGS: the next numbers of the table, all or none. */
 static int read_strings(struct t2_recording *rc, struct cur *c, struct rproc *p)
 {
-	uint64_t first, count, i;
+	uint64_t count, i;
 	size_t had = p->nstrs;
 	struct slice s;
 
-	if (get_uv(c, &first) || get_uv(c, &count))
+	/* each string takes a byte */
+	if (get_table_span(rc, c, "strings", p->nstrs, 2, STRINGS_MAX, 1, &count))
 		return -1;
-	if (first != p->nstrs + 2) {
-		snprintf(rc->why, sizeof(rc->why), "strings numbered from %llu, the next is %zu "
-			 "(numbers skipped or defined again)", (unsigned long long)first,
-			 p->nstrs + 2);
-		return fail(c, rc->why);
-	}
-	if (count > (uint64_t)(c->end - c->p)) /* each string takes a byte */
-		return fail(c, "more strings than the block has bytes");
-	if (count > STRINGS_MAX - p->nstrs)
-		return fail(c, "more strings in a process's table than the reader keeps");
-	if (p->nstrs + count > p->cap) {
-		p->cap = p->nstrs + (size_t)count + p->cap / 2;
-		p->strs = t2_realloc(p->strs, p->cap * sizeof(*p->strs));
-	}
+	p->strs = table_room(p->strs, &p->cap, p->nstrs + (size_t)count, sizeof(*p->strs));
 	for (i = 0; i < count; i++) {
 		if (get_bytes(c, &s)) {
 			free_strings(p, had);
@@ -770,6 +865,72 @@ static int read_strings(struct t2_recording *rc, struct cur *c, struct rproc *p)
 		p->strs[p->nstrs].s = t2_memdup(s.p, s.n);
 		p->strs[p->nstrs++].n = s.n;
 	}
+	return 0;
+}
+
+/* A string number of a site: 0 (absent) or one p's table defines. */
+static int get_site_string(struct t2_recording *rc, struct cur *c, const struct rproc *p,
+			   uint32_t *n)
+{
+	uint64_t v;
+
+	if (get_uv(c, &v))
+		return -1;
+	if (v && (v == 1 || v - 2 >= p->nstrs)) {
+		snprintf(rc->why, sizeof(rc->why), "a site names string number %llu, "
+			 "which is not defined", (unsigned long long)v);
+		return fail(c, rc->why);
+	}
+	*n = (uint32_t)v; /* < STRINGS_MAX + 2 */
+	return 0;
+}
+
+/* A site's repo, in the range a region's repo_id has. */
+static int get_site_repo(struct t2_recording *rc, struct cur *c, int *repo)
+{
+	const struct rfield *f = fields[TRACE2_EVENT_REGION_ENTER];
+	struct trace2_event ev;
+	int64_t v;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE2_EVENT_REGION_ENTER;
+	while (f->off != offsetof(struct trace2_event, region.repo_id))
+		f++;
+	if (get_sv(c, &v) || put_number(rc, c, &ev, f, v, 1))
+		return -1;
+	*repo = ev.region.repo_id;
+	return 0;
+}
+
+static int get_site(struct t2_recording *rc, struct cur *c, const struct rproc *p,
+		    struct rsite *site)
+{
+	uint64_t line;
+
+	if (get_site_string(rc, c, p, &site->file) ||
+	    get_uv_max(c, INT_MAX, "a line number out of range", &line) ||
+	    get_site_string(rc, c, p, &site->category) ||
+	    get_site_string(rc, c, p, &site->label) || get_site_repo(rc, c, &site->repo))
+		return -1;
+	site->line = (int)line;
+	return 0;
+}
+
+/* SITES: the next numbers of the table, all or none. */
+static int read_sites(struct t2_recording *rc, struct cur *c, struct rproc *p)
+{
+	uint64_t count, i;
+	size_t had = p->nsites;
+
+	if (get_table_span(rc, c, "sites", p->nsites, 0, SITES_MAX, SITE_MIN_LEN, &count))
+		return -1;
+	p->sites = table_room(p->sites, &p->capsites, p->nsites + (size_t)count,
+			      sizeof(*p->sites));
+	for (i = 0; i < count; i++, p->nsites++)
+		if (get_site(rc, c, p, &p->sites[p->nsites])) {
+			p->nsites = had;
+			return -1;
+		}
 	return 0;
 }
 
@@ -848,6 +1009,8 @@ static int read_block_of(struct t2_recording *rc, struct cur *c, unsigned type,
 	switch (type) {
 	case B_STRINGS:
 		return read_strings(rc, c, p);
+	case B_SITES:
+		return read_sites(rc, c, p);
 	case B_THREAD:
 		return read_thread(c, p);
 	case B_EVENTS:
@@ -872,7 +1035,7 @@ static void read_block(struct t2_recording *rc, const unsigned char *b, size_t n
 	union t2_map_val *v;
 	int res;
 
-	if (type < B_PROCESS || type > B_END)
+	if (type < B_PROCESS || type > B_SITES)
 		return; /* a later version's: skipped */
 	if (b[1] || b[2] || b[3]) {
 		report(rc, off, 0, "a %s block whose reserved bytes are not 0; skipped",
@@ -902,7 +1065,7 @@ static void read_magic(struct t2_recording *rc, const unsigned char *m)
 	if (memcmp(m, magic_sig, sizeof(magic_sig)))
 		report(rc, 0, 0, "not a recording (its magic is wrong)");
 	else if (version != FORMAT_VERSION)
-		report(rc, 8, 0, "a recording of format version %llu (this reader reads 1)",
+		report(rc, 8, 0, "a recording of format version %llu (this reader reads 2)",
 		       (unsigned long long)version);
 	else if (flags || le(m + 12, 4))
 		report(rc, 10, 0, "a recording with flags this reader does not know");
@@ -994,6 +1157,7 @@ static void free_process(struct rproc *p)
 
 	free_strings(p, 0);
 	free(p->strs);
+	free(p->sites);
 	for (i = 0; i < p->threads.size; i++)
 		if (p->threads.slot[i].used) {
 			struct rthread *t = p->threads.slot[i].val.p;

@@ -25,7 +25,7 @@
 #include "tr2_sysenv.h"
 #include "validate.h"
 
-static const uint8_t magic[16] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1a, 0x0a, 1 };
+static const uint8_t magic[16] = { 0x89, 'T', '2', 'R', 0x0d, 0x0a, 0x1a, 0x0a, 2 };
 
 static struct tr2_dst dst;
 static struct tr2_replay *perf, *normal;

@@ -6,9 +6,12 @@ from that page alone, for the tests of the trace2 command's reader.
 
 DESC is a Python list (read with ast.literal_eval) of steps, in file order:
 
-    ("magic",)  or  ("magic", {"version": 2, "flags": 1})
+    ("magic",)  or  ("magic", {"version": 3, "flags": 1})   (version 2 by default)
     ("process", KEY, {"sid": S, "pid": N, "start": US, "version": V, "unit": 1})
     ("strings", KEY, FIRST, [S, ...])
+    ("sites", KEY, FIRST, [(FILE, LINE, CATEGORY, LABEL, REPO), ...])
+                                            FILE, CATEGORY, LABEL: string
+                                            numbers (None: absent)
     ("thread", KEY, ID, NAME)
     ("tz", KEY, TIME, OFFSET)
     ("events", KEY, THREAD, BASE_TIME, BASE_T_ABS, [RECORD, ...])
@@ -25,6 +28,10 @@ or ("raw", "hex") for bytes as they are.  Its fields: "time", "t_abs"
 "t_rel" (written when given), "file" and "line" (a file: a str written in
 place, an int a string number, None absent), "head" (a head byte of
 one's own), and the kind's fields by the page's names.
+A record with a "site" field is a site record of that site number: head
+(kind | 0x80, 0x40 with "t_rel"), dtime, nesting, t_rel, site; "t_abs"
+may be left out (it moves with "time"; given, it must).  Any kind takes
+"site": a malformed site record is the test's to ask for.
 A str is bytes when given as bytes.  Strings default to absent, repo to
 -1, numbers to 0.  KEY is the 64-bit process key.
 """
@@ -120,8 +127,19 @@ def events(thread, base_time, base_t_abs, records):
             out += bytes.fromhex(f)
             continue
         kind, fields = KINDS[name]
-        head = kind | (0x40 if "t_rel" in f else 0)
+        head = kind | (0x40 if "t_rel" in f else 0) | (0x80 if "site" in f else 0)
         dtime = f["time"] - time
+        if "site" in f:
+            t_abs += dtime
+            if f.get("t_abs", t_abs) != t_abs:
+                raise ValueError("a site record's t_abs moves with its time")
+            time = f["time"]
+            out.append(f.get("head", head))
+            out += sv(dtime) + uv(f.get("nesting", 1))
+            if "t_rel" in f:
+                out += uv(f["t_rel"])
+            out += uv(f["site"])
+            continue
         dt_abs = f["t_abs"] - (t_abs + dtime)
         time, t_abs = f["time"], f["t_abs"]
         out.append(f.get("head", head))
@@ -140,7 +158,7 @@ def step(out, s):
     op, args = s[0], s[1:]
     if op == "magic":
         o = args[0] if args else {}
-        out += MAGIC_SIG + struct.pack("<HHI", o.get("version", 1), o.get("flags", 0), 0)
+        out += MAGIC_SIG + struct.pack("<HHI", o.get("version", 2), o.get("flags", 0), 0)
     elif op == "process":
         key, p = args
         out += block(1, key, str_(p["sid"]) + uv(p.get("pid", 1)) +
@@ -149,6 +167,11 @@ def step(out, s):
     elif op == "strings":
         key, first, strs = args
         out += block(2, key, uv(first) + uv(len(strs)) + b"".join(bytes_(x) for x in strs))
+    elif op == "sites":
+        key, first, sites = args
+        out += block(8, key, uv(first) + uv(len(sites)) + b"".join(
+            uv(fl or 0) + uv(line) + uv(cat or 0) + uv(label or 0) + sv(repo)
+            for fl, line, cat, label, repo in sites))
     elif op == "thread":
         key, tid, name = args
         out += block(3, key, uv(tid) + bytes_(name))

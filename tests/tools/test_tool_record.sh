@@ -8,6 +8,8 @@
 #   (tests/record/kinds.event), --to perf, normal, chrome and otlp, and
 #   summarizes the same; some lines checked as docs/targets.md lays them
 #   out;
+# - site records (SITES blocks) convert to what the same events as full
+#   records give, per process, and afresh in the next file of a process;
 # - local times come from the recording's TZ blocks, whatever the
 #   machine's time zone, a daylight-saving change included;
 # - a recording cut anywhere reads its whole records and says it is cut;
@@ -76,6 +78,109 @@ if "$T2" validate --strict "$tmp/kinds.rec" >"$tmp/val.out" 2>"$tmp/val.err"; th
 fi
 grep -q ' 0 lines, 36 records, 0 errors, 0 warnings' "$tmp/val.err" && ok ||
 	bad "kinds: validate's count: $(cat "$tmp/val.err")"
+
+# --- site records: as the same events in full records ----------------------
+# Two processes with tables of their own; process 3's second EVENTS block
+# starts at a t_abs of its own, which its site records move by dtime.
+mkrec sites <<'EOF'
+[("magic",),
+ ("process", 3, {"sid": "S3", "start": 1700000000000000}),
+ ("strings", 3, 2, ["r.c", "cat", "lbl", "inner"]),
+ ("sites", 3, 0, [(2, 30, 3, 4, -1), (2, 32, 3, 4, -1)]),
+ ("sites", 3, 2, [(None, 0, None, 5, 2)]),
+ ("thread", 3, 0, "main"), ("tz", 3, 0, 0),
+ ("process", 4, {"sid": "S4", "start": 1700000000000000}),
+ ("strings", 4, 2, ["q.c", "c4"]),
+ ("sites", 4, 0, [(2, 7, 3, None, -1)]),
+ ("thread", 4, 0, "main"), ("tz", 4, 0, 0),
+ ("events", 3, 0, 1700000000000000, 0, [
+   ("version", {"time": 1700000000000000, "t_abs": 0, "file": 2, "line": 1, "exe": "1"}),
+   ("region_enter", {"time": 1700000000000005, "site": 0}),
+   ("region_enter", {"time": 1700000000000007, "site": 2, "nesting": 2}),
+   ("region_leave", {"time": 1700000000000009, "site": 2, "nesting": 2, "t_rel": 2}),
+   ("region_enter", {"time": 1700000000000010, "t_abs": 10, "file": 2, "line": 31,
+                     "category": 3, "label": 4, "msg": "m", "nesting": 2}),
+   ("region_leave", {"time": 1700000000000012, "t_abs": 12, "file": 2, "line": 31,
+                     "category": 3, "label": 4, "msg": "m", "nesting": 2, "t_rel": 2}),
+   ("region_leave", {"time": 1700000000000020, "site": 1, "t_rel": 15})]),
+ ("events", 4, 0, 1700000000000000, 0, [
+   ("region_enter", {"time": 1700000000000004, "site": 0})]),
+ ("events", 3, 0, 1700000000000020, 25, [
+   ("region_enter", {"time": 1700000000000023, "site": 0})])]
+EOF
+mkrec sites_full <<'EOF'
+[("magic",),
+ ("process", 3, {"sid": "S3", "start": 1700000000000000}),
+ ("strings", 3, 2, ["r.c", "cat", "lbl", "inner"]),
+ ("thread", 3, 0, "main"), ("tz", 3, 0, 0),
+ ("process", 4, {"sid": "S4", "start": 1700000000000000}),
+ ("thread", 4, 0, "main"), ("tz", 4, 0, 0),
+ ("events", 3, 0, 1700000000000000, 0, [
+   ("version", {"time": 1700000000000000, "t_abs": 0, "file": 2, "line": 1, "exe": "1"}),
+   ("region_enter", {"time": 1700000000000005, "t_abs": 5, "file": "r.c", "line": 30,
+                     "category": "cat", "label": "lbl"}),
+   ("region_enter", {"time": 1700000000000007, "t_abs": 7, "label": "inner", "repo": 2,
+                     "nesting": 2}),
+   ("region_leave", {"time": 1700000000000009, "t_abs": 9, "label": "inner", "repo": 2,
+                     "nesting": 2, "t_rel": 2}),
+   ("region_enter", {"time": 1700000000000010, "t_abs": 10, "file": 2, "line": 31,
+                     "category": 3, "label": 4, "msg": "m", "nesting": 2}),
+   ("region_leave", {"time": 1700000000000012, "t_abs": 12, "file": 2, "line": 31,
+                     "category": 3, "label": 4, "msg": "m", "nesting": 2, "t_rel": 2}),
+   ("region_leave", {"time": 1700000000000020, "t_abs": 20, "file": 2, "line": 32,
+                     "category": 3, "label": 4, "t_rel": 15})]),
+ ("events", 4, 0, 1700000000000000, 0, [
+   ("region_enter", {"time": 1700000000000004, "t_abs": 4, "file": "q.c", "line": 7,
+                     "category": "c4"})]),
+ ("events", 3, 0, 1700000000000020, 25, [
+   ("region_enter", {"time": 1700000000000023, "t_abs": 28, "file": 2, "line": 30,
+                     "category": 3, "label": 4})])]
+EOF
+# the next file of process 3 (a rotation): its tables start afresh, the
+# same numbers naming other strings and sites
+mkrec sites_next <<'EOF'
+[("magic",),
+ ("process", 3, {"sid": "S3", "start": 1700000000000000}),
+ ("strings", 3, 2, ["z.c", "c2", "l2"]),
+ ("sites", 3, 0, [(2, 99, 3, 4, 1)]),
+ ("thread", 3, 0, "main"), ("tz", 3, 0, 0),
+ ("events", 3, 0, 1700000000000030, 30, [
+   ("region_leave", {"time": 1700000000000031, "site": 0, "t_rel": 8})])]
+EOF
+mkrec sites_next_full <<'EOF'
+[("magic",),
+ ("process", 3, {"sid": "S3", "start": 1700000000000000}),
+ ("thread", 3, 0, "main"), ("tz", 3, 0, 0),
+ ("events", 3, 0, 1700000000000030, 30, [
+   ("region_leave", {"time": 1700000000000031, "t_abs": 31, "file": "z.c", "line": 99,
+                     "category": "c2", "label": "l2", "repo": 1, "t_rel": 8})])]
+EOF
+for fmt in perf event normal; do
+	"$T2" convert --to $fmt "$tmp/sites_full.rec" "$tmp/sites_next_full.rec" \
+		>"$tmp/sites.exp.$fmt" 2>&1
+	converted $fmt "$tmp/sites.$fmt" "$tmp/sites.rec" "$tmp/sites_next.rec" &&
+		same "site records --to $fmt: as full records" "$tmp/sites.exp.$fmt" \
+			"$tmp/sites.$fmt"
+done
+grep -q 'r.c:30 .*| region_enter |.*| cat          | label:lbl$' "$tmp/sites.perf" &&
+	grep -q 'z.c:99 .*| region_leave | r1  |  0.000031 |  0.000008 | c2 .*| label:l2$' \
+		"$tmp/sites.perf" && ok || bad "site records: not the sites' fields"
+"$T2" validate "$tmp/sites.rec" "$tmp/sites_next.rec" >"$tmp/sites.val" 2>&1 &&
+	grep -q ' 10 records, 0 errors' "$tmp/sites.val" && ok ||
+	bad "site records: validate failed: $(head -3 "$tmp/sites.val")"
+# the next file does not know the sites of the file before
+mkrec sites_next_undef <<'EOF'
+[("magic",),
+ ("process", 3, {"sid": "S3", "start": 1700000000000000}),
+ ("thread", 3, 0, "main"),
+ ("events", 3, 0, 1700000000000030, 30, [("region_leave", {"time": 1700000000000031,
+  "site": 1, "t_rel": 8})])]
+EOF
+"$T2" convert --to perf "$tmp/sites.rec" "$tmp/sites_next_undef.rec" >/dev/null \
+	2>"$tmp/sites_next_undef.err"
+grep -q "sites_next_undef.rec: offset [0-9]*: site number 1 is not defined" \
+	"$tmp/sites_next_undef.err" && ok ||
+	bad "a site of the file before: $(cat "$tmp/sites_next_undef.err")"
 
 # --- local time: the TZ blocks, a daylight-saving change -------------------
 # +1 h, then +2 h from T0 + 3600 s; a thread's block written after the
@@ -293,10 +398,36 @@ malformed varint65 'a varint over 64 bits' "$(raw_events 18ffffffffffffffffff02)
 malformed istr 'string number 9 is not defined' "$(rec printf '"file": 9, "line": 1')"
 malformed str_past 'runs past the end of its block' "$(raw_events 1a0000010000050461)"
 malformed argv_count 'more strings than its block has bytes' "$(raw_events 030000010000ff01)"
-malformed kind0 'event kind 0 is not of format version 1' "$(rec printf '"head": 0')"
+malformed kind0 'event kind 0 is not of format version 2' "$(rec printf '"head": 0')"
 malformed kind31 'event kind 31 is not' "$(rec printf '"head": 31')"
 malformed kind63 'event kind 63 is not' "$(rec printf '"head": 255')"
-malformed head_bit7 'a record head with bit 7 set' "$(rec printf '"head": 154')"
+malformed head_bit7 'a site record (head bit 7) of kind 26, not region_enter or region_leave' \
+	"$(rec printf '"head": 154')"
+site0='("sites", 1, 0, [(2, 1, None, None, -1)])'
+malformed site_kind 'a site record (head bit 7) of kind 24, not region_enter' \
+	"$site0, $(rec data '"site": 0')"
+malformed site_none 'site number 0 is not defined' "$(rec region_enter '"site": 0')"
+malformed site_undef 'site number 1 is not defined' "$site0, $(rec region_leave '"site": 1')"
+malformed site_huge 'site number 18446744073709551615 is not defined' \
+	"$site0, $(rec region_enter '"site": 18446744073709551615')"
+malformed site_file 'a site names string number 3, which is not defined' \
+	'("sites", 1, 0, [(3, 1, None, None, -1)])'
+malformed site_file1 'a site names string number 1, which is not defined' \
+	'("sites", 1, 0, [(1, 1, None, None, -1)])'
+malformed site_label 'a site names string number 18446744073709551615, which' \
+	'("sites", 1, 0, [(2, 1, 2, 18446744073709551615, -1)])'
+malformed site_line 'a line number out of range' '("sites", 1, 0, [(2, 2147483648, 2, 2, -1)])'
+malformed site_repo 'region.repo_id -2 is out of range' '("sites", 1, 0, [(2, 1, 2, 2, -2)])'
+malformed sites_skip 'sites numbered from 1, the next is 0' '("sites", 1, 1, [(2, 1, 2, 2, 0)])'
+malformed sites_again 'sites numbered from 0, the next is 1' "$site0, $site0"
+malformed sites_first 'sites numbered from 18446744073709551615, the next is 0' \
+	'("block", 8, 1, "ffffffffffffffffff01 00")'
+malformed sites_count 'more sites than the block has bytes' '("block", 8, 1, "00 ff01 0000000000")'
+malformed sites_varint 'a varint longer than 10 bytes' \
+	'("block", 8, 1, "00 01 ffffffffffffffffffff01")'
+malformed sites_past 'runs past the end of its block' '("block", 8, 1, "00 02 0000000000 0000000080")'
+malformed sites_max "more sites in a process's table than the reader keeps" \
+	"(\"block\", 8, 1, \"00$(python3 -c 'print("818040" + "00" * 5 * 1048577)')\")"
 malformed nesting 'a nesting out of range' "$(rec printf '"nesting": 100001')"
 malformed line 'a line number out of range' "$(rec printf '"file": 2, "line": 2147483648')"
 malformed signo 'signal.signo 256 is out of range' "$(rec signal '"signo": 256')"
@@ -340,10 +471,12 @@ grep -q '| ok1$' "$tmp/partial.out" && ok || bad "partial: the record before the
 grep -q "offset [0-9]*: event kind 0 .*EVENTS block skipped from there" "$tmp/partial.err" &&
 	ok || bad "partial: $(cat "$tmp/partial.err")"
 # the file itself
-printf '[("magic", {"version": 2}), ("raw", "00")]' | mkrec version2
-"$T2" convert --to perf "$tmp/version2.rec" >/dev/null 2>"$tmp/version2.err"
-grep -q "offset 8: a recording of format version 2 (this reader reads 1)" "$tmp/version2.err" &&
-	ok || bad "version 2: $(cat "$tmp/version2.err")"
+for v in 1 3; do
+	printf '[("magic", {"version": %s}), ("raw", "00")]' $v | mkrec version$v
+	"$T2" convert --to perf "$tmp/version$v.rec" >/dev/null 2>"$tmp/version$v.err"
+	grep -q "offset 8: a recording of format version $v (this reader reads 2)" \
+		"$tmp/version$v.err" && ok || bad "version $v: $(cat "$tmp/version$v.err")"
+done
 printf '[("magic", {"flags": 1})]' | mkrec flags
 "$T2" convert --to perf "$tmp/flags.rec" >/dev/null 2>"$tmp/flags.err"
 grep -q "offset 10: a recording with flags this reader does not know" "$tmp/flags.err" &&
