@@ -5,7 +5,8 @@ the tests: it shares no code with the library or the trace2 command.
 usage: decode.py FILE...   one JSON object per record on stdout:
   {"pid", "sid", "thread", "event", "time", "t_abs", "t_rel", "nesting",
    "file", "line", "tz", plus the kind's fields by name}
-and one {"dropped": N, "thread": NAME} per DROPPED block.
+and one {"dropped": N, "thread": NAME} per DROPPED block.  A site record
+gives the object of the full region record it stands for (msg null).
 Exits 1 with a message on anything the format does not allow.
 """
 import json
@@ -13,12 +14,16 @@ import struct
 import sys
 
 MAGIC = bytes([0x89, 0x54, 0x32, 0x52, 0x0D, 0x0A, 0x1A, 0x0A])
+VERSION = 2
 
 CHILD = [("sv", "id"), ("sv", "pid"), ("str", "child_class"), ("str", "hook_name"),
          ("str", "cd"), ("argv", "argv"), ("sv", "git_cmd"), ("sv", "use_shell"),
          ("sv", "code"), ("str", "ready")]
 EXEC = [("sv", "id"), ("str", "exe"), ("argv", "argv"), ("sv", "code")]
 REGION = [("istr", "category"), ("istr", "label"), ("sv", "repo"), ("str", "msg")]
+REGION_KINDS = (22, 23)  # region_enter, region_leave: the kinds of site records
+HEAD_SITE = 0x80
+HEAD_T_REL = 0x40
 TIMER = [("istr", "category"), ("istr", "name"), ("uv", "intervals"), ("uv", "total_ns"),
          ("uv", "min_ns"), ("uv", "max_ns")]
 COUNTER = [("istr", "category"), ("istr", "name"), ("uv", "value")]
@@ -115,6 +120,7 @@ def text(b):
 class Process:
     def __init__(self):
         self.strings = {}
+        self.sites = []  # per entry: the region fields it stands for
         self.threads = {}
         self.tz = []
         self.info = None
@@ -125,7 +131,7 @@ def decode(path, out):
     if data[:8] != MAGIC:
         raise Bad("%s: not a recording" % path)
     version, flags, zero = struct.unpack("<HHI", data[8:16])
-    if version != 1 or flags or zero:
+    if version != VERSION or flags or zero:
         raise Bad("%s: format version %d flags %d" % (path, version, flags))
     procs = {}
     c = Cursor(data)
@@ -156,6 +162,8 @@ def decode(path, out):
                 raise Bad("strings from %d, expected %d" % (first, len(p.strings) + 2))
             for k in range(count):
                 p.strings[first + k] = b.bytes_()
+        elif btype == 8:
+            sites(p, b)
         elif btype == 3:
             tid = b.uv()
             p.threads[tid] = text(b.bytes_())
@@ -172,6 +180,30 @@ def decode(path, out):
             continue  # a block type of a later version: skipped
         if btype != 4 and b.left():
             raise Bad("block %d: %d bytes left" % (btype, b.left()))
+
+
+def table_string(p, n):
+    if n not in p.strings:
+        raise Bad("string %d not defined" % n)
+    return text(p.strings[n])
+
+
+def site_string(p, n):
+    return None if n == 0 else table_string(p, n)
+
+
+def sites(p, b):
+    first = b.uv()
+    count = b.uv()
+    if first != len(p.sites):
+        raise Bad("sites from %d, expected %d" % (first, len(p.sites)))
+    for _ in range(count):
+        site = {"file": site_string(p, b.uv()), "line": b.uv()}
+        site["category"] = site_string(p, b.uv())
+        site["label"] = site_string(p, b.uv())
+        site["repo"] = b.sv()
+        site["msg"] = None
+        p.sites.append(site)
 
 
 def offset_at(p, t):
@@ -193,9 +225,7 @@ def field(p, b, kind):
             return None
         if n == 1:
             return text(b.bytes_())
-        if n not in p.strings:
-            raise Bad("string %d not defined" % n)
-        return text(p.strings[n])
+        return table_string(p, n)
     if kind == "sv":
         return b.sv()
     if kind == "uv":
@@ -208,30 +238,55 @@ def field(p, b, kind):
     raise Bad(kind)
 
 
+def record_head(b, head, state, dt_abs):
+    """The fields both forms of record start with: the times (a full
+    record's dt_abs when dt_abs), nesting and t_rel."""
+    dtime = b.sv()
+    state["time"] += dtime
+    state["t_abs"] += dtime + (b.sv() if dt_abs else 0)
+    rec = {"event": KINDS[head & 0x3F][0], "time": state["time"], "t_abs": state["t_abs"],
+           "nesting": b.uv()}
+    rec["t_rel"] = b.uv() if head & HEAD_T_REL else 0
+    return rec
+
+
+def full_record(p, b, head, state):
+    rec = record_head(b, head, state, True)
+    rec["file"] = field(p, b, "istr")
+    rec["line"] = b.uv()
+    for ftype, fname in KINDS[head & 0x3F][1]:
+        rec[fname] = field(p, b, ftype)
+    return rec
+
+
+def site_record(p, b, head, state):
+    rec = record_head(b, head, state, False)
+    site = b.uv()
+    if site >= len(p.sites):
+        raise Bad("site %d not defined" % site)
+    rec.update(p.sites[site])
+    return rec
+
+
 def events(p, b, out):
     tid = b.uv()
     if tid not in p.threads:
         raise Bad("thread %d not named" % tid)
-    time = b.u64()
-    t_abs = b.u64()
+    state = {"time": b.u64(), "t_abs": b.u64()}
     while b.left():
         head = b.u8()
         kind = head & 0x3F
-        if head & 0x80 or kind not in KINDS:
+        if head & HEAD_SITE and kind in REGION_KINDS:
+            rec = site_record(p, b, head, state)
+        elif head & HEAD_SITE or kind not in KINDS:
             raise Bad("head %#x" % head)
-        name, fields = KINDS[kind]
-        dtime = b.sv()
-        time += dtime
-        t_abs += dtime + b.sv()
-        rec = {"pid": p.info["pid"], "sid": p.info["sid"], "thread": p.threads[tid],
-               "event": name, "time": time, "t_abs": t_abs, "nesting": b.uv()}
-        rec["t_rel"] = b.uv() if head & 0x40 else 0
-        rec["file"] = field(p, b, "istr")
-        rec["line"] = b.uv()
-        for ftype, fname in fields:
-            rec[fname] = field(p, b, ftype)
-        rec["tz"] = offset_at(p, time)
-        out.append(rec)
+        else:
+            rec = full_record(p, b, head, state)
+        # the process's pid first: a child record's own "pid" field wins
+        whole = {"pid": p.info["pid"], "sid": p.info["sid"], "thread": p.threads[tid],
+                 "tz": offset_at(p, rec["time"])}
+        whole.update(rec)
+        out.append(whole)
 
 
 def main():
