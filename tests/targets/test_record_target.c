@@ -37,8 +37,10 @@ struct proc_count {
 	uint64_t key;
 	size_t regions[THREADS];   /* region_enter and region_leave records */
 	size_t records[THREADS];
+	size_t site_records[THREADS];
 	uint64_t dropped[THREADS];
 	size_t strings, threads, tz, ends, processes;
+	uint64_t sites;            /* entries of its SITES blocks */
 	unsigned char named[THREADS];  /* a THREAD block named it */
 	int unnamed;               /* an EVENTS block of a thread not named */
 	int last_kind;             /* of the last record read */
@@ -49,6 +51,9 @@ struct proc_count {
 
 #define WALK_STRINGS 256
 #define WALK_LABELS 64
+#define WALK_SITES 1024
+#define HEAD_T_REL 0x40
+#define HEAD_SITE 0x80
 
 struct walk {
 	struct proc_count p[PROCS];
@@ -58,6 +63,7 @@ struct walk {
 	/* the first process's string table (numbers from 2), and the labels
 	 * of its first region_enter records */
 	char strings[WALK_STRINGS][64];
+	uint64_t site_labels[WALK_SITES]; /* its sites' label string numbers */
 	char labels[WALK_LABELS][64];
 	size_t nlabels;
 };
@@ -122,12 +128,21 @@ static void skip_istr(struct cur *c)
 		skip_bytes(c, uv(c));
 }
 
+/* The first process's string n into out (64 bytes; empty when absent or
+ * beyond the walker's table). */
+static void table_string(const struct walk *w, uint64_t n, char *out)
+{
+	out[0] = '\0';
+	if (n >= 2 && n < WALK_STRINGS)
+		memcpy(out, w->strings[n], 64);
+}
+
 /* An istr's text into out (64 bytes): from the table or in place. */
 static void read_istr(struct cur *c, const struct walk *w, char *out)
 {
 	uint64_t n = uv(c), len;
 
-	out[0] = '\0';
+	table_string(w, n, out);
 	if (n == 1) {
 		len = uv(c);
 		if (len < 64 && (uint64_t)(c->end - c->p) >= len) {
@@ -135,8 +150,7 @@ static void read_istr(struct cur *c, const struct walk *w, char *out)
 			out[len] = '\0';
 		}
 		skip_bytes(c, len);
-	} else if (n >= 2 && n < WALK_STRINGS)
-		memcpy(out, w->strings[n], 64);
+	}
 }
 
 static void skip_argv(struct cur *c)
@@ -160,20 +174,13 @@ static struct proc_count *proc_of(struct walk *w, uint64_t key)
 	return &w->p[w->nprocs++];
 }
 
-/* One record of an EVENTS block of thread tid. */
-static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct cur *c,
-			uint64_t *time)
+/* A full record's location and fields: its label (a region's) into
+ * label; returns the length of its last str (a region's msg). */
+static size_t walk_fields(const struct walk *w, int kind, struct cur *c, char *label)
 {
-	int head = *c->p++, kind = head & 0x3f;
-	uint64_t dtime = uv(c);
 	size_t msg_len = 0, nistr = 0;
 	char istr[4][64];
 
-	*time += (uint64_t)((int64_t)(dtime >> 1) ^ -(int64_t)(dtime & 1));
-	uv(c); /* dt_abs */
-	uv(c); /* nesting */
-	if (head & 0x40)
-		uv(c);
 	skip_istr(c);
 	uv(c);
 	switch (kind) {
@@ -192,9 +199,53 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 	default:
 		c->bad = 1;
 	}
+	if (nistr >= 2)
+		memcpy(label, istr[1], 64);
+	return msg_len;
+}
+
+static int is_region(int kind)
+{
+	return kind == TRACE2_EVENT_REGION_ENTER || kind == TRACE2_EVENT_REGION_LEAVE;
+}
+
+/* A site record's site number: a site its process defined, its label
+ * (the first process's sites) into label. */
+static void walk_site(const struct walk *w, const struct proc_count *pc, int kind,
+		      struct cur *c, char *label)
+{
+	uint64_t site = uv(c);
+
+	if (!is_region(kind) || site >= pc->sites)
+		c->bad = 1;
+	else if (pc == &w->p[0] && site < WALK_SITES)
+		table_string(w, w->site_labels[site], label);
+}
+
+/* One record of an EVENTS block of thread tid: a full record or a site
+ * record (head bit 7). */
+static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct cur *c,
+			uint64_t *time)
+{
+	int head = *c->p++, kind = head & 0x3f;
+	uint64_t dtime = uv(c);
+	size_t msg_len = 0;
+	char label[64] = "";
+
+	*time += (uint64_t)((int64_t)(dtime >> 1) ^ -(int64_t)(dtime & 1));
+	if (!(head & HEAD_SITE))
+		uv(c); /* dt_abs */
+	uv(c); /* nesting */
+	if (head & HEAD_T_REL)
+		uv(c);
+	if (head & HEAD_SITE) {
+		walk_site(w, pc, kind, c, label);
+		pc->site_records[tid]++;
+	} else
+		msg_len = walk_fields(w, kind, c, label);
 	if (kind == TRACE2_EVENT_REGION_ENTER && pc == &w->p[0] && w->nlabels < WALK_LABELS)
-		memcpy(w->labels[w->nlabels++], istr[1], 64);
-	if (kind == TRACE2_EVENT_REGION_ENTER || kind == TRACE2_EVENT_REGION_LEAVE) {
+		memcpy(w->labels[w->nlabels++], label, 64);
+	if (is_region(kind)) {
 		pc->regions[tid]++;
 		if (msg_len > 65536)
 			w->big_msgs++;
@@ -204,6 +255,30 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 	if (*time < pc->last_time[tid])
 		pc->backwards = 1;
 	pc->last_time[tid] = *time;
+}
+
+/* A SITES block: its entries follow the process's last (the first
+ * process's keep their label string numbers). */
+static void walk_sites(struct walk *w, struct proc_count *pc, struct cur *b)
+{
+	uint64_t first = uv(b), count = uv(b), i, label;
+
+	if (first != pc->sites) {
+		b->bad = 1;
+		return;
+	}
+	for (i = 0; i < count && !b->bad; i++) {
+		uv(b); /* file */
+		uv(b); /* line */
+		uv(b); /* category */
+		label = uv(b);
+		uv(b); /* repo */
+		if (pc == &w->p[0] && first + i < WALK_SITES)
+			w->site_labels[first + i] = label;
+	}
+	pc->sites = first + i;
+	if (b->p != b->end)
+		b->bad = 1;
 }
 
 /* A STRINGS block into the walker's table. */
@@ -230,7 +305,7 @@ static void walk_file(struct walk *w, const char *path)
 	memset(w, 0, sizeof(*w));
 	assert_non_null(text);
 	assert_true(len >= 16);
-	assert_memory_equal(text, "\x89T2R\r\n\x1a\n\1\0\0\0\0\0\0\0", 16);
+	assert_memory_equal(text, "\x89T2R\r\n\x1a\n\2\0\0\0\0\0\0\0", 16);
 	c.p = (const unsigned char *)text + 16;
 	c.end = (const unsigned char *)text + len;
 	c.bad = 0;
@@ -297,6 +372,9 @@ static void walk_file(struct walk *w, const char *path)
 		case 7:
 			pc->ends++;
 			pc->end_reason = b.p < b.end ? *b.p : -1;
+			break;
+		case 8:
+			walk_sites(w, pc, &b);
 			break;
 		}
 		c.bad |= b.bad;
@@ -412,6 +490,8 @@ static void test_rings_wrap_nothing_lost(void **state)
 	for (t = 1; t <= l.threads; t++) {
 		assert_int_equal(w.p[0].regions[t], 2 * (size_t)l.pairs);
 		assert_int_equal(w.p[0].dropped[t], 0);
+		/* regions without a message: most are site records */
+		assert_true(2 * w.p[0].site_records[t] > w.p[0].regions[t]);
 	}
 }
 
