@@ -16,13 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { B_DROPPED = 6, B_EVENTS = 4, BLOCK_HEAD = 16, MAGIC_LEN = 16 };
-enum { K_REGION_ENTER = 22, K_REGION_LEAVE = 23, HEAD_T_REL = 0x40, HEAD_KIND = 0x3f };
+enum { B_DROPPED = 6, B_EVENTS = 4, BLOCK_HEAD = 16, MAGIC_LEN = 16, FORMAT_VERSION = 2 };
+enum { K_REGION_ENTER = 22, K_REGION_LEAVE = 23 };
+enum { HEAD_SITE = 0x80, HEAD_T_REL = 0x40, HEAD_KIND = 0x3f };
 
 /*
  * Each kind's fields after the common part, one letter a field: v a uv
  * or sv, s a str, i an istr, a an argv, 1 a u8.  NULL: not a kind of
- * version 1.
+ * version 2.
  */
 static const char *const kind_fields[31] = {
 	[1] = "s", [2] = "", [3] = "a", [4] = "v", [5] = "v", [6] = "v",
@@ -121,26 +122,39 @@ static int skip_field(struct cur *c, char type)
 	}
 }
 
-/* One record; its kind in *kind. */
+static int skip_uvs(struct cur *c, int n)
+{
+	uint64_t v;
+
+	while (n--)
+		if (get_uv(c, &v))
+			return -1;
+	return 0;
+}
+
+/* One record, a full record or a site record (a region's, its fields
+ * dtime, nesting, [t_rel], site); its kind in *kind. */
 static int skip_record(struct cur *c, unsigned *kind)
 {
 	const char *f;
 	unsigned head;
 	uint64_t v;
-	int k;
+	int t_rel;
 
 	if (c->p == c->end)
 		return -1;
 	head = *c->p++;
 	*kind = head & HEAD_KIND;
-	if ((head & 0x80) || *kind >= sizeof(kind_fields) / sizeof(kind_fields[0]) ||
-	    !(f = kind_fields[*kind]))
-		return -1;
-	/* dtime, dt_abs, nesting, [t_rel] */
-	for (k = 0; k < ((head & HEAD_T_REL) ? 4 : 3); k++)
-		if (get_uv(c, &v))
+	t_rel = !!(head & HEAD_T_REL);
+	if (head & HEAD_SITE) {
+		if (*kind != K_REGION_ENTER && *kind != K_REGION_LEAVE)
 			return -1;
-	if (skip_string(c, 1) || get_uv(c, &v)) /* file, line */
+		return skip_uvs(c, 3 + t_rel);
+	}
+	if (*kind >= sizeof(kind_fields) / sizeof(kind_fields[0]) || !(f = kind_fields[*kind]))
+		return -1;
+	/* dtime, dt_abs, nesting, [t_rel]; file, line */
+	if (skip_uvs(c, 3 + t_rel) || skip_string(c, 1) || get_uv(c, &v))
 		return -1;
 	for (; *f; f++)
 		if (skip_field(c, *f))
@@ -179,7 +193,8 @@ static int count_blocks(const unsigned char *data, uint64_t size, struct record_
 	static const unsigned char magic[8] = { 0x89, 'T', '2', 'R', 0x0D, 0x0A, 0x1A, 0x0A };
 	uint64_t at = MAGIC_LEN;
 
-	if (size < MAGIC_LEN || memcmp(data, magic, sizeof(magic)) || le(data + 8, 2) != 1)
+	if (size < MAGIC_LEN || memcmp(data, magic, sizeof(magic)) ||
+	    le(data + 8, 2) != FORMAT_VERSION)
 		return -1;
 	while (at < size) {
 		uint64_t len;
