@@ -76,11 +76,12 @@ static int monotonic_ns(uint64_t *ns)
  * it was reused: no lock, no spinning on a writer, so a signal handler
  * that interrupts a re-anchoring reads the block published before it.
  * Writers claim only free slots or slots of generations older than the
- * current one.  The TSC is read after the block, so a reading of a
- * newer block is also a later TSC value -- or, read a few cycles early
- * without an lfence (read_fast()), a value no earlier than the previous
- * block's refresh point less those cycles: before the newer block's knee,
- * where it gives the same F as the block before it.
+ * current one.  tsc_mono_ns() reads the TSC after the block (lfence
+ * first), so a reading of a newer block is also a later TSC value;
+ * read_fast() reads it just before (no lfence), so a newer block may get
+ * a value from before its publication -- no earlier than the previous
+ * block's refresh point, so before the newer block's knee, where it
+ * gives the same F as the block before it.
  */
 #define SLOTS 8
 #define REFRESH_NS 2500000u
@@ -148,33 +149,38 @@ static int read_slot(const struct tsc_slot *s, uint64_t gen, struct tsc_block *b
 
 /*
  * Most readings: before the current block's refresh point, from the
- * block's lines alone (8 of its 11 words, loaded one by one: no loop, no
- * copy of the block); 0 sends the caller to tsc_mono_ns().  The TSC is
- * read after the loads, unordered (tr2_plat_tsc_now()).
+ * line the TSC falls on (4 or 5 of the block's 11 words, loaded one by
+ * one between the sequence checks: no loop, no copy of the block); 0
+ * sends the caller to tsc_mono_ns().  The TSC is read first, unordered
+ * (tr2_plat_tsc_now()): a block newer than the value maps it as the
+ * block before would (it falls before the newer block's knee).
  */
 static inline __attribute__((always_inline)) int read_fast(uint64_t *ns)
 {
-	uint64_t cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE), tsc;
+	uint64_t cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE), tsc, end;
 	const struct tsc_slot *s = &slots[cur & (SLOTS - 1)];
-	struct tsc_block b;
+	struct line l;
 
 	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != cur >> 3)
 		return 0;
-	b.cur.tsc = SLOT_WORD(s, cur.tsc);
-	b.cur.ns = SLOT_WORD(s, cur.ns);
-	b.cur.slope = SLOT_WORD(s, cur.slope);
-	b.refresh = SLOT_WORD(s, refresh);
-	b.prev.tsc = SLOT_WORD(s, prev.tsc);
-	b.prev.ns = SLOT_WORD(s, prev.ns);
-	b.prev.slope = SLOT_WORD(s, prev.slope);
-	b.prev_end = SLOT_WORD(s, prev_end);
+	tsc = tr2_plat_tsc_now();
+	if (tsc >= SLOT_WORD(s, refresh))
+		return 0;
+	l.tsc = SLOT_WORD(s, cur.tsc);
+	if (tsc >= l.tsc) {
+		l.ns = SLOT_WORD(s, cur.ns);
+		l.slope = SLOT_WORD(s, cur.slope);
+	} else {
+		l.tsc = SLOT_WORD(s, prev.tsc);
+		l.ns = SLOT_WORD(s, prev.ns);
+		l.slope = SLOT_WORD(s, prev.slope);
+		end = SLOT_WORD(s, prev_end);
+		tsc = tsc < end ? tsc : end;
+	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != cur >> 3)
 		return 0;
-	tsc = tr2_plat_tsc_now();
-	if (tsc >= b.refresh)
-		return 0;
-	*ns = block_at(&b, tsc);
+	*ns = line_at(&l, tsc);
 	return 1;
 }
 

@@ -633,37 +633,53 @@ static __attribute__((noinline)) int learn_site(state *st, struct site *site, ev
  * program's read-only segments always have, so only the others are
  * read.
  */
+static __attribute__((noinline)) int site_strings_same(const struct site *site, event_t *ev)
+{
+	return still_same(&site->seen_file, ev->file) &&
+	       still_same(&site->seen_category, ev->region.category) &&
+	       still_same(&site->seen_label, ev->region.label);
+}
+
 static inline int site_same(const struct site *site, event_t *ev)
 {
 	if (!site->id_len || site->line != ev->line || site->file != ev->file ||
 	    site->category != ev->region.category || site->label != ev->region.label ||
 	    site->repo_id != ev->region.repo_id)
 		return 0;
-	return site->immutable || (still_same(&site->seen_file, ev->file) &&
-				   still_same(&site->seen_category, ev->region.category) &&
-				   still_same(&site->seen_label, ev->region.label));
+	return site->immutable || site_strings_same(site, ev);
 }
 
-/* A region record as a site record (docs/record-format.md): one without
- * a message whose t_abs moves with its time, from a site whose strings
- * and number are in their tables.  NULL for another (a full record). */
-static inline __attribute__((always_inline)) char *
-encode_region(state *st, struct tr2_rec_stream *s, char *w, event_t *ev)
+/* Whether ev can be a site record (docs/record-format.md): a region's,
+ * without a message, its t_abs moving with its time. */
+static inline int site_recordable(const struct tr2_rec_stream *s, event_t *ev)
 {
-	struct site *site = site_of(s, ev->file, ev->line);
-	int has_t_rel = ev->t_rel_us != 0;
-	uint64_t dtime = ev->time_us - s->prev_time;
+	return !ev->region.msg && ev->t_abs_us - s->prev_t_abs == ev->time_us - s->prev_time;
+}
 
-	if (ev->region.msg || ev->t_abs_us - s->prev_t_abs != dtime ||
-	    (!site_same(site, ev) && !learn_site(st, site, ev)))
-		return NULL;
+/* The site record of ev at w, from its site; its end. */
+static inline char *put_site_record(const struct tr2_rec_stream *s, const struct site *site,
+				    char *w, event_t *ev)
+{
+	int has_t_rel = ev->t_rel_us != 0;
+
 	*w++ = (char)(ev->kind | HEAD_SITE | (has_t_rel ? HEAD_T_REL : 0));
-	w = put_sv(w, (int64_t)dtime);
+	w = put_sv(w, (int64_t)(ev->time_us - s->prev_time));
 	w = put_uv(w, ev->nesting);
 	if (has_t_rel)
 		w = put_uv(w, ev->t_rel_us);
 	memcpy(w, site->id, SITE_ID_BYTES);
 	return w + site->id_len;
+}
+
+/* A region record as a site record, its site learnt if new; NULL when
+ * it cannot be one (a full record then). */
+static char *encode_region(state *st, struct tr2_rec_stream *s, char *w, event_t *ev)
+{
+	struct site *site = site_of(s, ev->file, ev->line);
+
+	if (!site_recordable(s, ev) || (!site_same(site, ev) && !learn_site(st, site, ev)))
+		return NULL;
+	return put_site_record(s, site, w, ev);
 }
 
 /* Bytes free in the ring, from the consumer's tail as last seen. */
@@ -865,16 +881,25 @@ static void drain_here(state *st);
 
 /* The record between p and end is the ring's next: published, the
  * stream's state after it, the writer woken at each quarter ring. */
-static inline void publish(state *st, struct tr2_rec_stream *s, event_t *ev, char *p, char *end)
+static inline void publish(struct tr2_rec_stream *s, event_t *ev, char *p, char *end)
 {
 	put_word(p, (unsigned)(end - p - RING_WORD));
 	commit(s, (size_t)(end - p));
 	s->prev_time = ev->time_us;
 	s->prev_t_abs = ev->t_abs_us;
-	if (s->head >= s->next_kick) {
-		s->next_kick = s->head + (s->mask + 1) / 4;
-		wake_writer(st);
-	}
+}
+
+static __attribute__((noinline)) void kick(state *st, struct tr2_rec_stream *s)
+{
+	s->next_kick = s->head + (s->mask + 1) / 4;
+	wake_writer(st);
+}
+
+/* The writer woken at each quarter ring the stream fills. */
+static inline void kick_at_quarter(state *st, struct tr2_rec_stream *s)
+{
+	if (s->head >= s->next_kick)
+		kick(st, s);
 }
 
 static int is_region(event_t *ev)
@@ -913,11 +938,12 @@ static __attribute__((noinline)) void record_any(state *st, event_t *ev)
 	if (!end)
 		end = encode(&e, p + RING_WORD, ev);
 	if (!e.over)
-		publish(st, s, ev, p, end);
+		publish(s, ev, p, end);
 	else if (push_heap(st, s, ev)) {
 		s->prev_time = ev->time_us;
 		s->prev_t_abs = ev->t_abs_us;
 	}
+	kick_at_quarter(st, s);
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
@@ -933,32 +959,29 @@ out:
 		drain_from_handler(st);
 }
 
-/* A region record into a ring with room, from a site it knows (or
- * learns); 0 if it took another way (record_any() then). */
-static inline int record_region(state *st, struct tr2_rec_stream *s, event_t *ev)
-{
-	char *p = s->ring + (s->head & s->mask), *end;
-
-	s->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	end = encode_region(st, s, p + RING_WORD, ev);
-	if (end)
-		publish(st, s, ev, p, end);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->busy = 0;
-	return end != NULL;
-}
-
-/* The common record first: a region's, from a thread whose stream has
- * room and no drop to tell. */
+/* The common record first: a site record from a site the thread knows,
+ * into its stream's ring with room and no drop to tell; anything else
+ * record_any(). */
 static HOT void record(void *ctx, event_t *ev)
 {
 	state *st = ctx;
 	struct tr2_rec_stream *s = known_stream(st, ev);
+	struct site *site;
+	char *p, *end;
 
-	if (s && is_region(ev) && !s->busy && !s->dropped && room(s) && record_region(st, s, ev))
+	if (!s || !is_region(ev) || s->busy || s->dropped || !room(s) || !site_recordable(s, ev) ||
+	    !site_same(site = site_of(s, ev->file, ev->line), ev)) {
+		record_any(st, ev);
 		return;
-	record_any(st, ev);
+	}
+	p = s->ring + (s->head & s->mask);
+	s->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	end = put_site_record(s, site, p + RING_WORD, ev);
+	publish(s, ev, p, end);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
+	kick_at_quarter(st, s);
 }
 
 /* ---------------------------------------------------------------- */
