@@ -1075,15 +1075,13 @@ lane(enum trace2_event_kind kind, const char *file, int line, const char *catego
  * region the stack cannot hold (memory ran out) is not traced, nor is any
  * region inside it, nor their leaves: what is written stays balanced.
  */
-static TR2_HOT void enter_region(const char *file, int line, const char *category,
-				 const char *label, const struct repository *repo,
-				 const char *msg)
+static TR2_HOT __attribute__((noinline)) void
+enter_region_long(const char *file, int line, const char *category, const char *label,
+		  const struct repository *repo, const char *msg)
 {
 	struct tr2_ev ev;
 	struct tr2_tls *tls;
 
-	if (lane(TRACE2_EVENT_REGION_ENTER, file, line, category, label, repo, msg))
-		return;
 	if (!tr2_category_pass(category)) {
 		enter_filtered_region();
 		return;
@@ -1098,15 +1096,14 @@ static TR2_HOT void enter_region(const char *file, int line, const char *categor
 	dispatch(tls, &ev);
 }
 
-static TR2_HOT void leave_region(const char *file, int line, const char *category,
-				 const char *label, const struct repository *repo,
-				 const char *msg)
+static TR2_HOT __attribute__((noinline)) void
+leave_region_long(const char *file, int line, const char *category, const char *label,
+		  const struct repository *repo, const char *msg)
 {
 	struct tr2_ev ev;
-	struct tr2_tls *tls;
+	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_REGION_LEAVE, file, line);
 
-	if (lane(TRACE2_EVENT_REGION_LEAVE, file, line, category, label, repo, msg) ||
-	    !(tls = ev_begin(&ev, TRACE2_EVENT_REGION_LEAVE, file, line)))
+	if (!tls)
 		return;
 	if (tls->unpushed) {
 		tls->unpushed--;
@@ -1124,6 +1121,23 @@ static TR2_HOT void leave_region(const char *file, int line, const char *categor
 	ev.pub.nesting = tr2_tls_nesting(tls);
 	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
 	dispatch(tls, &ev);
+}
+
+/* A region event: the lane, else the long way. */
+static TR2_HOT inline __attribute__((always_inline)) void
+enter_region(const char *file, int line, const char *category, const char *label,
+	     const struct repository *repo, const char *msg)
+{
+	if (!lane(TRACE2_EVENT_REGION_ENTER, file, line, category, label, repo, msg))
+		enter_region_long(file, line, category, label, repo, msg);
+}
+
+static TR2_HOT inline __attribute__((always_inline)) void
+leave_region(const char *file, int line, const char *category, const char *label,
+	     const struct repository *repo, const char *msg)
+{
+	if (!lane(TRACE2_EVENT_REGION_LEAVE, file, line, category, label, repo, msg))
+		leave_region_long(file, line, category, label, repo, msg);
 }
 
 /*

@@ -1208,6 +1208,10 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 {
 	uint64_t tail = s->tail, committed = __atomic_load_n(&s->committed, __ATOMIC_ACQUIRE);
 	char *start, *w, *end = st->scratch + SCRATCH;
+	/* read once: their cache line is the producer's, which it writes
+	 * with every record */
+	const unsigned char *ring = (const unsigned char *)s->ring;
+	uint64_t mask = s->mask;
 
 	if (tail == committed)
 		return 0;
@@ -1216,7 +1220,7 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 		write_thread(st, s);
 	start = w = events_start(s, st->scratch);
 	while (tail < committed) {
-		const unsigned char *p = (const unsigned char *)s->ring + (tail & s->mask);
+		const unsigned char *p = ring + (tail & mask);
 		unsigned n = p[0] | (unsigned)p[1] << 8;
 		const unsigned char *rec = p + RING_WORD;
 		size_t step = RING_WORD + n;
