@@ -1179,8 +1179,9 @@ static void write_alone(state *st, struct tr2_rec_stream *s, const char *rec, si
 
 /*
  * Copy a record of n bytes (n <= RING_SHORT) to w in 16-byte pieces: w
- * has that much room, and the ring's slack past its end covers a short
- * record's last piece.
+ * has that much room, and the bytes read past the record are committed
+ * records after it (the caller checks), never bytes the producer may be
+ * writing.
  */
 #define RING_SHORT 64
 static inline void copy_short(char *w, const unsigned char *rec, unsigned n)
@@ -1226,7 +1227,8 @@ static int drain_stream(state *st, struct tr2_rec_stream *s)
 		size_t step = RING_WORD + n;
 		void *heap = NULL;
 
-		if (n <= RING_SHORT && (size_t)(end - w) >= RING_SHORT + 16) {
+		if (n <= RING_SHORT && (size_t)(end - w) >= RING_SHORT + 16 &&
+		    tail + step + 16 <= committed && (tail & mask) + step + 16 <= mask + 1) {
 			copy_short(w, rec, n);
 			w += n;
 			follow(s, rec);
@@ -1348,6 +1350,7 @@ static void *writer_main(void *ctx)
 {
 	state *st = ctx;
 
+	__atomic_store_n(&st->writer_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
 		int any;
 
@@ -1368,6 +1371,7 @@ static void start_writer(state *st)
 	/* the host's handlers never run on it */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	__atomic_store_n(&st->writer_started, 0, __ATOMIC_RELAXED);
 	st->writer_running = !pthread_create(&st->writer, NULL, writer_main, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (st->writer_running)
@@ -1415,13 +1419,24 @@ static void drain_from_handler(state *st)
 static state *forked_state;
 static int held_for_fork; /* the parent took the drain lock around fork() */
 
-/* Before fork(): no drain in progress (within the wait limit), so the
- * writer holds nothing a child would find locked, the allocator's locks
- * included (a drain may allocate: localtime_r(), a huge record). */
+static int writer_started(void *arg)
+{
+	const state *st = arg;
+
+	return __atomic_load_n(&st->writer_started, __ATOMIC_ACQUIRE);
+}
+
+/* Before fork(): the writer thread past its start and no drain in
+ * progress (each within the wait limit), so the writer holds nothing a
+ * child would find locked, the allocator's locks included (a thread's
+ * start may allocate, under AddressSanitizer say; a drain may too:
+ * localtime_r(), a huge record). */
 static void before_fork(void)
 {
 	state *st = forked_state;
 
+	if (st && st->writer_running)
+		tr2_nap_until(writer_started, st, tr2_dst_wait_limit_ms());
 	held_for_fork = st && lock_drain(st, tr2_dst_wait_limit_ms());
 }
 

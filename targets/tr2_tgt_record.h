@@ -70,6 +70,7 @@ struct tr2_tgt_record {
 	int in_signal;         /* the drain is a signal handler's */
 	pthread_t writer;
 	int writer_running;
+	int writer_started;    /* atomic: its thread runs writer_main() */
 	int stop;              /* atomic */
 	int kick;              /* atomic: a wait word, 1 when kicked */
 	unsigned file_gen;     /* the destination's file the tables went to */
