@@ -163,7 +163,7 @@ int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len);
  * EINTR is retried and short writes completed; any other failure switches
  * the destination off.  Inline, like tr2_dst_write(): every frame between
  * the write() and the host's call costs a mispredicted return after the
- * system call (docs/performance.md, "Few frames after the write()").
+ * system call (docs/internals.md, "Few frames after the write()").
  */
 static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_t len)
 {

@@ -1,7 +1,7 @@
 /*
  * TR2_HOT marks the functions every traced event runs through.  After a
  * system call, each code page the program runs through costs ~10 cycles
- * more than before it (docs/performance.md, "Few pages per event"), so
+ * more than before it (docs/internals.md, "Few pages per event"), so
  * these functions are packed together: they go to sections the linker
  * gathers after .text.hot and sorts by name (".text.sorted.*", GNU ld
  * 2.36 and later; other linkers put them in .text, which is only slower).

@@ -1001,7 +1001,6 @@ void trace2_thread_exit_fl(const char *file, int line)
 /* ---------------------------------------------------------------- */
 /* Regions.                                                            */
 
-
 /* A region whose category is filtered: on the stack, so that its leave
  * pairs with it, but not written, nor counted in what is. */
 static void enter_filtered_region(void)
