@@ -879,8 +879,8 @@ static int wait_for_room(state *st, struct tr2_rec_stream *s)
 static void drain_from_handler(state *st);
 static void drain_here(state *st);
 
-/* The record between p and end is the ring's next: published, the
- * stream's state after it, the writer woken at each quarter ring. */
+/* The record between p and end is the ring's next: published, and the
+ * stream's state after it. */
 static inline void publish(struct tr2_rec_stream *s, event_t *ev, char *p, char *end)
 {
 	put_word(p, (unsigned)(end - p - RING_WORD));
