@@ -583,11 +583,11 @@ static int site_string(state *st, const char *s, uint32_t *id, struct seen *seen
 	return 1;
 }
 
-/* Whether the caller's string s can never change: NULL, or in the
+/* Whether the string a site saw can never change: NULL, or in the
  * program's read-only segments (tr2_plat_immutable()). */
-static int immutable(const char *s)
+static int immutable(const struct seen *seen)
 {
-	return !s || tr2_plat_immutable(s, strlen(s) + 1);
+	return !seen->ptr || tr2_plat_immutable(seen->ptr, seen->len + 1);
 }
 
 /* The site's number in the site table (NO_ENTRY if it cannot be
@@ -621,8 +621,8 @@ static __attribute__((noinline)) int learn_site(state *st, struct site *site, ev
 	site->file = ev->file;
 	site->category = ev->region.category;
 	site->label = ev->region.label;
-	site->immutable = immutable(ev->file) && immutable(ev->region.category) &&
-			  immutable(ev->region.label);
+	site->immutable = immutable(&site->seen_file) && immutable(&site->seen_category) &&
+			  immutable(&site->seen_label);
 	site->id_len = (unsigned char)(put_uv(site->id, id) - site->id);
 	return 1;
 }
