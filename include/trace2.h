@@ -44,7 +44,12 @@ extern "C" {
 	 TRACE2_VERSION_PATCH)
 
 #if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__) && !defined(__clang__)
+/* the library formats with mingw-w64's C99 printf, not msvcrt's */
+#define TRACE2_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
 #define TRACE2_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
 #define TRACE2_LIKELY_OFF(x) __builtin_expect(!!(x), 0)
 #define TRACE2_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #else

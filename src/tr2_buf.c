@@ -317,3 +317,17 @@ void tr2_buf_add_qargv(struct tr2_buf *b, const char *const *argv)
 		tr2_buf_add_qarg(b, argv[i]);
 	}
 }
+
+const char *tr2_find(const char *hay, size_t n, const char *needle, size_t k)
+{
+	const char *end = hay + n, *p = hay;
+
+	if (!k)
+		return hay;
+	while (k <= (size_t)(end - p) && (p = memchr(p, needle[0], (size_t)(end - p) - k + 1))) {
+		if (!memcmp(p, needle, k))
+			return p;
+		p++;
+	}
+	return NULL;
+}

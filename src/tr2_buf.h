@@ -7,6 +7,7 @@
 #ifndef TR2_BUF_H
 #define TR2_BUF_H
 
+#include "trace2.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -242,11 +243,15 @@ void tr2_buf_add_seconds(struct tr2_buf *b, uint64_t us, size_t width);
 void tr2_buf_add_str(struct tr2_buf *b, const char *s);
 /* printf-style, never truncated (used only off the hot path). */
 void tr2_buf_addf(struct tr2_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	TRACE2_PRINTF(2, 3);
 void tr2_buf_vaddf(struct tr2_buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+	TRACE2_PRINTF(2, 0);
 /* The text NUL-terminated ("" if that needs memory that is not there). */
 const char *tr2_buf_cstr(struct tr2_buf *b);
+
+/* The first k bytes equal to needle in the n bytes at hay, or NULL
+ * (memmem(), which not every C library has). */
+const char *tr2_find(const char *hay, size_t n, const char *needle, size_t k);
 /* A JSON string value with its quotes, escaped (NULL: JSON null). */
 void tr2_buf_add_json_str(struct tr2_buf *b, const char *s);
 /* Shell-style quoting of one argument as the normal/perf targets print it. */

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 static uint64_t wall_offset_ns;  /* wall - monotonic at first use */
@@ -15,24 +14,6 @@ static uint64_t wall_offset_ns;  /* wall - monotonic at first use */
  * TSC is calibrated */
 static int offset_state;
 uint64_t tr2_clock_start_us;
-
-static uint64_t wall_ns(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
-}
-
-static int monotonic_ns(uint64_t *ns)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		return -1;
-	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	return 0;
-}
 
 #if TR2_HAVE_TSC_CLOCK
 
@@ -192,9 +173,10 @@ static int calibrate(uint64_t *tsc, uint64_t *ns)
 	uint64_t best = UINT64_MAX, a, b, m;
 	int i;
 
+	*tsc = *ns = 0;
 	for (i = 0; i < 4; i++) {
 		a = tr2_plat_tsc();
-		if (monotonic_ns(&m))
+		if (tr2_plat_monotonic_ns(&m))
 			return 0;
 		b = tr2_plat_tsc();
 		if (b - a < best) {
@@ -422,33 +404,33 @@ static TR2_HOT __attribute__((noinline)) uint64_t now_ns_slow(int state)
 {
 	uint64_t mono;
 
-	if (state == 1 && !monotonic_ns(&mono))
+	if (state == 1 && !tr2_plat_monotonic_ns(&mono))
 		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
 #if TR2_HAVE_TSC_CLOCK
 	if (state == 3) {
 		mono = tsc_mono_ns();
-		if (mono || !monotonic_ns(&mono))
+		if (mono || !tr2_plat_monotonic_ns(&mono))
 			return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
 	}
-	if (state == 4 && !monotonic_ns(&mono)) {
+	if (state == 4 && !tr2_plat_monotonic_ns(&mono)) {
 		if (mono >= first_rate_at)
 			switch_to_tsc();
 		return __atomic_load_n(&wall_offset_ns, __ATOMIC_RELAXED) + mono;
 	}
 #endif
 	if (state == 0) {
-		uint64_t wall = wall_ns();
+		uint64_t wall = tr2_plat_wall_ns();
 
 		/* Racing first readers compute near-identical offsets; any
 		 * one of them is as good as another. */
-		if (!monotonic_ns(&mono)) {
+		if (!tr2_plat_monotonic_ns(&mono)) {
 			__atomic_store_n(&wall_offset_ns, wall - mono, __ATOMIC_RELAXED);
 			__atomic_store_n(&offset_state, 1, __ATOMIC_RELEASE);
 		} else
 			__atomic_store_n(&offset_state, 2, __ATOMIC_RELEASE);
 		return wall;
 	}
-	return wall_ns();
+	return tr2_plat_wall_ns();
 }
 
 TR2_HOT uint64_t tr2_now_ns(void)
@@ -552,12 +534,9 @@ static long gmtoff_at(time_t sec)
 	long gmtoff = __atomic_load_n(&local_gmtoff, __ATOMIC_RELAXED);
 
 	if (!in_signal_handler && !forked_child && !in_localtime) {
-		struct tm tm;
-
 		in_localtime = 1;
-		localtime_r(&sec, &tm);
+		gmtoff = tr2_plat_utc_offset(sec);
 		in_localtime = 0;
-		gmtoff = tm.tm_gmtoff;
 		__atomic_store_n(&local_gmtoff, gmtoff, __ATOMIC_RELAXED);
 		__atomic_store_n(&gmtoff_known, 1, __ATOMIC_RELAXED);
 	}

@@ -2,6 +2,8 @@
 #ifndef TR2_CLOCK_H
 #define TR2_CLOCK_H
 
+#include "tr2_plat.h"
+
 #include <stdint.h>
 
 /* Nanoseconds since the epoch: the wall clock at first use plus the
@@ -23,7 +25,7 @@ int tr2_clock_is_tsc(void);
 uint64_t tr2_clock_offset_ns(void);
 
 /* Read through tr2_start_us(); hidden, so read directly. */
-extern uint64_t tr2_clock_start_us __attribute__((visibility("hidden")));
+extern uint64_t tr2_clock_start_us TR2_HIDDEN;
 
 /* The process start time in microseconds (trace2_initialize_clock()). */
 static inline uint64_t tr2_start_us(void)

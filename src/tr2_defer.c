@@ -26,7 +26,7 @@
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -374,9 +374,9 @@ struct ring {
 
 static const struct tr2_defer_ops *ops;
 static size_t ring_cap;
-static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex registry_mutex = TR2_MUTEX_INIT;
 static struct ring *rings; /* atomic head of the list */
-static pthread_key_t retire_key;
+static tr2_key retire_key;
 static int key_made; /* atomic */
 static _Thread_local struct ring *my_ring;
 static _Thread_local int draining; /* this thread holds the consumer lock */
@@ -393,8 +393,8 @@ static void empty_after_fork(void);
 
 static void create_key(void)
 {
-	pthread_key_create(&retire_key, retire);
-	pthread_atfork(NULL, NULL, empty_after_fork);
+	tr2_key_create(&retire_key, retire);
+	tr2_plat_atfork(NULL, NULL, empty_after_fork);
 }
 
 static struct ring *new_ring(void)
@@ -419,7 +419,7 @@ static struct ring *claim_ring(void)
 {
 	struct ring *r;
 
-	pthread_mutex_lock(&registry_mutex);
+	tr2_mutex_lock(&registry_mutex);
 	for (r = rings; r; r = r->next)
 		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FREE && r->cap == ring_cap)
 			break;
@@ -430,10 +430,10 @@ static struct ring *claim_ring(void)
 		r->busy = 0;
 		__atomic_store_n(&r->state, OWNED, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&registry_mutex);
+	tr2_mutex_unlock(&registry_mutex);
 	if (r) {
 		my_ring = r;
-		pthread_setspecific(retire_key, r);
+		tr2_key_set(retire_key, r);
 	}
 	return r;
 }
@@ -444,7 +444,7 @@ static struct ring *claim_ring(void)
 static int writer_sleeping; /* atomic: 1 while it waits for a producer */
 static int writer_stop;     /* atomic */
 static int writer_running;
-static pthread_t writer;
+static tr2_thread writer;
 
 static void wake_writer(void)
 {
@@ -955,7 +955,6 @@ static size_t power_of_two(size_t n)
 
 int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 {
-	sigset_t all, old;
 	int err;
 
 	if (writer_running)
@@ -969,12 +968,8 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
 	 * child forked meanwhile (libc's time zone lock held) then never
 	 * calls it (tr2_clock_after_fork()) */
 	tr2_fmt_local_time(&(struct tr2_time_cache){ 0 }, tr2_now_us(), (char[TR2_LOCAL_TIME_LEN]){ 0 });
-	/* the writer inherits a mask that blocks every signal: the host's
-	 * handlers never run on it */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&writer, NULL, writer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* every signal held there: the host's handlers never run on it */
+	err = tr2_thread_start(&writer, writer_main, NULL);
 	if (err)
 		return -1;
 	/* so that `top -H`, /proc and debuggers tell it from the host's */
@@ -1007,7 +1002,7 @@ void tr2_defer_stop(void)
 		return;
 	__atomic_store_n(&writer_stop, 1, __ATOMIC_RELEASE);
 	wake_writer();
-	pthread_join(writer, NULL);
+	tr2_thread_join(writer);
 	writer_running = 0;
 	if ((self = drainer_context()) && lock_consumer(tr2_dst_wait_limit_ms())) {
 		ops->flush(0);
@@ -1033,7 +1028,7 @@ static void empty_after_fork(void)
 		if (r != my_ring)
 			r->state = r->state == OWNED ? RETIRED : r->state;
 	}
-	pthread_mutex_init(&registry_mutex, NULL);
+	tr2_mutex_init(&registry_mutex);
 	consumer_lock = 0;
 	draining = 0;
 	writer_running = 0;

@@ -1,10 +1,11 @@
 /* Diagnostics in Git's format, each line in one tr2_sys.write(), and the
  * dispatcher's hook. */
+#include "trace2.h"
 #include "tr2_diag.h"
 #include "tr2_sys.h"
 #include "tr2_buf.h"
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdio.h>
 #include <unistd.h>
 
@@ -22,15 +23,14 @@ static void sanitize_controls(char *s, size_t len)
  * point when it writes; no trace2 call may be one (tr2_sys.c). */
 static void flush_stderr(void)
 {
-	int state, ignored;
+	int old = tr2_plat_cancel_off();
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 	fflush(stderr);
-	pthread_setcancelstate(state, &ignored);
+	tr2_plat_cancel_back(old);
 }
 
 /* "<prefix><message>" on stderr, in one write(). */
-static __attribute__((format(printf, 2, 0))) void
+static TRACE2_PRINTF(2, 0) void
 vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct tr2_buf b;

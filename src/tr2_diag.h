@@ -8,6 +8,7 @@
 #ifndef TR2_DIAG_H
 #define TR2_DIAG_H
 
+#include "trace2.h"
 #include <stdarg.h>
 
 enum tr2_diag_kind {
@@ -33,7 +34,7 @@ typedef void tr2_diag_hook_fn(const struct tr2_diag *d, const char *fmt, va_list
 void tr2_diag_set_hook(tr2_diag_hook_fn *hook);
 /* What is printed without a hook (a hook may print it too). */
 void tr2_diag_print(const struct tr2_diag *d, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+	TRACE2_PRINTF(2, 0);
 
 /*
  * Report an impossible call.  Without a hook: "BUG: <file>:<line>:
@@ -41,19 +42,19 @@ void tr2_diag_print(const struct tr2_diag *d, const char *fmt, va_list ap)
  * must leave without doing anything.
  */
 void tr2_bug_fl(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	TRACE2_PRINTF(3, 4);
 #define tr2_bug(...) tr2_bug_fl(__FILE__, __LINE__, __VA_ARGS__)
 
 /* A setting Git treats as fatal.  Without a hook: "fatal: <message>". */
-void tr2_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tr2_fatal(const char *fmt, ...) TRACE2_PRINTF(1, 2);
 
 /* A destination failed and is now off (source: the destination). */
 void tr2_diag_dst_failed(const void *source, int announce, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	TRACE2_PRINTF(3, 4);
 
 /* "error: <message>" on stderr, in one write(). */
-void tr2_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tr2_error(const char *fmt, ...) TRACE2_PRINTF(1, 2);
 /* "warning: <message>" on stderr, in one write(). */
-void tr2_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tr2_warning(const char *fmt, ...) TRACE2_PRINTF(1, 2);
 
 #endif

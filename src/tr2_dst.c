@@ -3,22 +3,19 @@
 #include "tr2_sys.h"
 #include "tr2_diag.h"
 #include "tr2_sid.h"
+#include "tr2_buf.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
+#include "tr2_plat.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,7 +43,7 @@ void tr2_dst_init(struct tr2_dst *dst, int setting)
 	dst->fd = -1;
 	dst->open_fd = -1;
 	dst->kind = TR2_DST_FILE;
-	pthread_mutex_init(&dst->lock, NULL);
+	tr2_mutex_init(&dst->lock);
 }
 
 /* GIT_TRACE2_DST_DEBUG: print destination warnings. */
@@ -89,12 +86,8 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 		if (S_ISREG(st.st_mode))
 			dst->kind = TR2_DST_FILE;
 		else if (S_ISSOCK(st.st_mode)) {
-			int type = 0;
-			socklen_t len = sizeof(type);
-
 			dst->kind = TR2_DST_SOCKET;
-			if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
-				dst->datagram = type == SOCK_DGRAM;
+			dst->datagram = tr2_plat_is_datagram(fd);
 		}
 	} else if (errno == EBADF) {
 		/* a number the host may open a file of its own under later:
@@ -123,7 +116,7 @@ static int shared_stream(struct tr2_dst *dst, int fd, int need_close)
 static void settle_blocking_mode(struct tr2_dst *dst)
 {
 	if (dst->kind == TR2_DST_FILE)
-		fcntl(dst->fd, F_SETFL, FILE_STATUS_FLAGS);
+		tr2_plat_set_blocking(dst->fd);
 	else
 		dst->nonblocking = 1;
 }
@@ -153,6 +146,34 @@ static void keep_file(struct tr2_dst *dst, const char *path)
 	dst->capped = 0;
 }
 
+static int64_t monotonic_ms(void)
+{
+	uint64_t ns = 0;
+
+	tr2_plat_monotonic_ns(&ns);
+	return (int64_t)(ns / 1000000);
+}
+
+/*
+ * A named pipe (Windows) whose instances are all busy (EBUSY): wait for
+ * one to free, within the wait limit, instead of dropping the records as
+ * Git for Windows does; another client may take a freed one first.
+ */
+static int open_waiting(const char *path, int flags)
+{
+	int64_t deadline = monotonic_ms() + wait_limit_ms, left;
+	int fd = tr2_open(path, flags, 0666);
+
+	while (fd < 0 && errno == EBUSY && (left = deadline - monotonic_ms()) > 0) {
+		if (tr2_plat_wait_pipe(path, (int)left)) {
+			errno = EBUSY;
+			break;
+		}
+		fd = tr2_open(path, flags, 0666);
+	}
+	return fd;
+}
+
 /* An absolute path: the file, or a new file in it when it names a
  * directory.  Opening a directory for writing fails with EISDIR, so no
  * stat() comes first: one system call less for every traced process. */
@@ -161,13 +182,19 @@ static int open_file(struct tr2_dst *dst, const char *path, int want_created)
 	int flags = FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, fd = -1;
 
 	if (want_created)
-		fd = tr2_open(path, flags | O_EXCL, 0666);
+		fd = open_waiting(path, flags | O_EXCL);
 	dst->created = fd >= 0;
 	if (fd < 0 && (!want_created || errno == EEXIST))
-		fd = tr2_open(path, flags, 0666);
+		fd = open_waiting(path, flags);
 
 	if (fd < 0 && errno == EISDIR)
 		return open_in_directory(dst, path);
+	if (fd < 0 && errno == EBUSY) {
+		/* said always: a collector is there, too slow to take us */
+		tr2_warning("trace2: '%s' stayed busy for %d ms; no '%s' tracing", path,
+			    wait_limit_ms, name_of(dst));
+		return 0;
+	}
 	if (fd < 0) {
 		if (dst_debug())
 			tr2_warning("trace2: could not open '%s' for '%s' tracing: %s",
@@ -318,94 +345,6 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 	return fd >= 0;
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * A collector that stops reading must not stall the host for long: the
- * kernel's own wait, bounded (polling would wake every sender at once).
- * Linux bounds a connect() to a listener whose backlog is full by the
- * same timeout (a non-blocking connect() is refused at once there).  No
- * wait at all cannot be asked for (a zero timeout is none): 1 us.
- */
-static void set_send_timeout(int fd, int64_t ms)
-{
-	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000 * 1000) };
-
-	if (ms <= 0)
-		tv.tv_usec = 1;
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* A connect() that goes on in the background: wait for it. */
-static int finish_connect(int fd, int64_t deadline)
-{
-	struct pollfd pfd = { fd, POLLOUT, 0 };
-	int64_t left = deadline - monotonic_ms();
-	int so_error = 0;
-	socklen_t len = sizeof(so_error);
-
-	if (left <= 0 || tr2_plat_poll(&pfd, 1, (int)left) <= 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len)) {
-		errno = EAGAIN;
-		return -1;
-	}
-	errno = so_error;
-	return so_error ? -1 : 0;
-}
-
-/* connect() within the wait limit; an interrupted one is tried again
- * with what is left of it (it may have been made meanwhile). */
-static int connect_within(int fd, const struct sockaddr_un *sa)
-{
-	int64_t deadline = monotonic_ms() + wait_limit_ms;
-
-	set_send_timeout(fd, wait_limit_ms);
-	for (;;) {
-		int64_t left;
-
-		if (!tr2_sys.connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
-		    errno == EISCONN)
-			return 0;
-		if (errno == EINPROGRESS || errno == EALREADY)
-			return finish_connect(fd, deadline);
-		if (errno != EINTR)
-			return -1;
-		left = deadline - monotonic_ms();
-		if (left <= 0) {
-			errno = EAGAIN;
-			return -1;
-		}
-		set_send_timeout(fd, left);
-	}
-}
-
-static int connect_socket(const char *path, int type, int *err)
-{
-	struct sockaddr_un sa;
-	int fd = tr2_sys.socket(AF_UNIX, type, 0);
-
-	if (fd < 0) {
-		*err = errno;
-		return -1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (connect_within(fd, &sa)) {
-		*err = errno;
-		tr2_sys.close(fd);
-		return -1;
-	}
-	set_send_timeout(fd, wait_limit_ms);
-	return fd;
-}
-
 /*
  * Destinations a write or connect waited the full limit on (device and
  * inode): the targets writing to one are switched off together, and a
@@ -452,12 +391,12 @@ static int connect_collector(const char *path, int stream, int dgram,
 		return -1;
 	}
 	if (stream) {
-		fd = connect_socket(path, SOCK_STREAM, err);
+		fd = tr2_plat_connect_unix(path, SOCK_STREAM, wait_limit_ms, err);
 		if (fd < 0 && *err != EPROTOTYPE)
 			dgram = 0;
 	}
 	if (fd < 0 && dgram)
-		fd = connect_socket(path, SOCK_DGRAM, err);
+		fd = tr2_plat_connect_unix(path, SOCK_DGRAM, wait_limit_ms, err);
 	if (fd < 0 && *err == EAGAIN && st)
 		remember_stall(st->st_dev, st->st_ino);
 	return fd;
@@ -515,9 +454,10 @@ enum tr2_dst_form tr2_dst_classify(const char *v)
 		return TR2_DST_STDERR;
 	if (v[0] >= '0' && v[0] <= '9' && !v[1])
 		return TR2_DST_FD;
-	if (v[0] == '/')
+	if (tr2_plat_is_absolute(v))
 		return TR2_DST_PATH;
-	if (!strncmp(v, "af_unix:", 8))
+	/* Windows builds have none (as Git for Windows): an unknown value */
+	if (TR2_HAVE_AF_UNIX && !strncmp(v, "af_unix:", 8))
 		return TR2_DST_AF_UNIX;
 	return TR2_DST_UNKNOWN;
 }
@@ -673,7 +613,7 @@ static int replace_file(struct tr2_dst *dst, int old)
 		return 0;
 	/* O_NONBLOCK: a FIFO put in the file's place must not stall us */
 	if (!tr2_sys.fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    !fcntl(fd, F_SETFL, FILE_STATUS_FLAGS))
+	    !tr2_plat_set_blocking(fd))
 		return put_in_place(dst, fd, old, st.st_size);
 	tr2_sys.close(fd);
 	return 0;
@@ -729,7 +669,7 @@ static const char *json_member(const char *record, size_t len, const char *key,
 	size_t klen = strlen(key);
 
 	end = eol ? eol : record + len;
-	at = memmem(record, (size_t)(end - record), key, klen);
+	at = tr2_find(record, (size_t)(end - record), key, klen);
 	if (!at)
 		return NULL;
 	for (p = at + klen; p < end && *p != '"'; p++)
@@ -806,7 +746,7 @@ int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)
 
 void tr2_dst_after_fork(struct tr2_dst *dst)
 {
-	pthread_mutex_init(&dst->lock, NULL);
+	tr2_mutex_init(&dst->lock);
 }
 
 /* Turn the destination off; 1 if this was its first failure. */
@@ -980,30 +920,6 @@ static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n, int 
 	return w;
 }
 
-/* Block the held signals; old gets the mask to restore with
- * pthread_sigmask(SIG_SETMASK, old, NULL). */
-static void block_held_signals(sigset_t *old)
-{
-	static const int held[] = { TR2_DST_HELD_SIGNALS };
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
-		sigaddset(&set, held[i]);
-	pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-/* Whether a SIGPIPE of the host's own is pending: only possible if the
- * host holds SIGPIPE (one it let through would have been handled). */
-static int host_sigpipe_pending(const sigset_t *host_mask)
-{
-	sigset_t pending;
-
-	return sigismember(host_mask, SIGPIPE) && !sigpending(&pending) &&
-	       sigismember(&pending, SIGPIPE);
-}
-
 /*
  * One write or send of the next piece of f's record with the handled
  * signals held, so no handler runs between the write and the progress
@@ -1016,14 +932,14 @@ static ssize_t write_held(struct inflight *f)
 {
 	struct tr2_dst *dst = f->dst;
 	size_t n = f->len - f->done;
-	sigset_t old;
+	tr2_held old;
 	int was_pending, err;
 	ssize_t w;
 
 	if (dst->kind == TR2_DST_STREAM && n > PIPE_BUF)
 		n = PIPE_BUF;
-	block_held_signals(&old);
-	was_pending = host_sigpipe_pending(&old);
+	tr2_plat_hold_signals(&old);
+	was_pending = tr2_plat_host_sigpipe_pending(&old);
 	if (dst->kind == TR2_DST_SOCKET)
 		w = tr2_sys.send(dst->fd, f->buf + f->done, n, TR2_MSG_NOSIGNAL);
 	else
@@ -1032,8 +948,8 @@ static ssize_t write_held(struct inflight *f)
 	if (w > 0)
 		f->done += (size_t)w;
 	if (w < 0 && err == EPIPE && !was_pending)
-		tr2_plat_take_pending(SIGPIPE);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+		tr2_plat_take_sigpipe();
+	tr2_plat_release_signals(&old);
 	errno = err;
 	return w;
 }
@@ -1120,12 +1036,12 @@ static int lock_record(struct tr2_dst *dst)
 	if (dst->kind == TR2_DST_FILE || locked_here == dst)
 		return 0;
 	if (!in_signal_handler) {
-		pthread_mutex_lock(&dst->lock);
+		tr2_mutex_lock(&dst->lock);
 		locked_here = dst;
 		return 1;
 	}
 	for (spins = 0; spins < 1000000; spins++) {
-		if (!pthread_mutex_trylock(&dst->lock)) {
+		if (!tr2_mutex_trylock(&dst->lock)) {
 			locked_here = dst;
 			return 1;
 		}
@@ -1137,7 +1053,7 @@ static void unlock_record(struct tr2_dst *dst, int locked)
 {
 	if (locked > 0) {
 		locked_here = NULL;
-		pthread_mutex_unlock(&dst->lock);
+		tr2_mutex_unlock(&dst->lock);
 	}
 }
 

@@ -7,8 +7,7 @@
 #define TR2_DST_H
 
 #include <stddef.h>
-#include <pthread.h>
-#include <signal.h>
+#include "tr2_plat.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -77,7 +76,7 @@ struct tr2_dst {
 				 * this FIFO from raising SIGPIPE */
 	/* pipes and sockets: one thread's record at a time, so records of
 	 * several pieces never interleave */
-	pthread_mutex_t lock;
+	tr2_mutex lock;
 	/* TR2_DST_SINK: where its records go (last, so the hot path's
 	 * members keep their offsets) */
 	tr2_dst_sink_fn *sink;
@@ -182,12 +181,6 @@ static inline void tr2_dst_write_now(struct tr2_dst *dst, const char *buf, size_
 }
 
 #include "tr2_dst_buffer.h"
-
-/* The asynchronous signals a write holds, so that no handler runs
- * between the write and its progress update: SIGPIPE, which the write
- * may cause, and the terminating signals tracing may take over (the
- * signal handlers of tr2_signal.c handle these and the crash signals). */
-#define TR2_DST_HELD_SIGNALS SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
 
 /*
  * Write one whole record of an event at us_now.  In buffered mode the

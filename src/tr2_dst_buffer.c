@@ -12,7 +12,7 @@
 #include "tr2_hot.h"
 #include "tr2_sys.h"
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +38,9 @@ enum { FREE, OWNER, FLUSHER };
 static size_t buffer_size;
 int tr2_dst_buffered;
 static int implied; /* on for the deferred writer, not set by the host */
-static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex registry_mutex = TR2_MUTEX_INIT;
 static struct tbuf *registry;
-static pthread_key_t release_key;
+static tr2_key release_key;
 static int key_made; /* atomic */
 static _Thread_local struct tbuf *mine[TR2_DST_MAX];
 
@@ -59,7 +59,7 @@ static void forget_after_fork(void)
 		b->len = 0;
 		b->busy = FREE;
 	}
-	pthread_mutex_init(&registry_mutex, NULL);
+	tr2_mutex_init(&registry_mutex);
 	/* the child has no writer thread: it writes its records itself, and
 	 * at once unless the host asked for buffers */
 	if (implied)
@@ -68,8 +68,8 @@ static void forget_after_fork(void)
 
 static void create_key(void)
 {
-	pthread_key_create(&release_key, release_at_thread_end);
-	pthread_atfork(NULL, NULL, forget_after_fork);
+	tr2_key_create(&release_key, release_at_thread_end);
+	tr2_plat_atfork(NULL, NULL, forget_after_fork);
 }
 
 void tr2_dst_buffer_init(size_t default_size)
@@ -154,7 +154,7 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 {
 	struct tbuf *b;
 
-	pthread_mutex_lock(&registry_mutex);
+	tr2_mutex_lock(&registry_mutex);
 	for (b = registry; b && (b->dst || !b->data); b = b->next)
 		;
 	if (!b && (b = new_tbuf())) {
@@ -169,7 +169,7 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 		b->last_flush_us = us_now;
 	} else
 		b = NULL;
-	pthread_mutex_unlock(&registry_mutex);
+	tr2_mutex_unlock(&registry_mutex);
 	return b;
 }
 
@@ -179,7 +179,7 @@ static TR2_HOT struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
 
 	if (!b && (b = claim_buffer(dst, us_now))) {
 		mine[dst->slot] = b;
-		pthread_setspecific(release_key, b);
+		tr2_key_set(release_key, b);
 	}
 	return b;
 }
@@ -221,13 +221,13 @@ void tr2_dst_flush_all(void)
 {
 	struct tbuf *b;
 
-	pthread_mutex_lock(&registry_mutex);
+	tr2_mutex_lock(&registry_mutex);
 	for (b = registry; b; b = b->next) {
 		take_waiting(b, FLUSHER);
 		flush(b, b->last_flush_us);
 		give_back(b);
 	}
-	pthread_mutex_unlock(&registry_mutex);
+	tr2_mutex_unlock(&registry_mutex);
 }
 
 void tr2_dst_flush_from_signal(void)
@@ -269,9 +269,9 @@ void tr2_dst_release_thread(void)
 		take_waiting(b, OWNER);
 		flush(b, b->last_flush_us);
 		/* retired under the lock claim_buffer() looks for it with */
-		pthread_mutex_lock(&registry_mutex);
+		tr2_mutex_lock(&registry_mutex);
 		__atomic_store_n(&b->dst, NULL, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&registry_mutex);
+		tr2_mutex_unlock(&registry_mutex);
 		give_back(b);
 	}
 }

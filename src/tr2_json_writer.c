@@ -6,6 +6,7 @@
  * container that cannot be opened or closed leaves the writer failed:
  * later calls do nothing, silently, and the value is never traced.
  */
+#include "trace2.h"
 #include "tr2_json_writer.h"
 #include "tr2_sys.h"
 #include "tr2_diag.h"
@@ -78,7 +79,7 @@ static bool sb_addch(struct trace2_strbuf *sb, char c)
 
 /* Numbers have no useful upper bound on their length (a double printed
  * with "%f" can take 300 digits), so measure before writing. */
-__attribute__((format(printf, 2, 3)))
+TRACE2_PRINTF(2, 3)
 static bool sb_addf(struct trace2_strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;

@@ -4,7 +4,7 @@
 #include "tr2_sys.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <string.h>
 
 /* Description of a timer or counter id. */
@@ -39,7 +39,7 @@ struct registry {
 static struct registry timers = { timer_defs, TRACE2_NUMBER_OF_TIMERS, TR2_TIMERS_MAX };
 static struct registry counters = { counter_defs, TRACE2_NUMBER_OF_COUNTERS,
 				    TR2_COUNTERS_MAX };
-static pthread_mutex_t define_lock = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex define_lock = TR2_MUTEX_INIT;
 
 static int nr_defined(const struct registry *r)
 {
@@ -91,7 +91,7 @@ static int define(struct registry *r, const char *category, const char *name,
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&define_lock);
+	tr2_mutex_lock(&define_lock);
 	id = find_def(r, category, name);
 	if (id < r->nr) {
 		if (r->defs[id].per_thread != !!per_thread) {
@@ -104,7 +104,7 @@ static int define(struct registry *r, const char *category, const char *name,
 		r->defs[id].per_thread = !!per_thread;
 		__atomic_store_n(&r->nr, id + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&define_lock);
+	tr2_mutex_unlock(&define_lock);
 	return id;
 }
 
@@ -119,7 +119,7 @@ int tr2_metrics_counter_define(const char *category, const char *name, int per_t
 }
 
 /* Process totals, under totals_lock. */
-static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex totals_lock = TR2_MUTEX_INIT;
 static struct tr2_timer timer_totals[TR2_TIMERS_MAX];
 static uint64_t counter_totals[TR2_COUNTERS_MAX];
 /* A thread merged into the totals: clearing them otherwise would fault in
@@ -128,8 +128,8 @@ static int totals_written;
 
 void tr2_metrics_after_fork(void)
 {
-	pthread_mutex_init(&totals_lock, NULL);
-	pthread_mutex_init(&define_lock, NULL);
+	tr2_mutex_init(&totals_lock);
+	tr2_mutex_init(&define_lock);
 }
 
 /* The defined ids' slots of m, allocated if create; NULL without them. */
@@ -283,7 +283,7 @@ void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 
 	if (!m->used_timer && !m->used_counter)
 		return;
-	pthread_mutex_lock(&totals_lock);
+	tr2_mutex_lock(&totals_lock);
 	totals_written = 1;
 	for (i = 0; m->used_timer && i < nr_timers; i++)
 		if ((t = timer_of(m, i, 0)) && t->intervals)
@@ -291,14 +291,14 @@ void tr2_metrics_merge_thread(const struct tr2_thread_metrics *m)
 	for (i = 0; m->used_counter && i < nr_counters; i++)
 		if ((c = counter_of(m, i, 0)))
 			counter_totals[i] += *c;
-	pthread_mutex_unlock(&totals_lock);
+	tr2_mutex_unlock(&totals_lock);
 }
 
 void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx)
 {
 	int i, nr_timers = nr_defined(&timers), nr_counters = nr_defined(&counters);
 
-	pthread_mutex_lock(&totals_lock);
+	tr2_mutex_lock(&totals_lock);
 	for (i = 0; i < nr_timers; i++)
 		if (timer_totals[i].intervals)
 			report_timer(fn, ctx, TRACE2_EVENT_TIMER, &timer_defs[i],
@@ -307,16 +307,16 @@ void tr2_metrics_report_totals(tr2_metrics_report_fn *fn, void *ctx)
 		if (counter_totals[i])
 			report_counter(fn, ctx, TRACE2_EVENT_COUNTER, &counter_defs[i],
 				       counter_totals[i]);
-	pthread_mutex_unlock(&totals_lock);
+	tr2_mutex_unlock(&totals_lock);
 }
 
 void tr2_metrics_release(void)
 {
-	pthread_mutex_lock(&totals_lock);
+	tr2_mutex_lock(&totals_lock);
 	if (totals_written) {
 		memset(timer_totals, 0, sizeof(timer_totals));
 		memset(counter_totals, 0, sizeof(counter_totals));
 		totals_written = 0;
 	}
-	pthread_mutex_unlock(&totals_lock);
+	tr2_mutex_unlock(&totals_lock);
 }

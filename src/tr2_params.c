@@ -6,7 +6,7 @@
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 
-#include <fnmatch.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +43,102 @@ int tr2_params_for_each_item(const char *list, tr2_params_item_fn *fn, void *dat
 	return for_each_piece(list, fn, data);
 }
 
+static int same_letter(unsigned char a, unsigned char b)
+{
+	return tolower(a) == tolower(b);
+}
+
+/* Whether c is in the class [...] at *pp (just past the '['), moving *pp
+ * past its ']'; -1 (and *pp kept) if the class is not closed. */
+static int in_class(const char **pp, unsigned char c)
+{
+	const char *p = *pp;
+	int negate = *p == '!' || *p == '^', found = 0;
+
+	p += negate;
+	do {
+		unsigned char lo = (unsigned char)*p, hi;
+
+		if (!lo)
+			return -1;
+		if (lo == '\\' && p[1])
+			lo = (unsigned char)*++p;
+		hi = lo;
+		if (p[1] == '-' && p[2] && p[2] != ']') {
+			hi = (unsigned char)p[2];
+			p += 2;
+		}
+		if ((c >= lo && c <= hi) || (tolower(c) >= lo && tolower(c) <= hi) ||
+		    (toupper(c) >= lo && toupper(c) <= hi))
+			found = 1;
+		p++;
+	} while (*p != ']');
+	*pp = p + 1;
+	return found != negate;
+}
+
+/* Whether the one character at the start of pattern *pp matches c; *pp
+ * moves past it. */
+static int char_matches(const char **pp, unsigned char c)
+{
+	const char *p = *pp;
+	int r;
+
+	if (*p == '?') {
+		*pp = p + 1;
+		return 1;
+	}
+	if (*p == '[') {
+		*pp = p + 1;
+		if ((r = in_class(pp, c)) >= 0)
+			return r;
+		*pp = p + 1; /* an unclosed '[' is itself */
+		return c == '[';
+	}
+	if (*p == '\\' && p[1])
+		p++;
+	*pp = p + 1;
+	return same_letter((unsigned char)*p, c);
+}
+
+/*
+ * A shell pattern over the whole of s, letters in either case: '*' any
+ * run (a '/' or '.' included), '?' one character, [...] a class ("!" or
+ * "^" first negates it), '\\' quotes the next one.  Backtracking is to the
+ * last '*' only, so time is bounded by pattern length times key length.
+ */
+static int glob_matches(const char *p, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		const char *next = p;
+
+		if (*p == '*') {
+			while (*p == '*')
+				p++;
+			star = p;
+			resume = s;
+			continue;
+		}
+		if (*p && char_matches(&next, (unsigned char)*s)) {
+			p = next;
+			s++;
+			continue;
+		}
+		if (!star)
+			return 0;
+		p = star;
+		s = ++resume;
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
+}
+
 static int key_matches(const char *pattern, void *key)
 {
-	return *pattern && !fnmatch(pattern, key, FNM_CASEFOLD);
+	return *pattern && glob_matches(pattern, key);
 }
 
 int tr2_params_wants_config_key(const char *key)

@@ -12,11 +12,96 @@
 
 #include "tr2_features.h"
 
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* A library global that other modules read inline but the host must
+ * not see (a PE library exports only what its .def file names). */
+#ifdef _WIN32
+#define TR2_HIDDEN
+#else
+#define TR2_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+#ifdef _WIN32
+/*
+ * Windows: the library's descriptors are the C runtime's (as Git for
+ * Windows' fd targets are); the rest of the seam is Win32 (threads,
+ * locks, files, named pipes) in src/tr2_plat_win32.c.  What the modules
+ * above share with POSIX is declared here in POSIX's shape: poll() and
+ * the socket calls exist so that they compile, and fail (Windows builds
+ * have no AF_UNIX target, TR2_HAVE_AF_UNIX).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <limits.h>
+#define TR2_HAVE_AF_UNIX 0
+#define POLLIN 0x1
+#define POLLOUT 0x4
+#define POLLERR 0x8
+#define POLLHUP 0x10
+typedef unsigned long nfds_t;
+struct pollfd {
+	int fd;
+	short events, revents;
+};
+typedef int socklen_t;
+struct sockaddr {
+	unsigned short sa_family;
+	char sa_data[14];
+};
+struct sockaddr_un {
+	unsigned short sun_family;
+	char sun_path[108];
+};
+#define AF_UNIX 1
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOL_SOCKET 0xffff
+#define SO_TYPE 0x1008
+int getsockopt(int fd, int level, int name, void *value, socklen_t *len);
+/* A descriptor the library opens is not inherited by children. */
+#define O_CLOEXEC _O_NOINHERIT
+/* Creating with O_EXCL never opens what is already there, a link
+ * included; nothing else opens with it. */
+#define O_NOFOLLOW 0
+/* Files and pipes are never opened in a mode that waits for a reader. */
+#define O_NONBLOCK 0
+#ifndef S_ISSOCK
+#define S_ISSOCK(m) 0
+#endif
+/* The size of a pipe write that is never cut (a named pipe's message). */
+#ifndef PIPE_BUF
+#define PIPE_BUF 4096
+#endif
+#ifndef EPIPE
+#define EPIPE 32
+#endif
+typedef void *tr2_mutex;
+#define TR2_MUTEX_INIT NULL
+typedef void *tr2_thread;
+typedef unsigned long tr2_key;
+/* Signals a write holds: none (Windows has no SIGPIPE). */
+typedef int tr2_held;
+#else
 #include <poll.h>
 #include <pthread.h>
-#include <stdint.h>
+#include <signal.h>
 #include <sys/socket.h>
-#include <sys/types.h>
+#include <sys/un.h>
+#define TR2_HAVE_AF_UNIX 1
+typedef pthread_mutex_t tr2_mutex;
+#define TR2_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+typedef pthread_t tr2_thread;
+typedef pthread_key_t tr2_key;
+/* The signals a write holds (tr2_plat_hold_signals()): a SIGPIPE it
+ * causes is taken, and the terminating ones wait until the record is
+ * out, so that their handler writes after it. */
+#define TR2_HELD_SIGNALS SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
+typedef sigset_t tr2_held;
+#endif
 
 /* For tr2_plat_write_flags(): fail with EAGAIN rather than wait for room,
  * whatever the descriptor's mode (not terminals, nor FIFOs on some
@@ -55,9 +140,112 @@ int tr2_plat_socket(int domain, int type, int protocol);
 /* dup2() whose new descriptor is close-on-exec. */
 int tr2_plat_dup_cloexec(int fd, int to);
 
-/* Take signo if it is pending for this thread, which holds it; returns
- * signo if it was pending, else -1.  Never waits. */
-int tr2_plat_take_pending(int signo);
+/*
+ * Locks: plain, never recursive; TR2_MUTEX_INIT, or tr2_mutex_init() to
+ * reset one (a forked child's copy).  trylock returns 0 when it took it.
+ * A thread's key: a slot whose non-NULL value is given to end(value) when
+ * the thread ends; tr2_key_set() never allocates.
+ */
+#ifdef _WIN32
+void tr2_mutex_init(tr2_mutex *m);
+void tr2_mutex_lock(tr2_mutex *m);
+void tr2_mutex_unlock(tr2_mutex *m);
+int tr2_mutex_trylock(tr2_mutex *m);
+int tr2_key_create(tr2_key *key, void (*end)(void *));
+void tr2_key_set(tr2_key key, void *value);
+#else
+static inline void tr2_mutex_init(tr2_mutex *m)
+{
+	pthread_mutex_init(m, NULL);
+}
+
+static inline void tr2_mutex_lock(tr2_mutex *m)
+{
+	pthread_mutex_lock(m);
+}
+
+static inline void tr2_mutex_unlock(tr2_mutex *m)
+{
+	pthread_mutex_unlock(m);
+}
+
+static inline int tr2_mutex_trylock(tr2_mutex *m)
+{
+	return pthread_mutex_trylock(m);
+}
+
+static inline int tr2_key_create(tr2_key *key, void (*end)(void *))
+{
+	return pthread_key_create(key, end);
+}
+
+static inline void tr2_key_set(tr2_key key, void *value)
+{
+	pthread_setspecific(key, value);
+}
+#endif
+
+/* Start fn(arg) on a thread of its own with every signal held (a host's
+ * handler never runs there); 0, or an error number. */
+int tr2_thread_start(tr2_thread *t, void *(*fn)(void *), void *arg);
+/* Wait for a started thread to end. */
+void tr2_thread_join(tr2_thread t);
+
+/* pthread_atfork() where processes fork; 0 (and nothing) elsewhere. */
+int tr2_plat_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+
+/* Turn thread cancellation off (a cancelled writer would leave its lock
+ * held) and back on with what off() returned. */
+int tr2_plat_cancel_off(void);
+void tr2_plat_cancel_back(int old);
+
+/* Hold TR2_HELD_SIGNALS around a write; old gets what to restore. */
+void tr2_plat_hold_signals(tr2_held *old);
+void tr2_plat_release_signals(const tr2_held *old);
+/* Whether a SIGPIPE of the host's own is pending: only possible if the
+ * host itself holds SIGPIPE (old: the mask before hold_signals()). */
+int tr2_plat_host_sigpipe_pending(const tr2_held *old);
+/* Take a SIGPIPE pending for this thread, which holds it.  Never waits. */
+void tr2_plat_take_sigpipe(void);
+
+/* The clocks: wall time since the epoch, and a monotonic one (-1 where
+ * there is none). */
+uint64_t tr2_plat_wall_ns(void);
+int tr2_plat_monotonic_ns(uint64_t *ns);
+/* Seconds east of UTC of local time at sec (takes the C library's time
+ * zone lock: never in a signal handler). */
+long tr2_plat_utc_offset(time_t sec);
+
+/* This process's id, and the host's name (NUL-terminated); 0 or -1. */
+long tr2_plat_pid(void);
+int tr2_plat_hostname(char *buf, size_t size);
+
+/* Whether path is absolute here ("/x"; on Windows also "C:\x", "C:/x",
+ * "\\server\x" and a named pipe's "//./pipe/x"). */
+int tr2_plat_is_absolute(const char *path);
+
+/* A regular file opened with O_NONBLOCK back to blocking writes,
+ * appending (O_WRONLY | O_APPEND); 0, or -1. */
+int tr2_plat_set_blocking(int fd);
+/* Wait at most limit_ms for an instance of the named pipe path to be
+ * free, after tr2_plat_open() found them all busy (EBUSY): 0 if one may
+ * be (another client can take it first), -1 if none freed or path is
+ * no named pipe (POSIX has none). */
+int tr2_plat_wait_pipe(const char *path, int limit_ms);
+/* setenv() (which not every C library has). */
+int tr2_plat_setenv(const char *name, const char *value, int overwrite);
+
+/* A socket connected to the AF_UNIX path (type SOCK_STREAM or
+ * SOCK_DGRAM) within limit_ms, its sends bounded by the same limit; the
+ * descriptor, or -1 with the error in *err (EAGAIN: the limit passed). */
+int tr2_plat_connect_unix(const char *path, int type, int limit_ms, int *err);
+/* Whether the socket fd is a datagram socket. */
+int tr2_plat_is_datagram(int fd);
+
+/* Wait for a child tr2_plat_spawn() started: Git's code for how it
+ * ended, its exit status or 128 + the signal that ended it; -1 with
+ * errno if its status is lost. */
+int tr2_plat_wait_child(pid_t pid);
 
 /* Sleep while *word == value, at most ms milliseconds (a wake may end it
  * early, or a change of *word be seen only at the timeout). */
@@ -75,7 +263,7 @@ void tr2_plat_nap_us(long us);
 int tr2_plat_spawn(const char *const *argv, pid_t *pid);
 
 /* Name a thread for debuggers and `top -H`, where the platform can. */
-void tr2_plat_name_thread(pthread_t thread, const char *name);
+void tr2_plat_name_thread(tr2_thread thread, const char *name);
 
 /* The name (NUL-terminated, at most size - 1 bytes) and parent of
  * process pid, from a source read through the tr2_sys table; 0 on

@@ -71,15 +71,14 @@ int tr2_plat_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 	return (int)syscall(SYS_ppoll, fds, n, &ts, NULL, 0L);
 }
 
-int tr2_plat_take_pending(int signo)
+void tr2_plat_take_sigpipe(void)
 {
 	static const struct timespec no_wait = { 0, 0 };
 	sigset_t set;
 
 	sigemptyset(&set);
-	sigaddset(&set, signo);
-	return (int)syscall(SYS_rt_sigtimedwait, &set, NULL, &no_wait,
-			    (long)(_NSIG / 8));
+	sigaddset(&set, SIGPIPE);
+	syscall(SYS_rt_sigtimedwait, &set, NULL, &no_wait, (long)(_NSIG / 8));
 }
 
 void tr2_plat_nap_us(long us)

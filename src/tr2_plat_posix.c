@@ -1,25 +1,23 @@
 /*
- * The platform seam's portable fallbacks (tr2_plat.h): plain POSIX, each
- * built where tr2_plat_linux.c lacks the function's TR2_HAVE_* feature.
+ * The platform seam on POSIX systems (tr2_plat.h): what every POSIX
+ * system does alike, then the portable fallbacks, each built where
+ * tr2_plat_linux.c lacks the function's TR2_HAVE_* feature.
  */
+#ifndef _WIN32
 #include "tr2_plat.h"
+#include "tr2_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#if !TR2_HAVE_POSIX_SPAWN
-#include <sys/wait.h>
-#endif
 
-#if !TR2_HAVE_LINUX_SYSCALLS
-/*
- * The C library's calls with cancellation disabled around them: a
- * thread cancelled inside one would leave a destination's lock or its
- * buffer held for good (tr2_plat.h).
- */
-static int cancel_off(void)
+int tr2_plat_cancel_off(void)
 {
 	int old;
 
@@ -27,8 +25,7 @@ static int cancel_off(void)
 	return old;
 }
 
-/* Restore the cancellation state, keeping the call's errno. */
-static void cancel_back(int old)
+void tr2_plat_cancel_back(int old)
 {
 	int err = errno;
 
@@ -36,88 +33,306 @@ static void cancel_back(int old)
 	errno = err;
 }
 
+int tr2_thread_start(tr2_thread *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	/* the thread inherits the mask */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+void tr2_thread_join(tr2_thread t)
+{
+	pthread_join(t, NULL);
+}
+
+int tr2_plat_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	return pthread_atfork(prepare, parent, child);
+}
+
+void tr2_plat_hold_signals(tr2_held *old)
+{
+	static const int held[] = { TR2_HELD_SIGNALS };
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		sigaddset(&set, held[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void tr2_plat_release_signals(const tr2_held *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* One the host let through would have been handled already. */
+int tr2_plat_host_sigpipe_pending(const tr2_held *old)
+{
+	sigset_t pending;
+
+	return sigismember(old, SIGPIPE) && !sigpending(&pending) &&
+	       sigismember(&pending, SIGPIPE);
+}
+
+uint64_t tr2_plat_wall_ns(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+int tr2_plat_monotonic_ns(uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+long tr2_plat_utc_offset(time_t sec)
+{
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	return tm.tm_gmtoff;
+}
+
+long tr2_plat_pid(void)
+{
+	return (long)getpid();
+}
+
+int tr2_plat_hostname(char *buf, size_t size)
+{
+	return gethostname(buf, size);
+}
+
+int tr2_plat_set_blocking(int fd)
+{
+	return fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
+}
+
+int tr2_plat_wait_pipe(const char *path, int limit_ms)
+{
+	(void)path;
+	(void)limit_ms;
+	return -1;
+}
+
+int tr2_plat_setenv(const char *name, const char *value, int overwrite)
+{
+	return setenv(name, value, overwrite);
+}
+
+int tr2_plat_is_absolute(const char *path)
+{
+	return path[0] == '/';
+}
+
+int tr2_plat_wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static int64_t monotonic_ms(void)
+{
+	uint64_t ns = 0;
+
+	tr2_plat_monotonic_ns(&ns);
+	return (int64_t)(ns / 1000000);
+}
+
+/*
+ * A collector that stops reading must not stall the host for long: the
+ * kernel's own wait, bounded (polling would wake every sender at once).
+ * Linux bounds a connect() to a listener whose backlog is full by the
+ * same timeout (a non-blocking connect() is refused at once there).  No
+ * wait at all cannot be asked for (a zero timeout is none): 1 us.
+ */
+static void set_send_timeout(int fd, int64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000 * 1000) };
+
+	if (ms <= 0)
+		tv.tv_usec = 1;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* A connect() that goes on in the background: wait for it. */
+static int finish_connect(int fd, int64_t deadline)
+{
+	struct pollfd pfd = { fd, POLLOUT, 0 };
+	int64_t left = deadline - monotonic_ms();
+	int so_error = 0;
+	socklen_t len = sizeof(so_error);
+
+	if (left <= 0 || tr2_plat_poll(&pfd, 1, (int)left) <= 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	errno = so_error;
+	return so_error ? -1 : 0;
+}
+
+/* connect() within the wait limit; an interrupted one is tried again
+ * with what is left of it (it may have been made meanwhile). */
+static int connect_within(int fd, const struct sockaddr_un *sa, int limit_ms)
+{
+	int64_t deadline = monotonic_ms() + limit_ms;
+
+	set_send_timeout(fd, limit_ms);
+	for (;;) {
+		int64_t left;
+
+		if (!tr2_sys.connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+		    errno == EISCONN)
+			return 0;
+		if (errno == EINPROGRESS || errno == EALREADY)
+			return finish_connect(fd, deadline);
+		if (errno != EINTR)
+			return -1;
+		left = deadline - monotonic_ms();
+		if (left <= 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		set_send_timeout(fd, left);
+	}
+}
+
+int tr2_plat_connect_unix(const char *path, int type, int limit_ms, int *err)
+{
+	struct sockaddr_un sa;
+	int fd = tr2_sys.socket(AF_UNIX, type, 0);
+
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect_within(fd, &sa, limit_ms)) {
+		*err = errno;
+		tr2_sys.close(fd);
+		return -1;
+	}
+	set_send_timeout(fd, limit_ms);
+	return fd;
+}
+
+int tr2_plat_is_datagram(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	return !getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) && type == SOCK_DGRAM;
+}
+
+#if !TR2_HAVE_LINUX_SYSCALLS
+/*
+ * The C library's calls with cancellation disabled around them: a
+ * thread cancelled inside one would leave a destination's lock or its
+ * buffer held for good (tr2_plat.h).
+ */
 int tr2_plat_open(const char *path, int flags, mode_t mode)
 {
-	int old = cancel_off(), fd = open(path, flags, mode);
+	int old = tr2_plat_cancel_off(), fd = open(path, flags, mode);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return fd;
 }
 
 ssize_t tr2_plat_read(int fd, void *buf, size_t n)
 {
-	int old = cancel_off();
+	int old = tr2_plat_cancel_off();
 	ssize_t r = read(fd, buf, n);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return r;
 }
 
 ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
 {
-	int old = cancel_off();
+	int old = tr2_plat_cancel_off();
 	ssize_t w = write(fd, buf, n);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return w;
 }
 
 ssize_t tr2_plat_send(int fd, const void *buf, size_t n, int flags)
 {
-	int old = cancel_off();
+	int old = tr2_plat_cancel_off();
 	ssize_t w = send(fd, buf, n, flags);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return w;
 }
 
 int tr2_plat_connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	int old = cancel_off(), r = connect(fd, sa, len);
+	int old = tr2_plat_cancel_off(), r = connect(fd, sa, len);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return r;
 }
 
 int tr2_plat_close(int fd)
 {
-	int old = cancel_off(), r = close(fd);
+	int old = tr2_plat_cancel_off(), r = close(fd);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return r;
 }
 
 int tr2_plat_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
-	int old = cancel_off(), r = poll(fds, n, timeout_ms);
+	int old = tr2_plat_cancel_off(), r = poll(fds, n, timeout_ms);
 
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 	return r;
 }
 
 /* sigwait() returns at once for a signal that is pending and held. */
-int tr2_plat_take_pending(int signo)
+void tr2_plat_take_sigpipe(void)
 {
 	sigset_t set;
-	int got, old, err;
+	int got, old;
 
-	if (sigpending(&set) || !sigismember(&set, signo))
-		return -1;
+	if (sigpending(&set) || !sigismember(&set, SIGPIPE))
+		return;
 	sigemptyset(&set);
-	sigaddset(&set, signo);
-	old = cancel_off();
-	err = sigwait(&set, &got);
-	cancel_back(old);
-	return err ? -1 : got;
+	sigaddset(&set, SIGPIPE);
+	old = tr2_plat_cancel_off();
+	sigwait(&set, &got);
+	tr2_plat_cancel_back(old);
 }
 
 void tr2_plat_nap_us(long us)
 {
 	struct timespec ts = { 0, us * 1000L };
-	int old = cancel_off();
+	int old = tr2_plat_cancel_off();
 
 	nanosleep(&ts, NULL);
-	cancel_back(old);
+	tr2_plat_cancel_back(old);
 }
 #endif
 
@@ -324,4 +539,5 @@ int tr2_plat_immutable(const void *p, size_t len)
 	(void)len;
 	return 0;
 }
+#endif
 #endif

@@ -8,6 +8,8 @@
 #ifndef TR2_PROBE_H
 #define TR2_PROBE_H
 
+#include "tr2_plat.h"
+
 #include "trace2.h"
 #include "trace2/target.h"
 
@@ -17,7 +19,7 @@
  * libtrace2.so, the library's own copy of the word, which is where a
  * tracer counts itself even when the program's copy relocation gave the
  * macros another one. */
-extern unsigned int tr2_probe_word __attribute__((visibility("hidden")));
+extern unsigned int tr2_probe_word TR2_HIDDEN;
 
 /* The word's half that counts the tracers attached to a library probe. */
 #define TR2_PROBE_SEMAPHORE_BITS 0xffff0000u

@@ -26,11 +26,11 @@ struct tr2_slot {
  * Hidden, so that the dispatcher's loop reads them as directly as its
  * own variables (no GOT entry). */
 extern struct tr2_slot *tr2_registry_active[TRACE2_TARGETS_MAX]
-	__attribute__((visibility("hidden")));
-extern int tr2_registry_nactive __attribute__((visibility("hidden")));
+	TR2_HIDDEN;
+extern int tr2_registry_nactive TR2_HIDDEN;
 /* The one target a region event can go to directly (trace2.c's lane):
  * the only one open when it is a built-in; else NULL. */
-extern struct tr2_slot *tr2_registry_lane __attribute__((visibility("hidden")));
+extern struct tr2_slot *tr2_registry_lane TR2_HIDDEN;
 
 /* The built-in targets, once: normal, perf, event, chrome, stats. */
 void tr2_registry_add_builtins(void);

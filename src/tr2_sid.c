@@ -7,7 +7,7 @@
 #include "tr2_buf.h"
 #include "tr2_hot.h"
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ struct sid {
 	char *json;
 };
 
-static pthread_mutex_t sid_mutex = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex sid_mutex = TR2_MUTEX_INIT;
 static struct sid *current_sid;
 
 /* SHA-1 as specified in FIPS 180-4, just enough for a host name. */
@@ -99,7 +99,7 @@ static void host_component(char out[10])
 {
 	char host[256];
 
-	if (gethostname(host, sizeof(host))) {
+	if (tr2_plat_hostname(host, sizeof(host))) {
 		memcpy(out, "Localhost", 10);
 		return;
 	}
@@ -122,7 +122,7 @@ static struct sid *compute_sid(void)
 	*p++ = '-';
 	p = tr2_put(p, host, strlen(host));
 	p = tr2_put_lit(p, "-P");
-	p = tr2_put_hex32(p, (uint32_t)getpid());
+	p = tr2_put_hex32(p, (uint32_t)tr2_plat_pid());
 	*p = '\0';
 	olen = (size_t)(p - own);
 	len = plen + !!plen + olen;
@@ -152,7 +152,7 @@ static struct sid *compute_sid(void)
 
 void tr2_sid_after_fork(void)
 {
-	pthread_mutex_init(&sid_mutex, NULL);
+	tr2_mutex_init(&sid_mutex);
 }
 
 static const struct sid *get_sid(void)
@@ -161,13 +161,13 @@ static const struct sid *get_sid(void)
 
 	if (sid)
 		return sid;
-	pthread_mutex_lock(&sid_mutex);
+	tr2_mutex_lock(&sid_mutex);
 	sid = current_sid;
 	if (!sid) {
 		sid = compute_sid();
 		__atomic_store_n(&current_sid, sid, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&sid_mutex);
+	tr2_mutex_unlock(&sid_mutex);
 	return sid;
 }
 
@@ -196,10 +196,10 @@ void tr2_sid_release(void)
 {
 	struct sid *sid;
 
-	pthread_mutex_lock(&sid_mutex);
+	tr2_mutex_lock(&sid_mutex);
 	sid = current_sid;
 	__atomic_store_n(&current_sid, NULL, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&sid_mutex);
+	tr2_mutex_unlock(&sid_mutex);
 	if (sid) {
 		tr2_sys.free(sid->text);
 		tr2_sys.free(sid->json);

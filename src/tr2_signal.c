@@ -8,7 +8,7 @@
  * would have without tracing.
  */
 #include "tr2_signal.h"
-#include "tr2_dst.h"
+#include "tr2_plat.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -16,7 +16,7 @@
 
 /* The ones a write holds, then the crash signals, which it cannot. */
 static const int handled[] = {
-	TR2_DST_HELD_SIGNALS,
+	TR2_HELD_SIGNALS,
 	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 };
 #define NHANDLED (sizeof(handled) / sizeof(handled[0]))

@@ -2,14 +2,13 @@
 #include "tr2_plat.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #define REAL_CALLS { tr2_plat_open, tr2_plat_read, tr2_plat_write, tr2_plat_write_flags, \
 		     tr2_plat_send, tr2_plat_socket, tr2_plat_connect, tr2_plat_close, \
-		     fstat, stat, opendir, readdir, getenv, setenv, malloc, calloc, realloc, free }
+		     fstat, stat, opendir, readdir, getenv, tr2_plat_setenv, malloc, calloc, realloc, free }
 
 struct tr2_sys tr2_sys = REAL_CALLS;
 
@@ -62,16 +61,16 @@ void *tr2_alloc_forever(size_t n)
 	return p;
 }
 
-void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void))
+void tr2_run_once(int *done, tr2_mutex *lock, void (*fn)(void))
 {
 	if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(lock);
+	tr2_mutex_lock(lock);
 	if (!*done) {
 		fn();
 		__atomic_store_n(done, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(lock);
+	tr2_mutex_unlock(lock);
 }
 
 int tr2_nap_until(int (*done)(void *arg), void *arg, long limit_ms)

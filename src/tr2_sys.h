@@ -9,7 +9,6 @@
 #include "tr2_plat.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -54,7 +53,7 @@ void *tr2_alloc_forever(size_t n);
 /* Run fn once per process, the first time *done is 0, under lock (reset
  * it in a forked child).  Not pthread_once(): glibc's makes a futex call
  * even when no thread waits, one system call more per traced process. */
-void tr2_run_once(int *done, pthread_mutex_t *lock, void (*fn)(void));
+void tr2_run_once(int *done, tr2_mutex *lock, void (*fn)(void));
 
 /* Nap (20 us, doubling to 1 ms) until done(arg) says 1, at most limit_ms
  * milliseconds: a full ring waiting for its writer.  1 if done said so. */

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -57,7 +57,7 @@ struct added {
 };
 static struct added added[TR2_SYSENV_MAX - TR2_SYSENV_BUILTIN_COUNT];
 
-static pthread_mutex_t cache_mutex = PTHREAD_MUTEX_INITIALIZER;
+static tr2_mutex cache_mutex = TR2_MUTEX_INIT;
 static char *cached[TR2_SYSENV_MAX];      /* environment, when non-empty */
 static unsigned char looked_up[TR2_SYSENV_MAX];
 static char *from_config[TR2_SYSENV_MAX]; /* config files */
@@ -68,7 +68,7 @@ static char env_prefix[32] = "GIT";
 
 void tr2_sysenv_after_fork(void)
 {
-	pthread_mutex_init(&cache_mutex, NULL);
+	tr2_mutex_init(&cache_mutex);
 }
 
 int tr2_sysenv_count(void)
@@ -176,22 +176,22 @@ void tr2_sysenv_set_config(int id, const char *value)
 {
 	char *copy = tr2_strdup(value);
 
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	tr2_sys.free(from_config[id]);
 	from_config[id] = copy;
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 }
 
 void tr2_sysenv_clear_config(void)
 {
 	int i;
 
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		tr2_sys.free(from_config[i]);
 		from_config[i] = NULL;
 	}
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 }
 
 const char *tr2_sysenv_get(int id)
@@ -200,14 +200,14 @@ const char *tr2_sysenv_get(int id)
 
 	if (rows[id].live)
 		return tr2_sys.getenv(tr2_sysenv_env_name(id));
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	if (!looked_up[id]) {
 		v = tr2_sys.getenv(tr2_sysenv_env_name(id));
 		cached[id] = v && *v ? tr2_strdup(v) : NULL;
 		looked_up[id] = 1;
 	}
 	v = from_api[id] ? from_api[id] : cached[id] ? cached[id] : from_config[id];
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 	return v;
 }
 
@@ -229,10 +229,10 @@ int tr2_sysenv_set_api(int id, const char *value)
 
 	if (!copy)
 		return -1;
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	tr2_sys.free(from_api[id]);
 	from_api[id] = copy;
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 	return 0;
 }
 
@@ -256,7 +256,7 @@ int tr2_sysenv_set_prefix(const char *prefix)
 		prefix = "GIT";
 	if (!valid_prefix(prefix))
 		return -1;
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	join(env_prefix, sizeof(env_prefix), prefix, "");
 	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		rows[i].env[0] = '\0';
@@ -264,7 +264,7 @@ int tr2_sysenv_set_prefix(const char *prefix)
 		cached[i] = NULL;
 		looked_up[i] = 0;
 	}
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 	return 0;
 }
 
@@ -277,13 +277,13 @@ void tr2_sysenv_release(void)
 {
 	int i;
 
-	pthread_mutex_lock(&cache_mutex);
+	tr2_mutex_lock(&cache_mutex);
 	for (i = 0; i < TR2_SYSENV_MAX; i++) {
 		tr2_sys.free(cached[i]);
 		cached[i] = NULL;
 		looked_up[i] = 0;
 	}
-	pthread_mutex_unlock(&cache_mutex);
+	tr2_mutex_unlock(&cache_mutex);
 	tr2_sysenv_clear_config();
 }
 

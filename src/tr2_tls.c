@@ -3,13 +3,13 @@
 #include "tr2_sys.h"
 #include "tr2_buf.h"
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t tls_key;
+static tr2_mutex key_mutex = TR2_MUTEX_INIT;
+static tr2_key tls_key;
 static int key_made; /* atomic */
 static int next_thread_id;
 struct tr2_tls *tr2_tls_main_ctx;
@@ -23,7 +23,7 @@ void tr2_tls_set_free_hook(tr2_tls_free_fn *fn)
 
 void tr2_tls_after_fork(void)
 {
-	pthread_mutex_init(&key_mutex, NULL);
+	tr2_mutex_init(&key_mutex);
 }
 
 static void free_ctx(struct tr2_tls *ctx)
@@ -46,7 +46,7 @@ static void on_thread_end(void *ctx)
 
 static void make_key(void)
 {
-	pthread_key_create(&tls_key, on_thread_end);
+	tr2_key_create(&tls_key, on_thread_end);
 }
 
 static void set_name(struct tr2_tls *ctx, const char *base)
@@ -89,7 +89,7 @@ struct tr2_tls *tr2_tls_create(const char *base, uint64_t us_start)
 	if (tr2_tls_cur && tr2_tls_cur != tr2_tls_main_ctx)
 		free_ctx(tr2_tls_cur);
 	tr2_tls_cur = ctx;
-	pthread_setspecific(tls_key, ctx);
+	tr2_key_set(tls_key, ctx);
 	return ctx;
 }
 
@@ -128,7 +128,7 @@ void tr2_tls_destroy(void)
 	if (!ctx)
 		return;
 	tr2_tls_cur = NULL;
-	pthread_setspecific(tls_key, NULL);
+	tr2_key_set(tls_key, NULL);
 	if (ctx == tr2_tls_main_ctx)
 		tr2_tls_main_ctx = NULL;
 	free_ctx(ctx);

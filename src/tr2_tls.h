@@ -2,7 +2,7 @@
 #ifndef TR2_TLS_H
 #define TR2_TLS_H
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,8 +51,8 @@ void tr2_tls_release(void);
  * (NULL only if memory runs out). */
 struct tr2_tls *tr2_tls_get(void);
 /* Read through the two functions below; hidden, so read directly. */
-extern struct tr2_tls *tr2_tls_main_ctx __attribute__((visibility("hidden")));
-extern _Thread_local struct tr2_tls *tr2_tls_cur __attribute__((visibility("hidden")));
+extern struct tr2_tls *tr2_tls_main_ctx TR2_HIDDEN;
+extern _Thread_local struct tr2_tls *tr2_tls_cur TR2_HIDDEN;
 
 /* The context trace2_initialize() made (NULL before and after). */
 static inline struct tr2_tls *tr2_tls_main(void)

@@ -31,12 +31,10 @@
 #include "trace2/run.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
 /* Bit 0: the targets.  Other listeners may use other bits of the low
  * half; the high half counts probe tracers (the word is in tr2_probe.c). */
@@ -519,7 +517,7 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_redact_init();
 	if (!atexit_registered) {
 		atexit(tr2_atexit);
-		pthread_atfork(NULL, NULL, reset_locks_after_fork);
+		tr2_plat_atfork(NULL, NULL, reset_locks_after_fork);
 		atexit_registered = 1;
 	}
 	start_deferred_mode();
@@ -879,18 +877,6 @@ void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd
 	}
 }
 
-/* Git's code for how child pid ended: its exit status, or 128 + the
- * signal that killed it; -1 if its status is lost (errno ECHILD). */
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-}
-
 int trace2_run_command(const char **argv, const char *child_class)
 {
 	struct child_process cmd = TRACE2_CHILD_PROCESS_INIT;
@@ -910,7 +896,7 @@ int trace2_run_command(const char **argv, const char *child_class)
 		cmd.pid = -1;
 		code = -1;
 	} else {
-		code = wait_child(cmd.pid);
+		code = tr2_plat_wait_child(cmd.pid);
 		err = code < 0 ? errno : 0;
 	}
 	trace2_child_exit(&cmd, code);

@@ -27,6 +27,7 @@
 #include "tr2_tgt_chrome.h"
 #include "tr2_hot.h"
 #include "tr2_sys.h"
+#include "tr2_buf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -507,10 +508,10 @@ static void process_name(state *st, event_t *ev)
 
 static void set_name_part(state *st, event_t *ev, char *part, const char *value)
 {
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	keep(part, TR2_CHROME_PART_MAX, value);
 	process_name(st, ev);
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 }
 
 /* ,"<key>": for a key known only at run time. */
@@ -704,7 +705,7 @@ static void child_start(state *st, event_t *ev)
 	const struct trace2_ev_child *ch = &ev->child;
 	struct tr2_chrome_child *c;
 
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	c = free_child(st);
 	if (c) {
 		c->used = 1;
@@ -713,7 +714,7 @@ static void child_start(state *st, event_t *ev)
 		keep(c->child_class, sizeof(c->child_class),
 		     ch->hook_name ? "hook" : ch->child_class ? ch->child_class : "?");
 	}
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 	child_track_name(st, ev->time_us, ch->id);
 	/* before the child exists, so before its end in a shared file */
 	if (!st->link_by_pid && ch->argv)
@@ -736,7 +737,7 @@ static void child_end(state *st, event_t *ev)
 	struct tr2_buf b;
 	size_t at;
 
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	for (i = 0; i < st->n_children; i++) {
 		struct tr2_chrome_child *c = &st->children[i];
 
@@ -747,7 +748,7 @@ static void child_end(state *st, event_t *ev)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 	complete_head(st, &b, argv, CAT_PROCESS, begin, begin + ev->t_rel_us, tid);
 	if (!st->base.brief) {
 		at = args_begin(&b);
@@ -938,13 +939,13 @@ static void rewrite_context(state *st, event_t *ev)
 		    t->gen == st->gen && t->json_name_len)
 			meta(st, "thread_name", ev->time_us, t->tid, t->json_name,
 			     t->json_name_len);
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	if (*st->argv0 || *st->cmd || *st->mode)
 		process_name(st, ev);
 	for (i = 0; i < st->n_children; i++)
 		if (st->children[i].used)
 			child_track_name(st, ev->time_us, st->children[i].id);
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 }
 
 /* The first n bytes at p up to the end of their first line. */
@@ -960,7 +961,7 @@ static size_t first_line(const char *p, size_t n)
 static size_t number_at(const char *p, size_t n, const char *key, const char **digits)
 {
 	size_t klen = strlen(key), len = 0;
-	const char *at = memmem(p, n, key, klen);
+	const char *at = tr2_find(p, n, key, klen);
 
 	if (!at)
 		return 0;
@@ -1012,7 +1013,7 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 
 	tr2_tgt_open(&st->base, config);
 	st->own_file = st->base.dst && st->base.dst->own_file;
-	st->pid = (long)getpid();
+	st->pid = tr2_plat_pid();
 	st->gen++;
 	st->main_tid = 1;
 	st->process_open = 0;
@@ -1025,7 +1026,7 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 		t->in_use = 0;
 		t->depth = 0;
 	}
-	pthread_mutex_init(&st->lock, NULL);
+	tr2_mutex_init(&st->lock);
 	st->argv0[0] = st->cmd[0] = st->mode[0] = '\0';
 	if (st->children)
 		memset(st->children, 0, st->n_children * sizeof(*st->children));
@@ -1154,7 +1155,6 @@ static void replay_end(void *ctx, uint64_t ts)
 	tr2_sys.free(st->children);
 	st->children = NULL;
 	st->n_children = 0;
-	pthread_mutex_destroy(&st->lock);
 }
 
 const struct trace2_target tr2_tgt_chrome = {

@@ -6,7 +6,7 @@
 #ifndef TR2_TGT_CHROME_H
 #define TR2_TGT_CHROME_H
 
-#include <pthread.h>
+#include "tr2_plat.h"
 
 #include "tr2_replay.h"
 #include "tr2_tgt.h"
@@ -94,7 +94,7 @@ struct tr2_tgt_chrome {
 			      * converter, deferred mode); slots go by the
 			      * record's thread, not the calling one */
 	struct tr2_chrome_thread *threads; /* atomic head */
-	pthread_mutex_t lock; /* the process name and the children */
+	tr2_mutex lock; /* the process name and the children */
 	char argv0[TR2_CHROME_PART_MAX];
 	char cmd[TR2_CHROME_PART_MAX];
 	char mode[TR2_CHROME_PART_MAX];

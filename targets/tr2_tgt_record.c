@@ -375,9 +375,9 @@ static uint32_t enter_locked(state *st, struct tr2_rec_table *t, const char *s, 
 {
 	uint32_t id;
 
-	pthread_mutex_lock(&st->strings_lock);
+	tr2_mutex_lock(&st->strings_lock);
 	id = enter(t, s, len);
-	pthread_mutex_unlock(&st->strings_lock);
+	tr2_mutex_unlock(&st->strings_lock);
 	return id;
 }
 
@@ -1366,14 +1366,9 @@ static void *writer_main(void *ctx)
 
 static void start_writer(state *st)
 {
-	sigset_t all, old;
-
-	/* the host's handlers never run on it */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* every signal held there: the host's handlers never run on it */
 	__atomic_store_n(&st->writer_started, 0, __ATOMIC_RELAXED);
-	st->writer_running = !pthread_create(&st->writer, NULL, writer_main, st);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	st->writer_running = !tr2_thread_start(&st->writer, writer_main, st);
 	if (st->writer_running)
 		tr2_plat_name_thread(st->writer, "trace2-record");
 }
@@ -1384,7 +1379,7 @@ static void stop_writer(state *st)
 		return;
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	wake_writer(st);
-	pthread_join(st->writer, NULL);
+	tr2_thread_join(st->writer);
 	st->writer_running = 0;
 }
 
@@ -1456,7 +1451,7 @@ static void after_fork(void)
 	if (!st)
 		return;
 	st->drain_lock = 0;
-	pthread_mutex_init(&st->strings_lock, NULL);
+	tr2_mutex_init(&st->strings_lock);
 	for (s = st->streams; s; s = s->next) {
 		s->head = s->tail_seen = s->tail = s->committed;
 		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
@@ -1467,7 +1462,7 @@ static void after_fork(void)
 	}
 	st->writer_running = 0;
 	st->reannounce = 1; /* a new process: its own PROCESS, strings, threads */
-	st->pid = (long)getpid();
+	st->pid = tr2_plat_pid();
 	st->process_key = hash_bytes((const char *)&st->pid, sizeof(st->pid)) ^
 			  tr2_now_ns() * 0x9e3779b97f4a7c15ull;
 }
@@ -1510,12 +1505,12 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 	st->wait_when_full = tr2_sysenv_ring_full_waits();
 	st->ring_size = ring_size();
 	st->gen++;
-	st->pid = (long)getpid();
+	st->pid = tr2_plat_pid();
 	st->process_key = hash_bytes((const char *)&st->pid, sizeof(st->pid)) ^
 			  tr2_now_ns() * 0x9e3779b97f4a7c15ull;
 	if (!st->scratch && !(st->scratch = tr2_sys.malloc(SCRATCH)))
 		return -1;
-	pthread_mutex_init(&st->strings_lock, NULL);
+	tr2_mutex_init(&st->strings_lock);
 	st->strings.first = FIRST_STRING;
 	tr2_plat_find_immutable();
 	tr2_dst_set_head(st->base.dst, magic, sizeof(magic));
@@ -1524,7 +1519,7 @@ static int record_open(void *ctx, const struct trace2_target_config *config)
 		tr2_dst_write_now(st->base.dst, (const char *)magic, sizeof(magic));
 	forked_state = st;
 	if (!atfork_set) {
-		pthread_atfork(before_fork, parent_after_fork, after_fork);
+		tr2_plat_atfork(before_fork, parent_after_fork, after_fork);
 		atfork_set = 1;
 	}
 	start_writer(st);

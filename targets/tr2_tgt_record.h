@@ -8,7 +8,7 @@
 #ifndef TR2_TGT_RECORD_H
 #define TR2_TGT_RECORD_H
 
-#include <pthread.h>
+#include "tr2_plat.h"
 #include <stdint.h>
 
 #include "tr2_tgt.h"
@@ -61,14 +61,14 @@ struct tr2_tgt_record {
 
 	/* The string table (numbered from 2) and the site table (from 0:
 	 * each entry the bytes of a SITES entry), under strings_lock. */
-	pthread_mutex_t strings_lock;
+	tr2_mutex strings_lock;
 	struct tr2_rec_table strings, sites;
 
 	/* The writer: the thread, or whoever drains under drain_lock (a
 	 * word, 1 while held: a fatal signal's handler takes it too). */
 	int drain_lock;
 	int in_signal;         /* the drain is a signal handler's */
-	pthread_t writer;
+	tr2_thread writer;
 	int writer_running;
 	int writer_started;    /* atomic: its thread runs writer_main() */
 	int stop;              /* atomic */

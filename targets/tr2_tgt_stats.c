@@ -404,7 +404,7 @@ static void thread_ended(state *st, event_t *ev)
 		return;
 	if (mine == t)
 		mine = NULL;
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	if (!__atomic_load_n(&st->closed, __ATOMIC_RELAXED)) {
 		if (st->ended < TR2_STATS_THREADS || (!st->folded && !(st->folded = new_sum(st)))) {
 			st->ended++;
@@ -415,7 +415,7 @@ static void thread_ended(state *st, event_t *ev)
 			__atomic_store_n(&t->state, TR2_STATS_FREE, __ATOMIC_RELEASE);
 		}
 	}
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 }
 
 /* ---------------------------------------------------------------- */
@@ -759,13 +759,13 @@ static state *forked_state; /* the state the fork handlers keep whole */
 static void fork_prepare(void)
 {
 	if (forked_state)
-		pthread_mutex_lock(&forked_state->lock);
+		tr2_mutex_lock(&forked_state->lock);
 }
 
 static void fork_done(void)
 {
 	if (forked_state)
-		pthread_mutex_unlock(&forked_state->lock);
+		tr2_mutex_unlock(&forked_state->lock);
 }
 
 static int open_(void *ctx, const struct trace2_target_config *config)
@@ -790,10 +790,10 @@ static int open_(void *ctx, const struct trace2_target_config *config)
 	free_sum(st->folded);
 	st->folded = NULL;
 	strcpy(st->sid, "-");
-	pthread_mutex_init(&st->lock, NULL);
+	tr2_mutex_init(&st->lock);
 	forked_state = st;
 	if (!fork_handlers) /* open() runs on one thread */
-		fork_handlers = !pthread_atfork(fork_prepare, fork_done, fork_done);
+		fork_handlers = !tr2_plat_atfork(fork_prepare, fork_done, fork_done);
 	return 0;
 }
 
@@ -824,10 +824,10 @@ static void shutdown_(void *ctx)
 {
 	state *st = ctx;
 
-	pthread_mutex_lock(&st->lock);
+	tr2_mutex_lock(&st->lock);
 	if (!__atomic_exchange_n(&st->closed, 1, __ATOMIC_ACQ_REL))
 		report(st);
-	pthread_mutex_unlock(&st->lock);
+	tr2_mutex_unlock(&st->lock);
 }
 
 const struct trace2_target tr2_tgt_stats = {

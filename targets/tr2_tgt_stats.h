@@ -7,7 +7,7 @@
 #ifndef TR2_TGT_STATS_H
 #define TR2_TGT_STATS_H
 
-#include <pthread.h>
+#include "tr2_plat.h"
 
 #include "tr2_tgt.h"
 
@@ -85,7 +85,7 @@ struct tr2_tgt_stats {
 	unsigned gen;
 	int closed;          /* atomic: the report is written */
 	struct tr2_stats_table *tables; /* atomic head */
-	pthread_mutex_t lock; /* ended threads, the report */
+	tr2_mutex lock; /* ended threads, the report */
 	int ended;           /* ended threads with a section of their own */
 	unsigned long folded_threads; /* added up in folded */
 	struct tr2_stats_table *folded;
