@@ -23,7 +23,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,12 +155,17 @@ struct trace2_strvec {
 extern const char *trace2_empty_strvec[];
 #define TRACE2_STRVEC_INIT { trace2_empty_strvec, 0, 0 }
 
+/* A process id: pid_t itself on Linux (glibc and musl), where it is int,
+ * without <sys/types.h>, which MSVC lacks; int on Windows too, whose
+ * process ids are 32-bit (mingw-w64's own pid_t is 64-bit there). */
+typedef int trace2_pid_t;
+
 /* A child process as trace2_child_*() see it. Initialise with
  * TRACE2_CHILD_PROCESS_INIT: args.v must never be NULL. */
 struct trace2_child_process {
 	struct trace2_strvec args;
 	struct trace2_strvec env;
-	pid_t pid;
+	trace2_pid_t pid;
 	int trace2_child_id;
 	uint64_t trace2_child_us_start;
 	const char *trace2_child_class;
