@@ -13,7 +13,9 @@
 # headers and macro expansions must hold no GNU extension, and every
 # header they include must be one of C11's freestanding ones.  On the host
 # compiler ($T2_CC) outside Windows, &child_process.pid must be a
-# pid_t * (the field's type is the platform's pid_t there).
+# pid_t * (the field's type is the platform's pid_t there).  With
+# mingw-w64's gcc, every public struct has the same size and alignment
+# there as for the MSVC target.
 # run.h's -DTRACE2_DISABLE form uses posix_spawnp(): not compiled here.
 # Without clang or its Windows target it skips.
 # usage: tests/lib/test_msvc_headers.sh
@@ -89,6 +91,32 @@ for lang in "c -std=c11" "c++ -std=c++14"; do
 		[ -z "$other" ] && ok || bad "$name: includes beyond standard C: $other"
 	done
 done
+
+# A library built with mingw-w64 and a program built with MSVC must agree
+# on every public struct: the same size and alignment under both.
+if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+	{
+		echo '#include <stddef.h>'
+		echo '#include "trace2/target.h"'
+		echo 'const size_t layout[] = {'
+		sed -n 's/^struct \(trace2_[a-z0-9_]*\) {.*/sizeof(struct \1), _Alignof(struct \1),/p' \
+			include/trace2.h include/trace2/target.h
+		echo '0 };'
+	} >"$tmp/layout.c"
+	x86_64-w64-mingw32-gcc -std=c11 -Iinclude -S -o "$tmp/mingw.s" "$tmp/layout.c" 2>"$tmp/err"
+	# shellcheck disable=SC2086 # MSVC is a list of flags
+	clang $MSVC -std=c11 -Iinclude -S -o "$tmp/msvc.s" "$tmp/layout.c" 2>>"$tmp/err"
+	awk '$1 == ".quad" { print $2 }' "$tmp/mingw.s" >"$tmp/mingw"
+	awk '$1 == ".quad" { print $2 }' "$tmp/msvc.s" >"$tmp/msvc"
+	n=$(grep -c '^sizeof' "$tmp/layout.c")
+	if [ "$n" -ge 20 ] && [ "$(wc -l <"$tmp/mingw")" -eq $((2 * n + 1)) ]; then
+		same "struct sizes and alignments, mingw-w64 vs MSVC" "$tmp/mingw" "$tmp/msvc"
+	else
+		bad "struct layouts not measured ($n structs)"; head -5 "$tmp/err" >&2
+	fi
+else
+	echo "$t2_test: skipped the mingw-w64 layout comparison: x86_64-w64-mingw32-gcc is not installed"
+fi
 
 echo '#include <sys/types.h>
 #include "trace2.h"
