@@ -23,7 +23,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -161,12 +160,17 @@ struct trace2_strvec {
 extern const char *trace2_empty_strvec[];
 #define TRACE2_STRVEC_INIT { trace2_empty_strvec, 0, 0 }
 
+/* A process id: pid_t itself on Linux (glibc and musl), where it is int,
+ * without <sys/types.h>, which MSVC lacks; int on Windows too, whose
+ * process ids are 32-bit (mingw-w64's own pid_t is 64-bit there). */
+typedef int trace2_pid_t;
+
 /* A child process as trace2_child_*() see it. Initialise with
  * TRACE2_CHILD_PROCESS_INIT: args.v must never be NULL. */
 struct trace2_child_process {
 	struct trace2_strvec args;
 	struct trace2_strvec env;
-	pid_t pid;
+	trace2_pid_t pid;
 	int trace2_child_id;
 	uint64_t trace2_child_us_start;
 	const char *trace2_child_class;
@@ -175,7 +179,9 @@ struct trace2_child_process {
 	unsigned git_cmd : 1;
 	unsigned use_shell : 1;
 };
-#define TRACE2_CHILD_PROCESS_INIT { .args = TRACE2_STRVEC_INIT, .env = TRACE2_STRVEC_INIT }
+/* Every member in order, no designator: C++ before C++20 (MSVC's) has none. */
+#define TRACE2_CHILD_PROCESS_INIT \
+	{ TRACE2_STRVEC_INIT, TRACE2_STRVEC_INIT, 0, 0, 0, NULL, NULL, NULL, 0, 0 }
 
 /* A repository: trace2 reads worktree (def_repo) and owns trace2_repo_id. */
 struct trace2_repository {
@@ -703,9 +709,10 @@ enum trace2_counter_id trace2_counter_define(const char *category, const char *n
  * while tracing is on (in C++: always, as for any call).  Two statements
  * in C: write it where a declaration may go, not as the body of an if.
  *
- * C needs GCC's or Clang's cleanup attribute; elsewhere (C only) the two
- * macros trace nothing, TRACE2_HAVE_SCOPED_REGIONS is 0, and the program
- * pairs trace2_region_enter()/leave() by hand.  C++ uses trace2::region
+ * C needs GCC's or Clang's cleanup attribute; elsewhere (C only, MSVC's
+ * cl among them) the two macros trace nothing (the category, label and
+ * repo are still evaluated once), TRACE2_HAVE_SCOPED_REGIONS is 0, and
+ * the program pairs trace2_region_enter()/leave() by hand.  C++ uses trace2::region
  * (below), the same in every compiler.
  */
 #if defined(__cplusplus) || defined(__GNUC__) || defined(__clang__)
@@ -761,8 +768,16 @@ static inline void trace2_region_scope_leave(struct trace2_region_scope *s)
 #define TRACE2_REGION_PRINTF(category, label, repo, ...) \
 	TRACE2_REGION_PRINTF_(TRACE2_SCOPE_NAME, category, label, repo, __VA_ARGS__)
 #elif !defined(__cplusplus)
-#define TRACE2_REGION(category, label, repo) (void)0
-#define TRACE2_REGION_PRINTF(category, label, repo, ...) (void)0
+/* No cleanup attribute (MSVC's cl): an expression that traces nothing but
+ * evaluates the category, label and repo once as the real one does, and
+ * names the message without evaluating it, so that a variable used only
+ * there is still used (no unused-variable warning under /W4 /WX). */
+#define TRACE2_REGION(category, label, repo) \
+	((void)(category), (void)(label), (void)(repo))
+#define TRACE2_REGION_PRINTF(category, label, repo, ...) \
+	(TRACE2_REGION(category, label, repo), \
+	 (void)(0 && (trace2_region_enter_printf_fl(__FILE__, __LINE__, NULL, NULL, NULL, \
+						    __VA_ARGS__), 1)))
 #endif
 
 /* ------------------------------------------------------------------ */

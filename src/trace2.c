@@ -880,6 +880,7 @@ void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd
 int trace2_run_command(const char **argv, const char *child_class)
 {
 	struct child_process cmd = TRACE2_CHILD_PROCESS_INIT;
+	pid_t pid; /* wider than cmd.pid where pid_t is 64-bit (mingw-w64) */
 	int err, code;
 
 	if (!argv || !argv[0]) {
@@ -891,12 +892,13 @@ int trace2_run_command(const char **argv, const char *child_class)
 		cmd.args.nr++;
 	cmd.trace2_child_class = child_class;
 	trace2_child_start(&cmd);
-	err = tr2_plat_spawn(argv, &cmd.pid);
+	err = tr2_plat_spawn(argv, &pid);
 	if (err) {
 		cmd.pid = -1;
 		code = -1;
 	} else {
-		code = tr2_plat_wait_child(cmd.pid);
+		cmd.pid = (trace2_pid_t)pid;
+		code = tr2_plat_wait_child(pid);
 		err = code < 0 ? errno : 0;
 	}
 	trace2_child_exit(&cmd, code);

@@ -7,7 +7,8 @@
  *
  * Include after trace2.h.  Works whether tracing is on or off, and with
  * -DTRACE2_DISABLE (then it runs the command untraced, without the
- * library).
+ * library, with POSIX's posix_spawnp() and waitpid(): that form alone
+ * needs more than standard C).
  */
 #ifndef TRACE2_RUN_H
 #define TRACE2_RUN_H
@@ -40,9 +41,13 @@ extern "C" {
  * forks and execs, holding this thread's signals while it forks.
  */
 #ifndef TRACE2_DISABLE
+#if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility push(default)
+#endif
 int trace2_run_command(const char **argv, const char *child_class);
+#if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
+#endif
 #else
 #include <errno.h>
 #include <spawn.h>

@@ -239,7 +239,7 @@ static void child(struct prog *p)
 	ch.git_cmd = fz_pick(&p->in, 2);
 	ch.use_shell = fz_pick(&p->in, 2);
 	trace2_child_start(&ch);
-	ch.pid = (pid_t)fz_u32(&p->in);
+	ch.pid = (trace2_pid_t)fz_u32(&p->in);
 	if (fz_pick(&p->in, 2))
 		trace2_child_ready(&ch, str_or_null(p));
 	trace2_child_exit(&ch, (int)fz_u32(&p->in));

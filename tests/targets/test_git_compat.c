@@ -554,7 +554,7 @@ static void rp_child_exit(struct replay *r, const struct tjson *ev,
 {
 	struct child_process *cp = ev_child(r, ev);
 
-	cp->pid = (pid_t)ev_int(ev, "pid");
+	cp->pid = (trace2_pid_t)ev_int(ev, "pid");
 	trace2_child_exit_fl(file, line, cp, ev_int(ev, "code"));
 }
 
