@@ -333,5 +333,10 @@ uninstall:
 clean:
 	rm -rf build
 
+# make -s print-VAR: the variable's words, one a line (tests/cmake/test_cmake.sh
+# compares LIB_SRC and INSTALL_HEADERS with CMakeLists.txt's lists).
+print-%:
+	@printf '%s\n' $($*)
+
 include tests/platforms/platforms.mk
 .SECONDARY:
