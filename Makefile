@@ -334,7 +334,7 @@ clean:
 	rm -rf build
 
 # make -s print-VAR: the variable's words, one a line (tests/cmake/test_cmake.sh
-# compares LIB_SRC and INSTALL_HEADERS with CMakeLists.txt's lists).
+# compares LIB_SRC and INSTALLED with what CMakeLists.txt builds and installs).
 print-%:
 	@printf '%s\n' $($*)
 
