@@ -157,7 +157,8 @@ for way in subdir fetch; do
 done
 
 # 3. Windows, cross-built; run under Wine in a prefix of its own in the
-# build directory (made on first use, which takes some seconds).
+# build directory (made on first use, which takes some seconds; bounded
+# by 2 minutes a run).
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 	echo "$t2_test: skipped Windows: no x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64)"
 	finish
@@ -190,7 +191,7 @@ if built "mingw library" "$root" "$tmp/wlib" -DCMAKE_TOOLCHAIN_FILE="$toolchain"
 		# Where Windows looks for a program's DLLs first: beside it.
 		cp "$wprefix/bin/libtrace2.dll" "$dir/"
 		[ -z "$wine" ] || traced "mingw find_package, $way, under Wine" \
-			env WINEPREFIX="$builddir/wine-cmake" WINEDEBUG=-all "$wine" "$dir/consumer.exe"
+			env WINEPREFIX="$builddir/wine-cmake" WINEDEBUG=-all timeout 120 "$wine" "$dir/consumer.exe"
 	done
 fi
 finish
