@@ -333,5 +333,10 @@ uninstall:
 clean:
 	rm -rf build
 
+# make -s print-VAR: the variable's words, one a line (tests/cmake/test_cmake.sh
+# compares LIB_SRC and INSTALLED with what CMakeLists.txt builds and installs).
+print-%:
+	@printf '%s\n' $($*)
+
 include tests/platforms/platforms.mk
 .SECONDARY:
