@@ -306,4 +306,46 @@ static inline uint64_t tr2_plat_tsc_now(void)
 int tr2_plat_tsc_is_monotonic(void);
 #endif
 
+
+/* ---------------------------------------------------------------- */
+/* What the system knows of the process, and where its user's config
+ * files are: src/tr2_plat_posix_proc.c and src/tr2_plat_posix_config.c,
+ * src/tr2_plat_win32_proc.c and src/tr2_plat_win32_config.c. */
+
+/*
+ * Where tr2_plat_process_info() hands the records it makes, all of
+ * category "process"; file and line are the source location Git names
+ * for each.  The callbacks make the JSON of a data_json value.
+ */
+struct tr2_plat_info_sink {
+	/* cmd_ancestry: the parents' names, nearest first, NULL-terminated. */
+	void (*ancestry)(const char *file, int line, const char **names, void *ctx);
+	/* data: an integer. */
+	void (*data_int)(const char *file, int line, const char *key, int64_t value,
+			 void *ctx);
+	/* data_json: the array of the strings names (NULL-terminated). */
+	void (*data_json_strings)(const char *file, int line, const char *key,
+				  const char **names, void *ctx);
+	/* data_json: the object of the n integers values named by keys, in
+	 * that order. */
+	void (*data_json_ints)(const char *file, int line, const char *key,
+			       const char *const *keys, const int64_t *values, size_t n,
+			       void *ctx);
+	void *ctx;
+};
+
+/* Hand sink what the platform records of this process at start
+ * (at_exit 0: the parents' names) or at exit (at_exit 1). */
+void tr2_plat_process_info(int at_exit, const struct tr2_plat_info_sink *sink);
+
+/* The home directory (the config files' "~"), or NULL; it may be put in
+ * buf, of size bytes. */
+const char *tr2_plat_home(char *buf, size_t size);
+/* The home directory of user into buf (size bytes, NUL-terminated);
+ * -1 if unknown or longer. */
+int tr2_plat_user_home(const char *user, char *buf, size_t size);
+/* The system config file when GIT_CONFIG_SYSTEM does not name one, or
+ * NULL for none; it may be put in buf, of size bytes. */
+const char *tr2_plat_system_config(char *buf, size_t size);
+
 #endif

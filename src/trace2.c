@@ -18,7 +18,6 @@
 #include "tr2_metrics.h"
 #include "tr2_params.h"
 #include "tr2_probe.h"
-#include "tr2_procinfo.h"
 #include "tr2_redact.h"
 #include "tr2_registry.h"
 #include "tr2_settings.h"
@@ -802,16 +801,71 @@ void trace2_cmd_set_config_fl(const char *file, int line, const char *key,
 		trace2_def_param_fl(file, line, key, value, NULL);
 }
 
-static void report_ancestry(const char **names, void *ctx)
+/* What the platform knows of the process, as records of category
+ * "process" (tr2_plat_process_info()). */
+#define PROCESS_CATEGORY "process"
+
+static void info_ancestry(const char *file, int line, const char **names, void *ctx)
 {
 	(void)ctx;
-	trace2_cmd_ancestry_fl(TR2_GITLOC_ANCESTRY, names);
+	trace2_cmd_ancestry_fl(file, line, names);
 }
+
+static void info_data_int(const char *file, int line, const char *key, int64_t value,
+			  void *ctx)
+{
+	(void)ctx;
+	trace2_data_intmax_fl(file, line, PROCESS_CATEGORY, NULL, key, value);
+}
+
+/* data_json with jw's value, which its caller began; jw is released. */
+static void info_data_json(const char *file, int line, const char *key,
+			   struct json_writer *jw)
+{
+	trace2_jw_end(jw);
+	trace2_data_json_fl(file, line, PROCESS_CATEGORY, NULL, key, jw);
+	trace2_jw_release(jw);
+}
+
+static void info_data_json_strings(const char *file, int line, const char *key,
+				   const char **names, void *ctx)
+{
+	struct json_writer jw;
+
+	(void)ctx;
+	trace2_jw_init(&jw);
+	trace2_jw_array_begin(&jw, 0);
+	trace2_jw_array_argv(&jw, names);
+	info_data_json(file, line, key, &jw);
+}
+
+static void info_data_json_ints(const char *file, int line, const char *key,
+				const char *const *keys, const int64_t *values, size_t n,
+				void *ctx)
+{
+	struct json_writer jw;
+	size_t i;
+
+	(void)ctx;
+	trace2_jw_init(&jw);
+	trace2_jw_object_begin(&jw, 0);
+	for (i = 0; i < n; i++)
+		trace2_jw_object_intmax(&jw, keys[i], values[i]);
+	info_data_json(file, line, key, &jw);
+}
+
+static const struct tr2_plat_info_sink process_info_sink = {
+	.ancestry = info_ancestry,
+	.data_int = info_data_int,
+	.data_json_strings = info_data_json_strings,
+	.data_json_ints = info_data_json_ints,
+};
 
 void trace2_collect_process_info(enum trace2_process_info_reason reason)
 {
-	if (tr2_enabled() && reason == TRACE2_PROCESS_INFO_STARTUP)
-		tr2_procinfo_ancestry(report_ancestry, NULL);
+	if (tr2_enabled() && (reason == TRACE2_PROCESS_INFO_STARTUP ||
+			      reason == TRACE2_PROCESS_INFO_EXIT))
+		tr2_plat_process_info(reason == TRACE2_PROCESS_INFO_EXIT, &process_info_sink);
 }
 
 /* ---------------------------------------------------------------- */
