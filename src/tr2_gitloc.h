@@ -17,6 +17,13 @@
 #define TR2_GITLOC_NO_REGION "trace2/tr2_tls.c", 120
 #define TR2_GITLOC_ANCESTRY "compat/linux/procinfo.c", 170
 
+/* Git for Windows' process information. */
+#define TR2_GITLOC_WIN32_INFO "compat/win32/trace2_win32_process_info.c"
+#define TR2_GITLOC_WIN32_DEBUGGER TR2_GITLOC_WIN32_INFO, 127
+#define TR2_GITLOC_WIN32_MEMORY TR2_GITLOC_WIN32_INFO, 156
+#define TR2_GITLOC_WIN32_ANCESTRY_JSON TR2_GITLOC_WIN32_INFO, 185
+#define TR2_GITLOC_WIN32_ANCESTRY TR2_GITLOC_WIN32_INFO, 190
+
 /* The normal target's. */
 #define TR2_GITLOC_NORMAL_FILE "trace2/tr2_tgt_normal.c"
 #define TR2_GITLOC_NORMAL_SIGNAL 118
