@@ -9,12 +9,12 @@
 #include "tr2_diag.h"
 #include "tr2_buf.h"
 #include "tr2_sysenv.h"
+#include "tr2_plat.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,16 +257,15 @@ enum read_result {
 static int read_file(const char *path, enum trace2_config_scope scope, int report,
 		     int depth, tr2_config_fn *fn, void *ctx);
 
-/* The home directory of "~" (HOME) or "~user" (its passwd entry) into out;
- * -1 if there is none. */
+/* The home directory of "~" (tr2_plat_home()) or "~user" into out; -1 if
+ * there is none. */
 static int add_home(struct tr2_buf *out, const char *user, size_t len)
 {
-	char name[256], pwbuf[4096];
-	struct passwd pw, *found = NULL;
-	const char *home = tr2_sys.getenv("HOME");
+	char name[256], dir[4096];
+	const char *home;
 
 	if (!len) {
-		if (!home)
+		if (!(home = tr2_plat_home(dir, sizeof(dir))))
 			return -1;
 		tr2_buf_adds(out, home);
 		return 0;
@@ -275,9 +274,9 @@ static int add_home(struct tr2_buf *out, const char *user, size_t len)
 		return -1;
 	memcpy(name, user, len);
 	name[len] = '\0';
-	if (getpwnam_r(name, &pw, pwbuf, sizeof(pwbuf), &found) || !found)
+	if (tr2_plat_user_home(name, dir, sizeof(dir)))
 		return -1;
-	tr2_buf_adds(out, pw.pw_dir);
+	tr2_buf_adds(out, dir);
 	return 0;
 }
 
@@ -575,15 +574,17 @@ static void for_each_file(file_fn *fn, void *ctx)
 {
 	const char *system = tr2_sys.getenv("GIT_CONFIG_SYSTEM");
 	const char *global = tr2_sys.getenv("GIT_CONFIG_GLOBAL");
-	const char *xdg = tr2_sys.getenv("XDG_CONFIG_HOME"), *home = tr2_sys.getenv("HOME");
-	char path[4096];
+	const char *xdg = tr2_sys.getenv("XDG_CONFIG_HOME"), *home;
+	char path[4096], home_buf[4096], system_buf[4096];
 
 	if (!reads_git_files()) {
 		for_each_own_file(fn, ctx);
 		return;
 	}
-	if (!skip_system)
-		fn(system ? system : TR2_SYSTEM_CONFIG, TRACE2_CONFIG_SCOPE_SYSTEM, ctx);
+	if (!skip_system && (system || (system = tr2_plat_system_config(system_buf,
+									 sizeof(system_buf)))))
+		fn(system, TRACE2_CONFIG_SCOPE_SYSTEM, ctx);
+	home = tr2_plat_home(home_buf, sizeof(home_buf));
 	if (global) {
 		if (*global)
 			fn(global, TRACE2_CONFIG_SCOPE_GLOBAL, ctx);

@@ -4,10 +4,6 @@
 
 #include "trace2.h"
 
-#ifndef TR2_SYSTEM_CONFIG
-#define TR2_SYSTEM_CONFIG "/etc/gitconfig"
-#endif
-
 typedef trace2_config_entry_fn tr2_config_fn;
 
 /* Read exactly these files (NULL: none) instead of Git's system and
