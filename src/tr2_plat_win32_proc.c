@@ -127,4 +127,114 @@ void tr2_plat_process_info(int at_exit, const struct tr2_plat_info_sink *sink)
 		sink->data_int(TR2_GITLOC_WIN32_DEBUGGER, "windows/debugger_present", 1, sink->ctx);
 	report_ancestry(sink);
 }
+
+/* ---------------------------------------------------------------- */
+/* Signals: what the C runtime raises, crashes, Ctrl-C.               */
+
+static tr2_signal_fn *report;
+
+/* The C runtime's signals a handler is called for in the thread that
+ * raises them (abort(), raise()).  SIGINT and SIGBREAK come from the
+ * console: on_console_event(). */
+static const int crt_signals[] = { SIGABRT, SIGTERM };
+
+/* Whether the C runtime's disposition of signo is the default (a
+ * disposition cannot be read without setting it). */
+static int crt_default(int signo)
+{
+	void (*handler)(int) = signal(signo, SIG_DFL);
+
+	if (handler == SIG_ERR)
+		return 0;
+	signal(signo, handler);
+	return handler == SIG_DFL;
+}
+
+/* The runtime has put signo's disposition back to the default before
+ * calling; raised again, it ends the process as it would have. */
+static void on_crt_signal(int signo)
+{
+	report(signo, 1);
+	signal(signo, SIG_DFL);
+	raise(signo);
+}
+
+static void take_crt_signals(void)
+{
+	void (*old)(int);
+	size_t i;
+
+	for (i = 0; i < sizeof(crt_signals) / sizeof(crt_signals[0]); i++) {
+		old = signal(crt_signals[i], on_crt_signal);
+		if (old != SIG_DFL && old != SIG_ERR && old != on_crt_signal)
+			signal(crt_signals[i], old); /* the host's: left alone */
+	}
+}
+
+/* The signal of the C runtime an exception stands for, or 0 (a stack
+ * overflow too: too little stack is left to write a record). */
+static int exception_signal(DWORD code)
+{
+	switch (code) {
+	case EXCEPTION_ACCESS_VIOLATION:
+	case EXCEPTION_IN_PAGE_ERROR:
+	case EXCEPTION_ARRAY_BOUNDS_EXCEEDED:
+	case EXCEPTION_DATATYPE_MISALIGNMENT:
+		return SIGSEGV;
+	case EXCEPTION_ILLEGAL_INSTRUCTION:
+	case EXCEPTION_PRIV_INSTRUCTION:
+		return SIGILL;
+	case EXCEPTION_FLT_DENORMAL_OPERAND:
+	case EXCEPTION_FLT_DIVIDE_BY_ZERO:
+	case EXCEPTION_FLT_INEXACT_RESULT:
+	case EXCEPTION_FLT_INVALID_OPERATION:
+	case EXCEPTION_FLT_OVERFLOW:
+	case EXCEPTION_FLT_STACK_CHECK:
+	case EXCEPTION_FLT_UNDERFLOW:
+	case EXCEPTION_INT_DIVIDE_BY_ZERO:
+	case EXCEPTION_INT_OVERFLOW:
+		return SIGFPE;
+	default:
+		return 0;
+	}
+}
+
+static LPTOP_LEVEL_EXCEPTION_FILTER previous_filter;
+
+/* An exception nothing caught: recorded unless the host has a handler
+ * for its signal (mingw-w64's filter, next in line, calls that), then
+ * passed on, so the process ends (or not) as it would have. */
+static LONG WINAPI on_exception(EXCEPTION_POINTERS *info)
+{
+	int signo = exception_signal(info->ExceptionRecord->ExceptionCode);
+
+	if (signo && crt_default(signo))
+		report(signo, 1);
+	return previous_filter ? previous_filter(info) : EXCEPTION_CONTINUE_SEARCH;
+}
+
+/* Ctrl-C and Ctrl-Break, on a thread of their own: recorded unless the
+ * host takes them through the C runtime's SIGINT or SIGBREAK; then the
+ * next handler (the default ends the process) goes on. */
+static BOOL WINAPI on_console_event(DWORD event)
+{
+	int signo = event == CTRL_C_EVENT ? SIGINT : event == CTRL_BREAK_EVENT ? SIGBREAK : 0;
+
+	if (signo && crt_default(signo))
+		report(signo, 1);
+	return FALSE;
+}
+
+void tr2_signals_install(tr2_signal_fn *fn)
+{
+	static int installed;
+
+	report = fn;
+	if (installed)
+		return;
+	installed = 1;
+	take_crt_signals();
+	previous_filter = SetUnhandledExceptionFilter(on_exception);
+	SetConsoleCtrlHandler(on_console_event, TRUE);
+}
 #endif

@@ -5,8 +5,10 @@
  * and the crash signals get the same treatment, but only where their
  * disposition was the default when tracing started: a signal the host
  * handles or ignores is left alone.  The process dies exactly as it
- * would have without tracing.
+ * would have without tracing.  POSIX; Windows' are in
+ * tr2_plat_win32_proc.c.
  */
+#ifndef _WIN32
 #include "tr2_signal.h"
 #include "tr2_plat.h"
 
@@ -80,3 +82,4 @@ void tr2_signals_install(tr2_signal_fn *fn)
 			sigaction(handled[i], &previous[i], NULL);
 	}
 }
+#endif

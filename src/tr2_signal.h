@@ -1,4 +1,4 @@
-/* Signal handling (tr2_signal.c). */
+/* Signal handling (tr2_signal.c; on Windows tr2_plat_win32_proc.c). */
 #ifndef TR2_SIGNAL_H
 #define TR2_SIGNAL_H
 
