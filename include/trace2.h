@@ -499,8 +499,10 @@ void trace2_def_repo_fl(const char *file, int line, struct trace2_repository *re
 	(TRACE2_ACTIVE() ? trace2_def_repo_fl(__FILE__, __LINE__, (repo)) : (void)0)
 
 /*
- * Walk the parent processes (Linux /proc) and emit "cmd_ancestry" at
- * STARTUP; nothing at EXIT.  Git's main() calls it after cmd_start.
+ * Emit what the platform knows of the process, as Git does: at STARTUP
+ * the parent processes' names ("cmd_ancestry"; on Windows also the
+ * debugger and "windows/ancestry"), at EXIT Windows' "windows/memory"
+ * (nothing on Linux).  Git's main() calls it after cmd_start.
  */
 void trace2_collect_process_info(enum trace2_process_info_reason reason);
 

@@ -1,12 +1,13 @@
 /*
- * The parent walk of Windows' cmd_ancestry (src/tr2_plat_ancestry.c) over
- * made-up process snapshots.  The rules, as docs/embedding.md's
- * "Windows: process information" says them: from the process itself, each step finds the
- * entry of the current id and moves to its parent id; each parent found
- * is named (the process itself is not); the ids visited, its own first,
- * are kept: an id that repeats adds "(cycle)" and ends the list, a
- * parent found when 10 ids are kept adds "(truncated)" (so at most 10
- * names), an id missing from the snapshot ends it.
+ * The parent walk of Windows' cmd_ancestry (src/tr2_plat_ancestry.c)
+ * over made-up process snapshots.  The rules, as docs/embedding.md's
+ * "Windows: process information" says them: from the process itself,
+ * each step finds the entry of the current id and moves to its parent
+ * id; each parent found is named (the process itself is not); the ids
+ * visited, its own first, are kept: an id that repeats adds "(cycle)"
+ * and ends the list, a parent found when 10 ids are kept adds
+ * "(truncated)" (so at most 10 names), an id missing from the snapshot
+ * ends it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
