@@ -9,6 +9,7 @@
 #include "tr2_sys.h"
 
 #include <string.h>
+#define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
 /* A directory's name and "\git.exe", in UTF-16. */

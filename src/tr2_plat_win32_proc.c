@@ -11,6 +11,7 @@
 #include "tr2_gitloc.h"
 #include "tr2_signal.h"
 
+#define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <psapi.h>
 #include <signal.h>
