@@ -280,6 +280,27 @@ static int add_home(struct tr2_buf *out, const char *user, size_t len)
 	return 0;
 }
 
+/* The length of s up to its first directory separator. */
+static size_t up_to_dir_sep(const char *s)
+{
+	size_t len = 0;
+
+	while (s[len] && !tr2_plat_is_dir_sep(s[len]))
+		len++;
+	return len;
+}
+
+/* The last directory separator in path, or NULL. */
+static const char *last_dir_sep(const char *path)
+{
+	const char *last = NULL;
+
+	for (; *path; path++)
+		if (tr2_plat_is_dir_sep(*path))
+			last = path;
+	return last;
+}
+
 /* include.path as Git finds it: "~" or "~user" expanded, a relative path
  * from the including file's directory; -1 if it cannot be expanded. */
 static int include_path(const struct parser *p, const char *target, struct tr2_buf *path)
@@ -287,12 +308,12 @@ static int include_path(const struct parser *p, const char *target, struct tr2_b
 	const char *slash;
 
 	if (target[0] == '~') {
-		size_t len = strcspn(target + 1, "/");
+		size_t len = up_to_dir_sep(target + 1);
 
 		if (add_home(path, target + 1, len))
 			return -1;
 		tr2_buf_adds(path, target + 1 + len);
-	} else if (target[0] != '/' && (slash = strrchr(p->path, '/'))) {
+	} else if (!tr2_plat_is_absolute(target) && (slash = last_dir_sep(p->path))) {
 		tr2_buf_add(path, p->path, (size_t)(slash - p->path) + 1);
 		tr2_buf_adds(path, target);
 	} else

@@ -347,5 +347,7 @@ int tr2_plat_user_home(const char *user, char *buf, size_t size);
 /* The system config file when GIT_CONFIG_SYSTEM does not name one, or
  * NULL for none; it may be put in buf, of size bytes. */
 const char *tr2_plat_system_config(char *buf, size_t size);
+/* Whether c separates directories in a path ('/'; on Windows '\\' too). */
+int tr2_plat_is_dir_sep(char c);
 
 #endif

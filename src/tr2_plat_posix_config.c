@@ -1,7 +1,8 @@
 /*
  * Where a POSIX system keeps the config files Git reads: the home
  * directory is $HOME, a user's from the password database, the system
- * file /etc/gitconfig (or the build's TR2_SYSTEM_CONFIG).
+ * file /etc/gitconfig (or the build's TR2_SYSTEM_CONFIG); paths are
+ * separated by '/'.
  */
 #ifndef _WIN32
 #include "tr2_plat.h"
@@ -41,5 +42,10 @@ const char *tr2_plat_system_config(char *buf, size_t size)
 	(void)buf;
 	(void)size;
 	return TR2_SYSTEM_CONFIG;
+}
+
+int tr2_plat_is_dir_sep(char c)
+{
+	return c == '/';
 }
 #endif

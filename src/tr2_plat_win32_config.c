@@ -1,7 +1,8 @@
 /*
  * Where Git for Windows keeps the config files (the rules:
  * tr2_plat_win_places.c): the home directory from the environment, no
- * "~user", the system file beside the git.exe found on PATH.
+ * "~user", the system file beside the git.exe found on PATH; paths as
+ * Windows has them.
  */
 #ifdef _WIN32
 #include "tr2_plat.h"
@@ -48,5 +49,10 @@ int tr2_plat_user_home(const char *user, char *buf, size_t size)
 const char *tr2_plat_system_config(char *buf, size_t size)
 {
 	return tr2_plat_win_system_config(tr2_sys.getenv("PATH"), has_git, NULL, buf, size);
+}
+
+int tr2_plat_is_dir_sep(char c)
+{
+	return tr2_plat_win_is_dir_sep(c);
 }
 #endif

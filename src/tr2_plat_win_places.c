@@ -1,7 +1,7 @@
 /*
  * Where Git for Windows keeps the config files: the home directory from
  * the environment, the installation (and its etc\gitconfig) from the
- * git.exe on PATH.  Pure rules over what the caller reads from the
+ * git.exe on PATH; and its paths' separators.  Pure rules over what the caller reads from the
  * system, so that they are tested on every platform
  * (tests/lib/test_win_places.c); src/tr2_plat_win32_config.c uses them.
  */
@@ -45,7 +45,7 @@ const char *tr2_plat_win_home(tr2_plat_getenv_fn *get, char *buf, size_t size)
 	return join(buf, size, drive, strlen(drive), path);
 }
 
-static int is_sep(char c)
+int tr2_plat_win_is_dir_sep(char c)
 {
 	return c == '/' || c == '\\';
 }
@@ -69,11 +69,11 @@ static size_t parent(const char *dir, size_t len, const char **name, size_t *nam
 {
 	size_t end = len;
 
-	while (end && !is_sep(dir[end - 1]))
+	while (end && !tr2_plat_win_is_dir_sep(dir[end - 1]))
 		end--;
 	*name = dir + end;
 	*name_len = len - end;
-	while (end && is_sep(dir[end - 1]))
+	while (end && tr2_plat_win_is_dir_sep(dir[end - 1]))
 		end--;
 	return end;
 }
@@ -84,7 +84,7 @@ size_t tr2_plat_win_git_root(const char *dir)
 	size_t len = strlen(dir), up, upup, name_len, i;
 	const char *name;
 
-	while (len && is_sep(dir[len - 1]))
+	while (len && tr2_plat_win_is_dir_sep(dir[len - 1]))
 		len--;
 	up = parent(dir, len, &name, &name_len);
 	if (same_name(name, name_len, "cmd"))

@@ -31,4 +31,7 @@ size_t tr2_plat_win_git_root(const char *dir);
 const char *tr2_plat_win_system_config(const char *path_list, tr2_plat_has_git_fn *has_git,
 				       void *ctx, char *buf, size_t size);
 
+/* Whether c separates directories: '/' or '\\'. */
+int tr2_plat_win_is_dir_sep(char c);
+
 #endif

@@ -6,7 +6,8 @@
  * else HOMEDRIVE and HOMEPATH; the system file is etc\gitconfig of the
  * installation whose git.exe comes first on PATH, the installation
  * being the directory above cmd, bin or mingw64\bin (mingw32,
- * clangarm64), and none if that git.exe is elsewhere.
+ * clangarm64), and none if that git.exe is elsewhere; paths are
+ * separated by '/' or '\'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,6 +64,14 @@ static void home_order(void **state)
 	/* "D:\p" needs 5 bytes. */
 	assert_null(home_of(drive, buf, 4));
 	assert_string_equal(home_of(drive, buf, 5), "D:\\p");
+}
+
+static void separators(void **state)
+{
+	(void)state;
+	assert_true(tr2_plat_win_is_dir_sep('/'));
+	assert_true(tr2_plat_win_is_dir_sep('\\'));
+	assert_false(tr2_plat_win_is_dir_sep(':'));
 }
 
 static void expect_root(const char *dir, const char *want)
@@ -169,6 +178,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(home_order),
+		cmocka_unit_test(separators),
 		cmocka_unit_test(roots),
 		cmocka_unit_test(system_file_from_path),
 		cmocka_unit_test(system_file_too_long),
