@@ -63,12 +63,18 @@ struct sockaddr_un {
 #define SO_TYPE 0x1008
 int getsockopt(int fd, int level, int name, void *value, socklen_t *len);
 /* A descriptor the library opens is not inherited by children. */
+#ifndef O_CLOEXEC
 #define O_CLOEXEC _O_NOINHERIT
+#endif
 /* Creating with O_EXCL never opens what is already there, a link
  * included; nothing else opens with it. */
+#ifndef O_NOFOLLOW
 #define O_NOFOLLOW 0
+#endif
 /* Files and pipes are never opened in a mode that waits for a reader. */
+#ifndef O_NONBLOCK
 #define O_NONBLOCK 0
+#endif
 #ifndef S_ISSOCK
 #define S_ISSOCK(m) 0
 #endif

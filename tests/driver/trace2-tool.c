@@ -14,18 +14,24 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <process.h>
+#else
+#include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#endif
 
 #include "trace2.h"
 
@@ -285,6 +291,50 @@ static int get_n_ints(int argc, const char **argv, int n, int *values)
 	return 0;
 }
 
+#ifdef _WIN32
+/*
+ * Windows (mingw-w64): threads, children and exec with Win32 calls, as
+ * Git for Windows has them; the scenarios' output is the same.
+ */
+static void sleep_ms(int ms)
+{
+	if (ms > 0)
+		Sleep((DWORD)ms);
+}
+
+struct thread_call {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static unsigned __stdcall thread_main(void *p)
+{
+	struct thread_call *call = p;
+
+	call->fn(call->arg);
+	return 0;
+}
+
+/* Start nr threads running fn(arg), then join them in order. */
+static void run_threads(int nr, void *(*fn)(void *), void *arg)
+{
+	struct thread_call call = { fn, arg };
+	HANDLE *threads;
+
+	if (nr <= 0)
+		return;
+	threads = xcalloc((size_t)nr, sizeof(*threads));
+	for (int i = 0; i < nr; i++)
+		if (!(threads[i] = (HANDLE)_beginthreadex(NULL, 0, thread_main, &call, 0, NULL)))
+			die("failed to create thread[%d]", i);
+	for (int i = 0; i < nr; i++) {
+		if (WaitForSingleObject(threads[i], INFINITE) != WAIT_OBJECT_0)
+			die("failed to join thread[%d]", i);
+		CloseHandle(threads[i]);
+	}
+	free(threads);
+}
+#else
 static void sleep_ms(int ms)
 {
 	struct timespec ts;
@@ -313,37 +363,66 @@ static void run_threads(int nr, void *(*fn)(void *), void *arg)
 			die("failed to join thread[%d]", i);
 	free(threads);
 }
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Running children                                                    */
 /* ------------------------------------------------------------------ */
 
+#ifdef _WIN32
+#define PATH_SEP ';'
+#define DIR_SEPS "/\\"
+/* Windows programs end in ".exe"; the name may leave it out. */
+#define EXE_SUFFIX ".exe"
+static int is_executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+#else
+#define PATH_SEP ':'
+#define DIR_SEPS "/"
+#define EXE_SUFFIX ""
 static int is_executable(const char *path)
 {
 	struct stat st;
 
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
+#endif
+
+/* dir/name into buf (name alone for an empty dir), with EXE_SUFFIX if
+ * name has no such ending; whether it is an executable file. */
+static int try_program(const char *dir, size_t dir_len, const char *name, char *buf,
+		       size_t size)
+{
+	size_t len = strlen(name), suffix = strlen(EXE_SUFFIX);
+	const char *add = len >= suffix && !strcmp(name + len - suffix, EXE_SUFFIX) ? "" : EXE_SUFFIX;
+	int n = dir_len ? snprintf(buf, size, "%.*s/%s%s", (int)dir_len, dir, name, add) :
+			  snprintf(buf, size, "%s%s", name, add);
+
+	return n > 0 && (size_t)n < size && is_executable(buf);
+}
 
 /*
- * The program to execute for name: name itself if it contains a '/',
- * else the first executable match in $PATH (into buf), else NULL.
+ * The program to execute for name: name itself if it contains a
+ * directory separator, else the first executable match in $PATH (into
+ * buf), else NULL.
  */
 static const char *locate_program(const char *name, char *buf, size_t size)
 {
 	const char *p = getenv("PATH");
 
-	if (strchr(name, '/'))
-		return name;
+	if (strpbrk(name, DIR_SEPS))
+		return try_program("", 0, name, buf, size) ? buf : name;
 	while (p) {
-		const char *end = strchrnul(p, ':');
-		int n = end == p ?
-			snprintf(buf, size, "%s", name) :
-			snprintf(buf, size, "%.*s/%s", (int)(end - p), p, name);
+		const char *end = strchr(p, PATH_SEP);
+		size_t len = end ? (size_t)(end - p) : strlen(p);
 
-		if (n > 0 && (size_t)n < size && is_executable(buf))
+		if (try_program(p, len, name, buf, size))
 			return buf;
-		p = *end ? end + 1 : NULL;
+		p = end ? end + 1 : NULL;
 	}
 	return NULL;
 }
@@ -372,6 +451,103 @@ static char **child_environment(const struct strvec *adds)
 	return env;
 }
 
+#ifdef _WIN32
+#define LINE_MAX_W 32768
+
+/*
+ * arg appended to line at *at as the C runtime's parser reads it back:
+ * in quotes if it has a blank or is empty, backslashes doubled before a
+ * '"' (which is escaped) and before the closing quote.
+ */
+static void quote_arg(char *line, size_t *at, const char *arg)
+{
+	int quote = !*arg || strpbrk(arg, " \t\"") != NULL;
+	size_t slashes = 0, n = *at;
+
+	if (quote)
+		line[n++] = '"';
+	for (; *arg && n < LINE_MAX_W - 4; arg++) {
+		if (*arg == '\\') {
+			slashes++;
+		} else {
+			/* the backslashes before a '"' doubled, plus its own */
+			for (size_t k = *arg == '"' ? slashes + 1 : 0; k && n < LINE_MAX_W - 4; k--)
+				line[n++] = '\\';
+			slashes = 0;
+		}
+		line[n++] = *arg;
+	}
+	for (; quote && slashes && n < LINE_MAX_W - 4; slashes--)
+		line[n++] = '\\';
+	if (quote)
+		line[n++] = '"';
+	if (n >= LINE_MAX_W - 4)
+		die("command line too long");
+	line[n] = '\0';
+	*at = n;
+}
+
+/* The process of the last child started (the driver runs one at a time). */
+static HANDLE child_process_handle;
+
+/* The environment block of environ with adds applied, for CreateProcess. */
+static char *environment_block(char **env)
+{
+	size_t len = 1, at = 0;
+	char *block;
+
+	for (size_t i = 0; env[i]; i++)
+		len += strlen(env[i]) + 1;
+	block = xcalloc(len, 1);
+	for (size_t i = 0; env[i]; i++) {
+		size_t n = strlen(env[i]) + 1;
+
+		memcpy(block + at, env[i], n);
+		at += n;
+	}
+	return block;
+}
+
+static int start_process(const char *path, const char **argv, char **env, HANDLE *process,
+			 DWORD *pid)
+{
+	char *line = xcalloc(LINE_MAX_W, 1);
+	char *block = env ? environment_block(env) : NULL;
+	STARTUPINFOA si;
+	PROCESS_INFORMATION pi;
+	size_t at = 0;
+	int err = 0;
+
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			line[at++] = ' ';
+		quote_arg(line, &at, argv[i]);
+	}
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	if (!CreateProcessA(path, line, NULL, NULL, TRUE, 0, block, NULL, &si, &pi))
+		err = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
+	free(line);
+	free(block);
+	if (err)
+		return err;
+	CloseHandle(pi.hThread);
+	*process = pi.hProcess;
+	*pid = pi.dwProcessId;
+	return 0;
+}
+
+static DWORD wait_process(HANDLE process)
+{
+	DWORD code = 128;
+
+	WaitForSingleObject(process, INFINITE);
+	GetExitCodeProcess(process, &code);
+	CloseHandle(process);
+	return code;
+}
+#endif
+
 /* Spawn cmd as path (argv[0] = path); returns 0 or an errno value. */
 static int spawn_child(struct child_process *cmd, const char *path)
 {
@@ -381,7 +557,21 @@ static int spawn_child(struct child_process *cmd, const char *path)
 
 	memcpy(argv, cmd->args.v, cmd->args.nr * sizeof(*argv));
 	argv[0] = path;
-	err = posix_spawn(&cmd->pid, path, NULL, NULL, (char *const *)argv, env);
+#ifdef _WIN32
+	{
+		DWORD pid = 0;
+
+		err = start_process(path, argv, env, &child_process_handle, &pid);
+		cmd->pid = (trace2_pid_t)pid;
+	}
+#else
+	{
+		pid_t pid;
+
+		err = posix_spawn(&pid, path, NULL, NULL, (char *const *)argv, env);
+		cmd->pid = (trace2_pid_t)pid;
+	}
+#endif
 	free(env);
 	free(argv);
 	return err;
@@ -390,6 +580,10 @@ static int spawn_child(struct child_process *cmd, const char *path)
 /* The child's exit code, or 128 + signal number if it was killed. */
 static int wait_child(const struct child_process *cmd)
 {
+#ifdef _WIN32
+	(void)cmd;
+	return (int)(wait_process(child_process_handle) & 0xff);
+#else
 	const char *argv0 = cmd->args.v[0];
 	int status;
 
@@ -404,6 +598,28 @@ static int wait_child(const struct child_process *cmd)
 		return 128 + sig;
 	}
 	return WEXITSTATUS(status);
+#endif
+}
+
+/*
+ * exec name with argv: on Windows, as Git for Windows does it, the
+ * program runs as a child and this process ends with its exit code.
+ * Returns only on failure (errno set).
+ */
+static void exec_program(const char *name, const char **argv)
+{
+#ifdef _WIN32
+	char buf[PATH_MAX];
+	const char *path = locate_program(name, buf, sizeof(buf));
+	HANDLE process;
+	DWORD pid;
+
+	errno = path ? start_process(path, argv, NULL, &process, &pid) : ENOENT;
+	if (!errno)
+		exit((int)wait_process(process));
+#else
+	execvp(name, (char *const *)argv);
+#endif
 }
 
 /* Git's run_command(): -1 if the program could not be started. */
@@ -487,7 +703,7 @@ static int ut_005exec(int argc, const char **argv)
 	git_argv[0] = "git";
 	memcpy(git_argv + 1, argv, (size_t)argc * sizeof(*argv));
 	exec_id = trace2_exec_fl(RUN_COMMAND_C, 243, "git", git_argv);
-	execvp("git", (char *const *)git_argv);
+	exec_program("git", git_argv);
 	trace2_exec_result_fl(RUN_COMMAND_C, 252, exec_id, errno);
 	free(git_argv);
 	return -1;
@@ -798,15 +1014,18 @@ static int test_tool_main(int argc, const char **argv)
 	die_usage();
 }
 
-/* Git's main() resets SIGPIPE to the default action and unblocks it. */
+/* Git's main() resets SIGPIPE to the default action and unblocks it
+ * (Windows has none). */
 static void restore_sigpipe(void)
 {
+#ifndef _WIN32
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
+#endif
 }
 
 /* "<dir>/.git/config" if dir holds a repository directory. */
