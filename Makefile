@@ -209,8 +209,8 @@ $(BUILD)/tests/test_example_slowest: examples/slowest_target.c examples/slowest_
 $(BUILD)/tests/test_example_slowest: TEST_LDFLAGS := -Iexamples examples/slowest_target.c
 
 # It checks the trace2 command's reader, built in with it.
-$(BUILD)/tests/test_tool_reader: tools/alloc.c tools/alloc.h tools/json.c tools/json.h tools/reader.c tools/reader.h tools/record.c tools/record.h tools/map.c tools/map.h
-$(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/alloc.c tools/json.c tools/reader.c tools/record.c tools/map.c
+$(BUILD)/tests/test_tool_reader: tools/alloc.c tools/alloc.h tools/json.c tools/json.h tools/reader.c tools/reader.h tools/record.c tools/record.h tools/map.c tools/map.h tools/sys.c tools/sys.h
+$(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/alloc.c tools/json.c tools/reader.c tools/record.c tools/map.c tools/sys.c
 
 # It checks the trace2 command's hash map, built in with it.
 $(BUILD)/tests/test_tool_map: tools/alloc.c tools/alloc.h tools/map.c tools/map.h

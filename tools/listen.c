@@ -1,16 +1,27 @@
-/* The serving loop of validate --listen (see listen.h). */
+/* The serving loop of validate --listen on POSIX: a Unix stream socket
+ * (see listen.h). */
+#ifndef _WIN32
 #include "listen.h"
 #include "alloc.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PREFIX "af_unix:"
+
+const char t2_listen_form[] = PREFIX "PATH";
+
+static volatile sig_atomic_t stop;
 
 struct conn {
 	int fd;
@@ -20,6 +31,7 @@ struct conn {
 
 struct server {
 	const struct t2_listen *l;
+	int lfd;                /* the listening socket; -1: none */
 	struct conn **conns;    /* each in place: its source points into it */
 	struct pollfd *pfd;     /* [0]: the listener, then the clients' */
 	size_t n, alloc;
@@ -92,7 +104,7 @@ static void read_client(struct server *sv, size_t i)
 
 static void accept_client(struct server *sv)
 {
-	int fd = accept4(sv->l->lfd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd >= 0) {
 		add_client(sv, fd);
@@ -116,7 +128,7 @@ static int listening(struct server *sv, int *timeout)
 	uint64_t now;
 
 	*timeout = -1;
-	if (sv->l->lfd < 0)
+	if (sv->lfd < 0)
 		return 0;
 	if (!sv->paused_until)
 		return 1;
@@ -133,27 +145,29 @@ static int serving(const struct server *sv)
 {
 	const struct t2_listen *l = sv->l;
 
-	if (l->stop && *l->stop)
+	if (sv->lfd >= 0 && stop)
 		return 0;
 	if (l->count > 0 && sv->closed >= l->count)
 		return 0;
-	return l->lfd >= 0 || sv->n;
+	return sv->lfd >= 0 || sv->n;
 }
 
-void t2_listen_serve(const struct t2_listen *l, const int *fds, size_t nfds)
+/* Read the clients of lfd (-1: none) and the connected fds. */
+static void serve(const struct t2_listen *l, int lfd, const int *fds, size_t nfds)
 {
 	struct server sv;
 	size_t i;
 
 	memset(&sv, 0, sizeof(sv));
 	sv.l = l;
+	sv.lfd = lfd;
 	make_room(&sv);
 	for (i = 0; i < nfds; i++)
 		add_client(&sv, fds[i]);
 	while (serving(&sv)) {
 		int timeout, accepting = listening(&sv, &timeout);
 
-		sv.pfd[0].fd = accepting ? l->lfd : -1;
+		sv.pfd[0].fd = accepting ? lfd : -1;
 		sv.pfd[0].events = POLLIN;
 		sv.pfd[0].revents = 0;
 		for (i = 0; i < sv.n; i++) {
@@ -177,3 +191,74 @@ void t2_listen_serve(const struct t2_listen *l, const int *fds, size_t nfds)
 	free(sv.conns);
 	free(sv.pfd);
 }
+
+void t2_listen_serve(const struct t2_listen *l, const int *fds, size_t nfds)
+{
+	serve(l, -1, fds, nfds);
+}
+
+int t2_listen_address(const char *address)
+{
+	return !strncmp(address, PREFIX, strlen(PREFIX));
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* The socket at path (a stale socket there replaced), listening. */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un addr;
+	struct stat st;
+	int lfd;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "trace2 validate: socket path too long: %s\n", path);
+		return -1;
+	}
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strcpy(addr.sun_path, path);
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
+		unlink(path);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 64)) {
+		fprintf(stderr, "trace2 validate: %s: %s\n", path, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return -1;
+	}
+	return lfd;
+}
+
+int t2_listen_run(struct t2_listen *l, const char *address)
+{
+	static char name[128];
+	const char *path = address + strlen(PREFIX);
+	struct sigaction sa;
+	int lfd;
+
+	if (!strncmp(path, "stream:", 7))
+		path += 7;
+	lfd = listen_at(path);
+	if (lfd < 0)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!l->quiet)
+		fprintf(stderr, "trace2 validate: listening on " PREFIX "%s\n", path);
+	snprintf(name, sizeof(name), PREFIX "%s", path);
+	l->name = name;
+	serve(l, lfd, NULL, 0);
+	close(lfd);
+	unlink(path);
+	return 0;
+}
+#endif

@@ -8,6 +8,7 @@
 
 #include "convert.h"
 #include "summary.h"
+#include "sys.h"
 #include "trace2.h"
 #include "usage.h"
 #include "validate.h"
@@ -16,6 +17,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	t2_sys_binary_stdio(); /* the output is byte for byte the same everywhere */
 	if (!cmd) {
 		usage_show(NULL, 0);
 		return 2;

@@ -8,13 +8,12 @@
 #include "output.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "reader.h"
+#include "sys.h"
 #include "usage.h"
 
 int t2_output_option(const char *cmd, int argc, char **argv, int *i, const char **path)
@@ -34,11 +33,11 @@ int t2_output_option(const char *cmd, int argc, char **argv, int *i, const char 
 /* FILE as standard output; *created: it did not exist. */
 static int open_as_stdout(const char *cmd, const char *path, int *created)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	int fd = t2_sys_open_write(path, 1);
 
 	*created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC); /* emptied once the inputs pass */
+		fd = t2_sys_open_write(path, 0); /* emptied once the inputs pass */
 	if (fd >= 0)
 		fflush(stdout); /* nothing is written before this, but be sure */
 	if (fd < 0 || dup2(fd, 1) < 0) {
@@ -56,7 +55,7 @@ static int open_as_stdout(const char *cmd, const char *path, int *created)
 
 int t2_output_begin(const char *cmd, const char *path, char *const *inputs, int n)
 {
-	struct stat st;
+	struct t2_file_id id;
 	int created = 0;
 
 	if (path && !strcmp(path, "-"))
@@ -68,7 +67,7 @@ int t2_output_begin(const char *cmd, const char *path, char *const *inputs, int 
 			unlink(path);
 		return 1;
 	}
-	if (path && !created && !fstat(1, &st) && S_ISREG(st.st_mode) && ftruncate(1, 0)) {
+	if (path && !created && t2_sys_regular_fd(1, &id) && ftruncate(1, 0)) {
 		fprintf(stderr, "trace2 %s: %s: %s\n", cmd, path, strerror(errno));
 		return 1;
 	}

@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,16 +47,11 @@ enum trace2_event_kind t2_event_kind(const char *name)
 /* Standard output and error, where they are regular files. */
 static void note_outputs(struct t2_reader *r)
 {
-	struct stat st;
 	int fd;
 
 	for (fd = 1; fd <= 2; fd++)
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-			r->outputs[r->n_outputs].dev = st.st_dev;
-			r->outputs[r->n_outputs].ino = st.st_ino;
-			r->outputs[r->n_outputs].fd = fd;
-			r->n_outputs++;
-		}
+		if (t2_sys_regular_fd(fd, &r->outputs[r->n_outputs].id))
+			r->outputs[r->n_outputs++].fd = fd;
 	r->stdout_name = "standard output";
 }
 
@@ -1085,12 +1079,12 @@ static int input_error(struct t2_reader *r, const char *name, const char *what)
 }
 
 /* Which of the command's outputs the file is, or NULL. */
-static const char *output_named(const struct t2_reader *r, const struct stat *st)
+static const char *output_named(const struct t2_reader *r, const struct t2_file_id *id)
 {
 	size_t i;
 
 	for (i = 0; i < r->n_outputs; i++)
-		if (r->outputs[i].dev == st->st_dev && r->outputs[i].ino == st->st_ino)
+		if (r->outputs[i].id.dev == id->dev && r->outputs[i].id.ino == id->ino)
 			return r->outputs[i].fd == 1 ? r->stdout_name : "standard error";
 	return NULL;
 }
@@ -1102,16 +1096,16 @@ static int read_fd(struct t2_reader *r, int fd, const char *name)
 	const char *out;
 	struct t2_source s;
 	struct progress prog = { name, 0, 0, -1 };
-	struct stat st;
+	struct t2_file_id id;
 	ssize_t n;
 	int ret = 0;
 
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		if ((out = output_named(r, &st))) {
+	if (t2_sys_regular_fd(fd, &id)) {
+		if ((out = output_named(r, &id))) {
 			snprintf(why, sizeof(why), "also this command's %s; not read", out);
 			return input_error(r, name, why);
 		}
-		prog.size = (uint64_t)st.st_size;
+		prog.size = id.size;
 	}
 	if (r->check_only)
 		return 0;
@@ -1193,7 +1187,7 @@ int t2_reader_read_path(struct t2_reader *r, const char *path)
 	/* a FIFO opened and closed by the check would lose its writer */
 	if (r->check_only && !S_ISREG(st.st_mode))
 		return access(path, R_OK) ? input_error(r, path, strerror(errno)) : 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = t2_sys_open_read(path);
 	if (fd < 0)
 		return input_error(r, path, strerror(errno));
 	ret = read_fd(r, fd, path);

@@ -10,10 +10,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "json.h"
 #include "map.h"
+#include "sys.h"
 #include "trace2/target.h"
 
 /*
@@ -139,8 +139,7 @@ struct t2_source {
  * regular file.  The reader does not read it: it would read the
  * command's own output, growing as it reads. */
 struct t2_output_id {
-	dev_t dev;
-	ino_t ino;
+	struct t2_file_id id;
 	int fd;                 /* 1 or 2 */
 };
 

@@ -3,6 +3,7 @@
 #include "alloc.h"
 #include "map.h"
 #include "reader.h"
+#include "sys.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -181,7 +182,7 @@ struct t2_recording *t2_recording_begin(struct t2_reader *r, struct t2_source *s
 /* Reports.                                                            */
 
 static void report(struct t2_recording *rc, uint64_t off, int cut, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	T2_PRINTF(4, 5);
 
 static void report(struct t2_recording *rc, uint64_t off, int cut, const char *fmt, ...)
 {

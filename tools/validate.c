@@ -1,25 +1,20 @@
 /*
- * trace2 validate FILE... | --listen af_unix:PATH: every line checked
+ * trace2 validate FILE... | --listen ADDRESS: every line checked
  * against the event format (docs/event-schema.md); problems printed as
  * "file:line: error|warning: reason".
  */
 #include "validate.h"
 #include "alloc.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include "listen.h"
 #include "output.h"
 #include "reader.h"
+#include "sys.h"
 #include "text.h"
 #include "usage.h"
 
@@ -65,7 +60,7 @@ struct validator {
 enum severity { NOTE = -1, WARNING, ERROR };
 
 static void report(struct validator *v, const char *src, unsigned long lineno, int error,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+		   const char *fmt, ...) T2_PRINTF(5, 6);
 
 static void report(struct validator *v, const char *src, unsigned long lineno, int error,
 		   const char *fmt, ...)
@@ -335,6 +330,15 @@ static void check_nesting(struct validator *v, const struct t2_record *rec)
 	}
 }
 
+/* The last '/' of s[0..n), or NULL (memrchr() is GNU's). */
+static const char *last_slash(const char *s, size_t n)
+{
+	while (n--)
+		if (s[n] == '/')
+			return s + n;
+	return NULL;
+}
+
 static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_record *rec)
 {
 	const char *sid = rec->proc->pub.sid, *part = sid, *slash;
@@ -352,7 +356,7 @@ static void check_sid(struct validator *v, struct t2_reader *r, const struct t2_
 			break;
 		part = slash + 1;
 	}
-	slash = memrchr(sid, '/', len);
+	slash = last_slash(sid, len);
 	if (slash) {
 		/* a traced parent in the input must have started a child first
 		 * (unless it started before the input, where its child_start
@@ -457,72 +461,16 @@ static void record(void *ctx, struct t2_record *rec)
 	check_nesting(v, rec);
 }
 
-/* ---------------------------------------------------------------- */
-/* --listen                                                            */
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
+static int listen_loop(struct vctx *c, const char *address, long count)
 {
-	(void)sig;
-	stop = 1;
-}
-
-/* The socket at path (a stale socket there replaced), listening. */
-static int listen_at(const char *path)
-{
-	struct sockaddr_un addr;
-	struct stat st;
-	int lfd;
-
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "trace2 validate: socket path too long: %s\n", path);
-		return -1;
-	}
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	strcpy(addr.sun_path, path);
-	if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
-		unlink(path);
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 64)) {
-		fprintf(stderr, "trace2 validate: %s: %s\n", path, strerror(errno));
-		if (lfd >= 0)
-			close(lfd);
-		return -1;
-	}
-	return lfd;
-}
-
-static int listen_loop(struct vctx *c, const char *path, long count)
-{
-	struct sigaction sa;
 	struct t2_listen l;
-	char name[128];
 
 	memset(&l, 0, sizeof(l));
-	l.lfd = listen_at(path);
-	if (l.lfd < 0)
-		return 2;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (!c->v.quiet)
-		fprintf(stderr, "trace2 validate: listening on af_unix:%s\n", path);
-	snprintf(name, sizeof(name), "af_unix:%s", path);
 	l.r = c->r;
 	l.r->find_repeats = 0; /* each client is a stream of its own */
-	l.name = name;
 	l.count = count;
-	l.stop = &stop;
 	l.quiet = c->v.quiet;
-	t2_listen_serve(&l, NULL, 0);
-	close(l.lfd);
-	unlink(path);
-	return 0;
+	return t2_listen_run(&l, address);
 }
 
 unsigned long validate_streams(const int *fds, size_t nfds, size_t max_line)
@@ -540,7 +488,6 @@ unsigned long validate_streams(const int *fds, size_t nfds, size_t max_line)
 	r.find_repeats = 0;
 	c.r = &r;
 	l.r = &r;
-	l.lfd = -1;
 	l.name = "stream";
 	l.quiet = 1;
 	t2_listen_serve(&l, fds, nfds);
@@ -582,8 +529,8 @@ int cmd_validate(int argc, char **argv)
 		else
 			break;
 	}
-	if (listen_on && strncmp(listen_on, "af_unix:", 8))
-		return usage_error("validate", "--listen takes af_unix:PATH");
+	if (listen_on && !t2_listen_address(listen_on))
+		return usage_error("validate", "--listen takes %s", t2_listen_form);
 	if (listen_on && i < argc)
 		return usage_error("validate", "--listen takes no FILE");
 	if (!listen_on && count)
@@ -594,13 +541,9 @@ int cmd_validate(int argc, char **argv)
 		return 1;
 	t2_reader_init(&r, record, bad_line, &c);
 	c.r = &r;
-	if (listen_on) {
-		const char *path = listen_on + 8;
-
-		if (!strncmp(path, "stream:", 7))
-			path += 7;
-		ret = listen_loop(&c, path, count);
-	} else
+	if (listen_on)
+		ret = listen_loop(&c, listen_on, count);
+	else
 		for (; i < argc; i++)
 			if (t2_reader_read_path(&r, argv[i]))
 				ret = 1;
