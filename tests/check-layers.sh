@@ -14,6 +14,9 @@
 #     sink destination) and the traceparent check it shares with the
 #     dispatcher (tr2_traceparent.h), and references of the library only
 #     public names and those headers' functions.
+#   - Only the command's own seam names _WIN32: sys.c and listen.c (POSIX)
+#     and sys_win32.c and listen_win32.c (Windows), each in the one
+#     directive that guards the whole file.
 # usage: tests/check-layers.sh BUILD_DIR
 set -eu
 obj=$(cd "$1" && pwd)/obj
@@ -144,6 +147,28 @@ for o in "$obj"/tools/*.o; do
 		fail "the trace2 command: $f references $s"
 	done
 	passed=$((passed + 1))
+done
+# whole_file_guard FILE DIRECTIVE: FILE's first directive is DIRECTIVE,
+# its last line #endif, and _WIN32 in no other line
+whole_file_guard() {
+	if [ "$(grep -m1 '^#' "$1")" = "$2" ] && [ "$(tail -n1 "$1")" = "#endif" ] &&
+	   [ "$(grep -c _WIN32 "$1")" = 1 ]; then
+		passed=$((passed + 1))
+	else
+		fail "the trace2 command: $1 is not all in one $2"
+	fi
+}
+for f in tools/*.c tools/*.h; do
+	case $f in
+	tools/sys.c | tools/listen.c) whole_file_guard "$f" "#ifndef _WIN32" ;;
+	tools/sys_win32.c | tools/listen_win32.c) whole_file_guard "$f" "#ifdef _WIN32" ;;
+	*)
+		if grep -q _WIN32 "$f"; then
+			fail "the trace2 command: $f names _WIN32 (only its seam, sys*.c and listen*.c, does)"
+		else
+			passed=$((passed + 1))
+		fi ;;
+	esac
 done
 echo "check-layers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
