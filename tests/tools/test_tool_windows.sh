@@ -9,8 +9,9 @@
 #     client with a line over the limit dropped alone; a second listener
 #     on a name in use refused;
 #   - with a Windows build of the command (make CROSS=mingw64, or
-#     T2_WIN_BIN=DIR holding trace2.exe): validate and convert give the
-#     same bytes as the Linux build on the same inputs, and validate
+#     T2_WIN_BIN=DIR holding trace2.exe): validate, convert and summary
+#     give the same bytes as the Linux build on the same inputs (files,
+#     standard input, -o FILE), af_unix: is a usage error, and validate
 #     --listen //./pipe/NAME reads 8 writers of a log at once.
 # WINEPREFIX: the Wine prefix (default: BUILD/wine, BUILD from T2_BIN).
 # usage: T2_BIN=build/bin tests/tools/test_tool_windows.sh
@@ -130,6 +131,7 @@ both() {
 	echo $? >>"$name.win.err"
 	same "$name: standard output" "$name.lin" "$name.win"
 	same "$name: standard error and status" "$name.lin.err" "$name.win.err"
+	[ -s "$name.lin" ] || [ "$(wc -l <"$name.lin.err")" -gt 1 ] || bad "$name: nothing to compare"
 }
 for f in *.json; do
 	both "validate-${f%.json}" validate "$f"
@@ -140,9 +142,14 @@ for f in *.event; do
 	done
 	both "summary-${f%.event}" summary "$f"
 done
-both "convert -o" convert --to perf -o out.perf git-2.55-status.event
 "$T2" convert --to perf git-2.55-status.event >want.perf
+win "$W2" convert --to perf -o out.perf git-2.55-status.event && ok || bad "convert -o: failed"
 same "convert -o: the file" want.perf out.perf
+win "$W2" convert --to perf - <git-2.55-status.event >stdin.perf 2>/dev/null
+same "convert from standard input" want.perf stdin.perf
+win "$W2" validate --listen af_unix:/tmp/t2.sock >/dev/null 2>af_unix.err
+[ $? = 2 ] && grep -q -- "--listen takes //./pipe/NAME" af_unix.err && ok ||
+	{ bad "validate --listen af_unix: not a usage error"; cat af_unix.err >&2; }
 
 # validate --listen on a named pipe: 8 writers of a log at once
 win "$W2" validate --listen "//./pipe/t2-$$-cmd" --count 8 >cmd.out 2>cmd.err &
