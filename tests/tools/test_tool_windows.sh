@@ -11,7 +11,7 @@
 #   - with a Windows build of the command (make CROSS=mingw64, or
 #     T2_WIN_BIN=DIR holding trace2.exe): validate, convert and summary
 #     give the same bytes as the Linux build on the same inputs (files,
-#     standard input, -o FILE), af_unix: is a usage error, and validate
+#     a directory, standard input, -o FILE), af_unix: is a usage error, and validate
 #     --listen //./pipe/NAME reads 8 writers of a log at once.
 # WINEPREFIX: the Wine prefix (default: BUILD/wine, BUILD from T2_BIN).
 # usage: T2_BIN=build/bin tests/tools/test_tool_windows.sh
@@ -142,6 +142,8 @@ for f in *.event; do
 	done
 	both "summary-${f%.event}" summary "$f"
 done
+mkdir logs && cp *.event logs/
+both "summary of a directory" summary --json logs
 "$T2" convert --to perf git-2.55-status.event >want.perf
 win "$W2" convert --to perf -o out.perf git-2.55-status.event && ok || bad "convert -o: failed"
 same "convert -o: the file" want.perf out.perf
