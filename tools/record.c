@@ -3,7 +3,6 @@
 #include "alloc.h"
 #include "map.h"
 #include "reader.h"
-#include "sys.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -182,7 +181,7 @@ struct t2_recording *t2_recording_begin(struct t2_reader *r, struct t2_source *s
 /* Reports.                                                            */
 
 static void report(struct t2_recording *rc, uint64_t off, int cut, const char *fmt, ...)
-	T2_PRINTF(4, 5);
+	TRACE2_PRINTF(4, 5);
 
 static void report(struct t2_recording *rc, uint64_t off, int cut, const char *fmt, ...)
 {

@@ -10,18 +10,6 @@
 #define T2_SYS_H
 
 #include <stdint.h>
-#include <stdio.h>
-
-/*
- * A printf-like function's attribute: to mingw-w64's gcc, "printf" is
- * Microsoft's, without %zu or %llu; the C99 printf the command uses
- * there is the one its headers name.
- */
-#ifdef __MINGW_PRINTF_FORMAT
-#define T2_PRINTF(fmt, args) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, args)))
-#else
-#define T2_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#endif
 
 /* Which file a descriptor is: its device and file number, and size. */
 struct t2_file_id {

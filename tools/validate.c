@@ -14,7 +14,6 @@
 #include "listen.h"
 #include "output.h"
 #include "reader.h"
-#include "sys.h"
 #include "text.h"
 #include "usage.h"
 
@@ -60,7 +59,7 @@ struct validator {
 enum severity { NOTE = -1, WARNING, ERROR };
 
 static void report(struct validator *v, const char *src, unsigned long lineno, int error,
-		   const char *fmt, ...) T2_PRINTF(5, 6);
+		   const char *fmt, ...) TRACE2_PRINTF(5, 6);
 
 static void report(struct validator *v, const char *src, unsigned long lineno, int error,
 		   const char *fmt, ...)
