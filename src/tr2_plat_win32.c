@@ -194,9 +194,10 @@ void tr2_plat_wait(int *word, int value, long ms)
 		Sleep((DWORD)(ms < 1 ? 1 : ms > 10 ? 10 : ms));
 }
 
+/* A waiter looks the calls up before it waits: none yet, none to wake. */
 void tr2_plat_wake(int *word)
 {
-	if (wake_by_address)
+	if (__atomic_load_n(&address_calls_looked_up, __ATOMIC_ACQUIRE) && wake_by_address)
 		wake_by_address(word);
 }
 
@@ -411,7 +412,7 @@ int tr2_plat_open(const char *path, int flags, mode_t mode)
 	}
 	if (pipe)
 		never_wait(h);
-	fd = _open_osfhandle((intptr_t)h, (flags & (_O_WRONLY | _O_RDWR)) | _O_BINARY);
+	fd = _open_osfhandle((intptr_t)h, (flags & (_O_WRONLY | _O_RDWR | _O_NOINHERIT)) | _O_BINARY);
 	if (fd < 0) {
 		CloseHandle(h);
 		errno = EMFILE;
@@ -540,10 +541,14 @@ int tr2_plat_set_blocking(int fd)
 	return 0;
 }
 
-/* The descriptor duplicated onto to, not inherited by children. */
+/* The descriptor duplicated onto to, not inherited by children (the
+ * runtime's _dup2() makes the new handle inheritable). */
 int tr2_plat_dup_cloexec(int fd, int to)
 {
-	return _dup2(fd, to) ? -1 : to;
+	if (_dup2(fd, to))
+		return -1;
+	SetHandleInformation(handle_of(to), HANDLE_FLAG_INHERIT, 0);
+	return to;
 }
 
 /* No AF_UNIX destinations here (TR2_HAVE_AF_UNIX is 0). */
