@@ -45,7 +45,7 @@
 #   make PLATFORM=posix test
 #                   every platform fast path off: the portable POSIX
 #                   fallbacks of src/tr2_plat_posix.c, built in build/posix
-#   make CROSS=aarch64|s390x|i386|i386t64|musl [test]   the same for another
+#   make CROSS=aarch64|s390x|i386|i386t64|musl|mingw64 [test]   the same for another
 #                   platform, in build/<platform> (tests/platforms/cross.mk;
 #                   CROSS_CC=... names its compiler otherwise)
 #   make check-platforms  every platform's tests, under qemu-user where foreign
@@ -67,7 +67,10 @@ CFLAGS   ?= -O2 -g
 SAN      ?=
 WARN     := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -Itargets
-LIB_CFLAGS := $(WARN) $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden
+# Position-independent code for the shared library (a DLL needs none:
+# tests/platforms/mingw64.mk).
+PIC      ?= -fPIC
+LIB_CFLAGS := $(WARN) $(CFLAGS) $(SAN) $(PIC) -fvisibility=hidden
 APP_CFLAGS := $(WARN) $(CFLAGS) $(SAN)
 LDLIBS   := -lpthread
 # The platform seam's TR2_HAVE_* lines (src/tr2_plat.h), probed with $(CC).
@@ -95,7 +98,10 @@ ifneq ($(TEST_DUPS),)
 $(error tests of the same name, one binary in $(BUILD)/tests: $(TEST_DUPS))
 endif
 vpath test_%.c $(sort $(dir $(TEST_SRC)))
-TESTS    := $(if $(CROSS_NO_CMOCKA),,$(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC))))
+# Programs end in $(EXE) (.exe for Windows, tests/platforms/mingw64.mk).
+# A platform may build only some (CROSS_TESTS, tests/platforms/cross.mk).
+TESTS    := $(if $(CROSS_NO_CMOCKA),,$(patsubst %,$(BUILD)/tests/%$(EXE),\
+	$(or $(CROSS_TESTS),$(basename $(notdir $(TEST_SRC))))))
 # The shell tests: scripts on $(BUILD)/bin (the driver, the trace2 command).
 TOOL_TESTS := $(sort $(wildcard tests/*/test_*.sh))
 # Tests that start threads; they also run under ThreadSanitizer (test_chrome:
@@ -106,7 +112,7 @@ THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/
 	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock $(BUILD)/tests/test_run \
 	$(BUILD)/tests/test_record_target \
 	$(BUILD)/tests/test_stats_target
-BINS     := $(BUILD)/bin/trace2-tool $(BUILD)/bin/example-hashsort $(BUILD)/bin/trace2
+BINS     := $(BUILD)/bin/trace2-tool$(EXE) $(BUILD)/bin/example-hashsort$(EXE) $(BUILD)/bin/trace2$(EXE)
 # The trace2 command (tools/): convert and validate event logs.
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
@@ -151,12 +157,12 @@ $(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/trace2/*.h src/*.h src/*.de
 $(STATIC): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 # -z nodelete: dlclose() leaves the library loaded, because every thread
 # that traced runs its thread-end handler in it, and the atexit record
 # belongs to the end of the process.
-$(SHARED): $(LIB_OBJ)
+$(BUILD)/$(SHARED_FILE): $(LIB_OBJ)
 	$(CC) -shared $(SAN) -Wl,-soname,$(SONAME) -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 	ln -sf $(SHARED_FILE) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libtrace2.so
@@ -166,16 +172,16 @@ $(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h include/*.h include/trace
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itools $(APP_CFLAGS) -c $< -o $@
 
-$(BUILD)/bin/trace2: $(TOOL_OBJ) $(STATIC)
+$(BUILD)/bin/trace2$(EXE): $(TOOL_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(TOOL_OBJ) $(STATIC) $(LDLIBS) -o $@
 
-$(BUILD)/bin/trace2-tool: tests/driver/trace2-tool.c $(STATIC)
+$(BUILD)/bin/trace2-tool$(EXE): tests/driver/trace2-tool.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(APP_CFLAGS) $< $(STATIC) $(LDLIBS) -o $@
 
 # With the example target (examples/slowest_target.c) for --slowest.
-$(BUILD)/bin/example-hashsort: examples/hashsort.c examples/slowest_target.c examples/slowest_target.h \
+$(BUILD)/bin/example-hashsort$(EXE): examples/hashsort.c examples/slowest_target.c examples/slowest_target.h \
 		$(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(APP_CFLAGS) examples/hashsort.c examples/slowest_target.c $(STATIC) \
@@ -183,7 +189,7 @@ $(BUILD)/bin/example-hashsort: examples/hashsort.c examples/slowest_target.c exa
 
 $(SUP_OBJ): CPPFLAGS += $(CROSS_TEST_FLAGS)
 $(SUP_OBJ): | $(CROSS_CMOCKA)
-$(BUILD)/tests/test_%: test_%.c $(SUP_OBJ) $(STATIC) | $(CROSS_CMOCKA)
+$(BUILD)/tests/test_%$(EXE): test_%.c $(SUP_OBJ) $(STATIC) | $(CROSS_CMOCKA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CROSS_TEST_FLAGS) -Itests/support $(APP_CFLAGS) $< $(SUP_OBJ) $(STATIC) -lcmocka $(LDLIBS) \
 		$(TEST_LDFLAGS) -o $@
@@ -205,16 +211,16 @@ $(BUILD)/tests/test_clock: TEST_LDFLAGS := -Wl,--wrap=clock_gettime
 $(BUILD)/tests/test_signals: TEST_LDFLAGS := -Wl,--wrap=pthread_sigmask
 
 # It checks the example target, built in with it.
-$(BUILD)/tests/test_example_slowest: examples/slowest_target.c examples/slowest_target.h
-$(BUILD)/tests/test_example_slowest: TEST_LDFLAGS := -Iexamples examples/slowest_target.c
+$(BUILD)/tests/test_example_slowest$(EXE): examples/slowest_target.c examples/slowest_target.h
+$(BUILD)/tests/test_example_slowest$(EXE): TEST_LDFLAGS := -Iexamples examples/slowest_target.c
 
 # It checks the trace2 command's reader, built in with it.
-$(BUILD)/tests/test_tool_reader: tools/alloc.c tools/alloc.h tools/json.c tools/json.h tools/reader.c tools/reader.h tools/record.c tools/record.h tools/map.c tools/map.h tools/sys.c tools/sys.h
-$(BUILD)/tests/test_tool_reader: TEST_LDFLAGS := -Itools tools/alloc.c tools/json.c tools/reader.c tools/record.c tools/map.c tools/sys.c
+$(BUILD)/tests/test_tool_reader$(EXE): tools/alloc.c tools/alloc.h tools/json.c tools/json.h tools/reader.c tools/reader.h tools/record.c tools/record.h tools/map.c tools/map.h tools/sys.c tools/sys.h
+$(BUILD)/tests/test_tool_reader$(EXE): TEST_LDFLAGS := -Itools tools/alloc.c tools/json.c tools/reader.c tools/record.c tools/map.c tools/sys.c
 
 # It checks the trace2 command's hash map, built in with it.
-$(BUILD)/tests/test_tool_map: tools/alloc.c tools/alloc.h tools/map.c tools/map.h
-$(BUILD)/tests/test_tool_map: TEST_LDFLAGS := -Itools tools/alloc.c tools/map.c
+$(BUILD)/tests/test_tool_map$(EXE): tools/alloc.c tools/alloc.h tools/map.c tools/map.h
+$(BUILD)/tests/test_tool_map$(EXE): TEST_LDFLAGS := -Itools tools/alloc.c tools/map.c
 
 # The example hashes and sorts the sources, traced by the perf, chrome and
 # event targets at once; then with --slowest, its own target.

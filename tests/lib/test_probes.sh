@@ -129,7 +129,9 @@ a64_objects() {
 	mkdir -p "$tmp/sdt/sys"
 	sdt=$(echo '#include <sys/sdt.h>' | cc -M -x c - | tr ' ' '\n' | grep 'sys/sdt.h$')
 	cp "$sdt" "$(dirname "$sdt")/sdt-config.h" "$tmp/sdt/sys/"
-	xflags="-I$tmp/sdt -D_GNU_SOURCE -Iinclude -Isrc -Itargets -std=c11 -Wall -Wextra -Werror -O2 -g"
+	xflags="-I$tmp/sdt -I$tmp/a64gen -D_GNU_SOURCE -Iinclude -Isrc -Itargets -std=c11 -Wall -Wextra -Werror -O2 -g"
+	mkdir -p "$tmp/a64gen"
+	src/tr2_features.sh $X $xflags >"$tmp/a64gen/tr2_features.h" || bad "aarch64: the feature probe"
 	for v in ours ref; do
 		inc=; [ $v = ref ] && inc="-include $REF"
 		$X $xflags -fPIC -fvisibility=hidden $inc -c src/tr2_probe.c -o "$tmp/a64_lib_$v.o" &&

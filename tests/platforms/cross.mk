@@ -1,8 +1,9 @@
 # Included by the top Makefile for make CROSS=<platform> (docs/embedding.md,
 # "Cross builds and tests"): the compiler, the build directory and how the
 # tests run there.  aarch64 and s390x binaries run under qemu-user; i386
-# and musl binaries run natively.
-CROSS_PLATFORMS := aarch64 s390x i386 i386t64 musl
+# and musl binaries run natively; mingw64's (Windows) under Wine, set up
+# by tests/platforms/mingw64.mk.
+CROSS_PLATFORMS := aarch64 s390x i386 i386t64 musl mingw64
 ifeq ($(filter $(CROSS),$(CROSS_PLATFORMS)),)
 $(error CROSS=$(CROSS): expected one of $(CROSS_PLATFORMS))
 endif
@@ -23,12 +24,17 @@ CROSS_TRIPLE := $(CROSS_TRIPLE_$(CROSS))
 CROSS_MULTIARCH := $(subst i686,i386,$(CROSS_TRIPLE))
 
 override BUILD := build/$(CROSS)
+ifeq ($(CROSS),mingw64)
+include tests/platforms/mingw64.mk
+endif
 # The platform's compiler (CROSS_CC=... for another name of it), and what
 # the build says when it is missing or cannot compile.
 CROSS_CC ?= $(if $(filter musl,$(CROSS)),musl-gcc,$(CROSS_TRIPLE)-gcc)
 override CC := $(CROSS_CC)
 FEATURES_HINT := CROSS=$(CROSS) needs $(CC) and its C library: run make platform-deps
-ifeq ($(CROSS),musl)
+ifeq ($(CROSS),mingw64)
+# cmocka: tests/platforms/mingw64.mk.
+else ifeq ($(CROSS),musl)
 # Debian has no cmocka for musl: the cmocka tests are not built; the
 # driver-based shell tests and the fuzz replay run.
 CROSS_NO_CMOCKA := 1

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Install what the cross builds and their tests need (make platform-deps):
 # the cross compilers, musl-gcc, qemu-user and the foreign architectures'
-# cmocka.  Quick when everything is already there; needs root otherwise.
-# usage: tests/platforms/deps.sh [aarch64|s390x|i386|musl]...   (default: all)
+# cmocka; for mingw64 (make check-windows) the mingw-w64 compiler, Wine,
+# and cmake and dpkg-dev to build cmocka (tests/platforms/mingw-cmocka.sh).
+# Quick when everything is already there; needs root otherwise.
+# usage: tests/platforms/deps.sh [aarch64|s390x|i386|musl|mingw64]...
+#   (default: the first four)
 set -eu
 
 # Print the Debian packages one platform needs that are not installed.
@@ -12,6 +15,7 @@ missing() {
 	s390x) want="gcc-s390x-linux-gnu libc6-dev-s390x-cross libcmocka-dev:s390x libc6:s390x qemu-user" ;;
 	i386) want="gcc-i686-linux-gnu libc6-dev-i386-cross libcmocka-dev:i386 libc6:i386" ;;
 	musl) want="musl-tools linux-libc-dev" ;;
+	mingw64) want="gcc-mingw-w64-x86-64-win32 wine64 cmake dpkg-dev" ;;
 	*) echo "deps.sh: unknown platform '$1'" >&2; exit 2 ;;
 	esac
 	for p in $want; do
