@@ -34,11 +34,13 @@ $(SHARED): $(BUILD)/libtrace2.a $(DEF)
 	$(CC) -shared $(LDLIBS) -o $@ $(DEF) -Wl,--whole-archive $(BUILD)/libtrace2.a \
 		-Wl,--no-whole-archive -Wl,--out-implib,$(BUILD)/libtrace2.dll.a
 
-# Debian has no cmocka for mingw: built from Debian's source once.
-CROSS_CMOCKA := $(BUILD)/cmocka
+# Debian has no cmocka nor POSIX regex library for mingw: both built from
+# Debian's source once (TRE for regex.h).
+CROSS_CMOCKA := $(BUILD)/testlibs
 CROSS_TEST_FLAGS := -I$(CROSS_CMOCKA) -L$(CROSS_CMOCKA)
 $(CROSS_CMOCKA):
-	tests/platforms/mingw-cmocka.sh $@ $(CC)
+	tests/platforms/mingw-testlibs.sh $@ $(CC)
+$(BUILD)/tests/%: override LDLIBS += -ltre
 
 # The tests run under Wine (tests/platforms/wine.sh, a Wine prefix in
 # $(BUILD)/wine made at the first start); the shell tests find beside
