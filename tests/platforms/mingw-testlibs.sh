@@ -3,7 +3,8 @@
 # cmocka, and a POSIX regex library (TRE: t2test's scrubbing and the
 # tests' patterns), each built from Debian's source (apt-get source, from
 # the deb-src entry of the Debian mirror) as a static library with the
-# mingw cross compiler.  Into DIR: cmocka.h, regex.h (TRE's, with tre.h
+# mingw cross compiler, with C99's printf (__USE_MINGW_ANSI_STDIO, as the
+# tests are built).  Into DIR: cmocka.h, regex.h (TRE's, with tre.h
 # and tre-config.h), libcmocka.a and libtre.a, as tests/platforms/mingw64.mk
 # wants them.  Quick when DIR has them; installs cmake and dpkg-dev if missing.
 # usage: tests/platforms/mingw-testlibs.sh DIR CC
@@ -51,7 +52,7 @@ set(CMAKE_C_COMPILER $cc)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 TC
 cmake -S "$src" -B "$work/cmocka-build" -DCMAKE_TOOLCHAIN_FILE="$work/toolchain.cmake" \
-	-DCMAKE_BUILD_TYPE=Release -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF \
+	-DCMAKE_C_FLAGS=-D__USE_MINGW_ANSI_STDIO=1 -DCMAKE_BUILD_TYPE=Release -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF \
 	>>"$log" 2>&1 && cmake --build "$work/cmocka-build" --target cmocka-static >>"$log" 2>&1 ||
 	failed cmocka
 mkdir -p "$dir"

@@ -1,3 +1,6 @@
+/* A Unix-socket sink (af_unix: targets), POSIX only: Windows builds
+ * have no af_unix: target (tests/support/win32/t2posix.h). */
+#ifndef _WIN32
 /* An AF_UNIX listener served by the test process (see t2sink.h). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,3 +187,4 @@ int t2_sink_collect(struct t2_sink *s, int pid)
 			fail_msg("a connection is still open after %d ms", T2_SINK_TIMEOUT_MS);
 	return status;
 }
+#endif

@@ -1,6 +1,7 @@
 /* The tests' helpers that work alike everywhere; the processes, files and
  * directories that differ are in t2test_posix.c and t2test_win32.c. */
 #include "t2test.h"
+#include "t2test_plat.h"
 #include "tjson.h"
 #include "trace2.h"
 
@@ -22,7 +23,8 @@ char *t2_path(const char *dir, const char *name)
 	return p;
 }
 
-char *t2_read_file(const char *path, size_t *len)
+/* The whole file, NUL-terminated, its size in *len; NULL if unreadable. */
+static char *read_whole(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -44,9 +46,18 @@ char *t2_read_file(const char *path, size_t *len)
 	}
 	fclose(f);
 	buf[n] = '\0';
-	if (len)
-		*len = n;
+	*len = n;
 	return buf;
+}
+
+char *t2_read_file(const char *path, size_t *len)
+{
+	size_t n = 0;
+	char *text = t2_plat_read_result(read_whole(path, &n), &n);
+
+	if (text && len)
+		*len = n;
+	return text;
 }
 
 char *t2_xfmt(const char *fmt, ...)
