@@ -902,6 +902,7 @@ static void expect_exec_begin(struct expect *x)
  */
 static void exec_continues_as_child(void **state)
 {
+	T2_SKIP_ON_WINDOWS("exec() starts a new process there (another pid), and the test links the driver as \"git\" with a symbolic link");
 	char *bin = t2_tmpdir(), *git = t2_path(bin, "git");
 	struct expect x = { .n = 0 };
 	const char *sid[MAX_DEPTH];

@@ -186,6 +186,18 @@ void t2_exec_built(const char *path, char *const argv[]);
 		}                                                            \
 	} while (0)
 
+/* In a test: skip it on Windows, saying why (what it needs that Windows
+ * has not: fork(), POSIX signals, Unix sockets...). */
+#ifdef _WIN32
+#define T2_SKIP_ON_WINDOWS(why)                                              \
+	do {                                                                 \
+		print_message("skipped on Windows: %s\n", why);              \
+		skip();                                                      \
+	} while (0)
+#else
+#define T2_SKIP_ON_WINDOWS(why) ((void)0)
+#endif
+
 struct t2_proc {
 	char *out;	/* everything the child wrote to stdout */
 	char *err;	/* everything the child wrote to stderr */

@@ -68,18 +68,22 @@ static struct {
 	long calls;
 	char *journal_dir;
 	char *journal;
-	FILE *out;
-	/* In a replay: the journal read and the call that is the scenario. */
-	FILE *in;
+	HANDLE out;
+	/* In a replay: the journal read and the call that is the scenario.
+	 * The journals are Win32 handles, no C runtime descriptors: a
+	 * scenario's descriptors are numbered as in a forked child. */
+	int replaying;
+	HANDLE in;
+	uint64_t consumed;
 	int replay_group, replay_test;
 	long target;
 	/* The scenario's stdout and stderr while the replay writes to NUL. */
-	int saved_out, saved_err;
+	HANDLE saved_out, saved_err;
 	/* Inside t2test itself: its reads are not the test's. */
 	int internal;
 	/* In a test case (not the group's setup): calls are journaled. */
 	int active;
-} rp = { .group = -1, .saved_out = -1, .saved_err = -1 };
+} rp = { .group = -1 };
 
 static void *xmalloc(size_t n)
 {
@@ -106,14 +110,15 @@ static void diverged(const char *fmt, ...) __attribute__((noreturn, format(print
 static void diverged(const char *fmt, ...)
 {
 	char msg[512];
+	DWORD written;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > 0 && rp.saved_err >= 0)
-		_write(rp.saved_err, msg, (unsigned)strlen(msg));
+	if (n > 0 && rp.saved_err)
+		WriteFile(rp.saved_err, msg, (DWORD)strlen(msg), &written, NULL);
 	_exit(REPLAY_DIVERGED);
 }
 
@@ -121,51 +126,58 @@ static void diverged(const char *fmt, ...)
 /* The journal.                                                        */
 /* ------------------------------------------------------------------ */
 
-static void put_u32(FILE *f, uint32_t v)
+static void put(const void *data, size_t len)
 {
-	if (fwrite(&v, sizeof(v), 1, f) != 1)
+	DWORD done;
+
+	if (len && (!WriteFile(rp.out, data, (DWORD)len, &done, NULL) || done != len))
 		abort();
 }
 
 static void journal_add(const struct entry *e)
 {
-	int i;
+	uint32_t head[3] = { (uint32_t)e->kind, (uint32_t)e->status, (uint32_t)e->nstr };
 
 	if (!rp.out)
 		return;
-	put_u32(rp.out, (uint32_t)e->kind);
-	put_u32(rp.out, (uint32_t)e->status);
-	put_u32(rp.out, (uint32_t)e->nstr);
-	for (i = 0; i < e->nstr; i++) {
-		put_u32(rp.out, e->str[i] ? (uint32_t)e->len[i] : UINT32_MAX);
-		if (e->str[i] && e->len[i] && fwrite(e->str[i], e->len[i], 1, rp.out) != 1)
-			abort();
+	put(head, sizeof(head));
+	for (int i = 0; i < e->nstr; i++) {
+		uint32_t len = e->str[i] ? (uint32_t)e->len[i] : UINT32_MAX;
+
+		put(&len, sizeof(len));
+		if (e->str[i])
+			put(e->str[i], e->len[i]);
 	}
-	if (fflush(rp.out))
-		abort();
+}
+
+/* len bytes of the journal replayed, or the end of the replay. */
+static void get(void *data, size_t len)
+{
+	DWORD done = 0;
+
+	if (len && (!ReadFile(rp.in, data, (DWORD)len, &done, NULL) || done != len))
+		diverged("t2test: replay of test %d: the journal ends before call %ld\n",
+			 rp.replay_test, rp.target);
+	rp.consumed += len;
 }
 
 static uint32_t get_u32(void)
 {
 	uint32_t v;
 
-	if (fread(&v, sizeof(v), 1, rp.in) != 1)
-		diverged("t2test: replay of test %d: the journal ends before call %ld\n",
-			 rp.replay_test, rp.target);
+	get(&v, sizeof(v));
 	return v;
 }
 
 /* The next entry of the journal replayed; its strings are the caller's. */
 static void journal_next(struct entry *e)
 {
-	int i;
-
 	e->kind = (int)get_u32();
 	e->status = (int)get_u32();
 	e->nstr = (int)get_u32();
 	if (e->nstr < 0 || e->nstr > 2)
 		diverged("t2test: a damaged journal (%d strings)\n", e->nstr);
-	for (i = 0; i < e->nstr; i++) {
+	for (int i = 0; i < e->nstr; i++) {
 		uint32_t len = get_u32();
 
 		e->str[i] = NULL;
@@ -173,8 +185,7 @@ static void journal_next(struct entry *e)
 		if (len == UINT32_MAX)
 			continue;
 		e->str[i] = xmalloc((size_t)len + 1);
-		if (len && fread(e->str[i], len, 1, rp.in) != 1)
-			diverged("t2test: a damaged journal (a string cut)\n");
+		get(e->str[i], len);
 		e->str[i][len] = '\0';
 		e->len[i] = len;
 	}
@@ -219,19 +230,36 @@ static char *make_tmpdir(const char *prefix)
 	return NULL;
 }
 
+/* A journal file, not inherited by children; NULL if it cannot be opened. */
+static HANDLE journal_open(const char *path, int write)
+{
+	wchar_t *w = wide(path);
+	HANDLE h = CreateFileW(w, write ? GENERIC_WRITE : GENERIC_READ,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			       write ? CREATE_ALWAYS : OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+
+	free(w);
+	return h == INVALID_HANDLE_VALUE ? NULL : h;
+}
+
+static void journal_close(void)
+{
+	if (rp.out)
+		CloseHandle(rp.out);
+	rp.out = NULL;
+}
+
 /* The runner: start the journal of the next test case. */
 static void journal_begin_test(void)
 {
-	if (rp.out)
-		fclose(rp.out);
-	rp.out = NULL;
+	journal_close();
 	free(rp.journal);
 	rp.journal = NULL;
 	rp.calls = 0;
 	if (!rp.journal_dir && !(rp.journal_dir = make_tmpdir("t2journal")))
 		return;
 	rp.journal = t2_xfmt("%s/g%d-t%d", rp.journal_dir, rp.group, rp.test);
-	rp.out = fopen(rp.journal, "wb");
+	rp.out = journal_open(rp.journal, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -251,31 +279,33 @@ enum call_mode {
  * scenario) for the scenarios that fn runs in turn. */
 static void become_scenario(void)
 {
-	long consumed = ftell(rp.in);
-	char *own = t2_xfmt("%s.%lu", getenv("T2_REPLAY_JOURNAL") ? getenv("T2_REPLAY_JOURNAL") : "",
-			    GetCurrentProcessId());
+	const char *journal = getenv("T2_REPLAY_JOURNAL");
+	char *own = t2_xfmt("%s.%lu", journal ? journal : "t2journal", GetCurrentProcessId());
 	struct entry e = { .kind = E_SCENARIO };
+	uint64_t left = rp.consumed;
 	char buf[65536];
 
 	fflush(NULL);
-	_dup2(rp.saved_out, 1);
-	_dup2(rp.saved_err, 2);
+	_dup2(_open_osfhandle((intptr_t)rp.saved_out, _O_WRONLY), 1);
+	_dup2(_open_osfhandle((intptr_t)rp.saved_err, _O_WRONLY), 2);
 	SetStdHandle(STD_OUTPUT_HANDLE, (HANDLE)_get_osfhandle(1));
 	SetStdHandle(STD_ERROR_HANDLE, (HANDLE)_get_osfhandle(2));
+	rp.saved_err = NULL;
 	_putenv("T2_REPLAY=");
 	_putenv("T2_REPLAY_JOURNAL=");
-	rp.out = fopen(own, "wb");
-	rewind(rp.in);
-	while (rp.out && consumed > 0) {
-		size_t n = fread(buf, 1, consumed < (long)sizeof(buf) ? (size_t)consumed : sizeof(buf),
-				 rp.in);
+	rp.out = journal_open(own, 1);
+	SetFilePointer(rp.in, 0, NULL, FILE_BEGIN);
+	while (rp.out && left > 0) {
+		DWORD n = left < sizeof(buf) ? (DWORD)left : (DWORD)sizeof(buf), got;
 
-		if (!n || fwrite(buf, 1, n, rp.out) != n)
+		if (!ReadFile(rp.in, buf, n, &got, NULL) || got != n)
 			abort();
-		consumed -= (long)n;
+		put(buf, n);
+		left -= n;
 	}
-	fclose(rp.in);
+	CloseHandle(rp.in);
 	rp.in = NULL;
+	rp.replaying = 0;
 	journal_add(&e);
 	rp.journal = own;
 }
@@ -285,7 +315,7 @@ static void become_scenario(void)
 static enum call_mode next_call(int kind, struct entry *e)
 {
 	rp.calls++;
-	if (!rp.in || !rp.active)
+	if (!rp.replaying || !rp.active)
 		return CALL_RUN;
 	if (rp.calls == rp.target) {
 		become_scenario();
@@ -465,6 +495,47 @@ static int wait_status(DWORD code)
 	}
 }
 
+/*
+ * The C runtime's descriptors from 3 up whose handles children inherit,
+ * in the table a child's C runtime reads at its start (STARTUPINFO's
+ * lpReserved2: the count, a flag byte per descriptor, then a handle per
+ * descriptor), so that they stay open in the child as across POSIX's
+ * fork() and exec().  0 to 2 are left to the standard handles.  Returns
+ * the table's size.
+ */
+#define CRT_FDS 64
+#define CRT_FOPEN 0x01
+#define CRT_FPIPE 0x08
+#define CRT_FDEV 0x40
+#define CRT_TABLE_SIZE (sizeof(int) + CRT_FDS * (1 + sizeof(HANDLE)))
+
+static WORD crt_fd_table(unsigned char *table)
+{
+	unsigned char *flags = table + sizeof(int);
+	int count = 3;
+
+	memset(flags, 0, CRT_FDS);
+	for (int fd = 3; fd < CRT_FDS; fd++) {
+		HANDLE h = (HANDLE)_get_osfhandle(fd);
+		DWORD info, type;
+
+		if (h == INVALID_HANDLE_VALUE || !GetHandleInformation(h, &info) ||
+		    !(info & HANDLE_FLAG_INHERIT))
+			continue;
+		type = GetFileType(h);
+		flags[fd] = CRT_FOPEN | (type == FILE_TYPE_PIPE ? CRT_FPIPE : 0) |
+			    (type == FILE_TYPE_CHAR ? CRT_FDEV : 0);
+		count = fd + 1;
+	}
+	memcpy(table, &count, sizeof(count));
+	for (int fd = 0; fd < count; fd++) {
+		HANDLE h = flags[fd] ? (HANDLE)_get_osfhandle(fd) : INVALID_HANDLE_VALUE;
+
+		memcpy(flags + count + (size_t)fd * sizeof(h), &h, sizeof(h));
+	}
+	return (WORD)(sizeof(int) + (size_t)count * (1 + sizeof(HANDLE)));
+}
+
 /* Run cmd (the program app) with the environment block env (NULL: this
  * one's) and the standard handles given, in a job that ends with it;
  * wait up to timeout_ms (< 0: without end), then end the job.  Returns
@@ -478,11 +549,14 @@ static int run_process(const wchar_t *app, const char *cmd, wchar_t *env, HANDLE
 	PROCESS_INFORMATION pi;
 	wchar_t *wcmd = wide(cmd);
 	HANDLE job = CreateJobObjectW(NULL, NULL);
+	unsigned char fds[CRT_TABLE_SIZE];
 	int rc = -1;
 
 	si.hStdInput = inheritable(in);
 	si.hStdOutput = inheritable(out);
 	si.hStdError = inheritable(err);
+	si.cbReserved2 = crt_fd_table(fds);
+	si.lpReserved2 = fds;
 	limit.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
 	if (job)
 		SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limit, sizeof(limit));
@@ -685,7 +759,7 @@ char *t2_tmpdir(void)
 {
 	struct entry e = { .kind = E_TMPDIR, .nstr = 1 };
 
-	if (rp.in && rp.active) {
+	if (rp.replaying && rp.active) {
 		/* The runner's directory, made again if the runner has
 		 * removed it since. */
 		journal_expect(&e, E_TMPDIR, 0);
@@ -706,7 +780,7 @@ char *t2_plat_read_result(char *text, size_t *len)
 
 	if (rp.internal || !rp.active)
 		return text;
-	if (rp.in) {
+	if (rp.replaying) {
 		free(text);
 		journal_expect(&e, E_READ, 0);
 		*len = e.len[0];
@@ -861,7 +935,7 @@ static int setup_test(void **state)
 	CMFixtureFunction setup;
 
 	rp.active = 1;
-	if (rp.in) {
+	if (rp.replaying) {
 		rp.test = rp.replay_test;
 		rp.calls = 0;
 	} else {
@@ -877,18 +951,22 @@ static int setup_test(void **state)
 static void start_replay(void)
 {
 	const char *spec = getenv("T2_REPLAY"), *journal = getenv("T2_REPLAY_JOURNAL");
+	HANDLE self = GetCurrentProcess();
 	int nul;
 
 	if (!spec || sscanf(spec, "%d %d %ld", &rp.replay_group, &rp.replay_test, &rp.target) != 3)
 		return;
+	rp.replaying = 1;
 	fflush(NULL);
-	rp.saved_out = _dup(1);
-	rp.saved_err = _dup(2);
+	DuplicateHandle(self, (HANDLE)_get_osfhandle(1), self, &rp.saved_out, 0, FALSE,
+			DUPLICATE_SAME_ACCESS);
+	DuplicateHandle(self, (HANDLE)_get_osfhandle(2), self, &rp.saved_err, 0, FALSE,
+			DUPLICATE_SAME_ACCESS);
 	nul = _open("NUL", _O_WRONLY);
 	_dup2(nul, 1);
 	_dup2(nul, 2);
 	_close(nul);
-	rp.in = journal ? fopen(journal, "rb") : NULL;
+	rp.in = journal ? journal_open(journal, 0) : NULL;
 	if (!rp.in)
 		diverged("t2test: scenario process without its journal (%s)\n",
 			 journal ? journal : "T2_REPLAY_JOURNAL unset");
@@ -906,7 +984,7 @@ int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTe
 		start_replay();
 	rp.group++;
 	rp.test = -1;
-	if (rp.in) {
+	if (rp.replaying) {
 		/* Only the scenario's test case, in the scenario's group. */
 		if (rp.group != rp.replay_group || rp.replay_test < 0 ||
 		    (size_t)rp.replay_test >= num_tests) {
@@ -924,14 +1002,12 @@ int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTe
 	}
 	rc = __real__cmocka_run_group_tests(group_name, mine + first, count, group_setup,
 					    group_teardown);
-	if (rp.in)
+	if (rp.replaying)
 		diverged("t2test: replay of test %d ended before its call %ld\n", rp.replay_test,
 			 rp.target);
 	free(mine);
 	free(own_setup);
-	if (rp.out)
-		fclose(rp.out);
-	rp.out = NULL;
+	journal_close();
 	if (rp.journal_dir)
 		t2_rmtree(rp.journal_dir);
 	free(rp.journal_dir);

@@ -2177,6 +2177,7 @@ static void sc_sigpipe(void *arg)
 /* SIGPIPE: "signal" record, then the default action (no atexit) */
 static void signal_event(void **state)
 {
+	T2_SKIP_ON_WINDOWS("no SIGPIPE: the signal record of a POSIX signal");
 	struct opts o = BRIEF_RUN;
 
 	(void)state;

@@ -47,6 +47,11 @@ int sigaddset(sigset_t *set, int sig);
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int kill(int pid, int sig);
 
+/* exec() that keeps the process (Windows' replaces it by a new one,
+ * and its parent sees the old one's end): t2_exec_built(). */
+#define execv t2_posix_execv
+int t2_posix_execv(const char *path, char *const argv[]);
+
 int fork(void);
 int pipe(int fds[2]);
 int symlink(const char *target, const char *path);
