@@ -277,6 +277,17 @@ enum call_mode {
 /* This process becomes its scenario: the saved handles back, T2_REPLAY
  * gone, and a journal of its own (the replayed one so far and this
  * scenario) for the scenarios that fn runs in turn. */
+/* Descriptor fd (1 or 2) back to the handle h kept for it. */
+static void restore_std(HANDLE h, int fd)
+{
+	int tmp = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+
+	if (tmp >= 0) {
+		_dup2(tmp, fd);
+		_close(tmp);
+	}
+}
+
 static void become_scenario(void)
 {
 	const char *journal = getenv("T2_REPLAY_JOURNAL");
@@ -286,8 +297,8 @@ static void become_scenario(void)
 	char buf[65536];
 
 	fflush(NULL);
-	_dup2(_open_osfhandle((intptr_t)rp.saved_out, _O_WRONLY), 1);
-	_dup2(_open_osfhandle((intptr_t)rp.saved_err, _O_WRONLY), 2);
+	restore_std(rp.saved_out, 1);
+	restore_std(rp.saved_err, 2);
 	SetStdHandle(STD_OUTPUT_HANDLE, (HANDLE)_get_osfhandle(1));
 	SetStdHandle(STD_ERROR_HANDLE, (HANDLE)_get_osfhandle(2));
 	rp.saved_err = NULL;
@@ -914,6 +925,15 @@ void t2_drop_privileges(const char *dir)
 {
 	(void)dir;
 	_exit(125);
+}
+
+/* Files and standard streams in binary mode, as on POSIX: what a test or
+ * its scenario writes is what it reads back ("\n", not "\r\n"). */
+__attribute__((constructor)) static void binary_mode(void)
+{
+	_fmode = _O_BINARY;
+	for (int fd = 0; fd <= 2; fd++)
+		_setmode(fd, _O_BINARY);
 }
 
 /* ------------------------------------------------------------------ */
