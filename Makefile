@@ -25,6 +25,10 @@
 #                                for aarch64 and s390x, run under qemu;
 #                                recordings made on x86-64 and on s390x
 #                                read alike by both (record_byte_order.sh)
+#                   check-windows-some  the target, destination, process,
+#                                named-pipe and t2test tests built with
+#                                mingw-w64, run under Wine (all of the
+#                                Windows build: make check-windows)
 #                   test_stress and test_fork run at a small size.  Each
 #                   step builds with JOBS jobs and runs JOBS tests at
 #                   once (default: one per CPU; JOBS=1 for one at a time).
@@ -289,6 +293,7 @@ check: deps
 	$(MAKE) -j$(JOBS) check-clang
 	$(MAKE) -j$(JOBS) check-posix TOOL_TESTS=
 	$(MAKE) -j$(JOBS) check-cross-some
+	$(MAKE) -j$(JOBS) check-windows-some
 
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib

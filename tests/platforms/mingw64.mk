@@ -20,7 +20,7 @@ DEF := $(BUILD)/gen/libtrace2.def
 
 # The tests that build and run on Windows (tests/support/t2test_win32.c
 # runs their scenarios in child processes).
-CROSS_TESTS := test_targets test_destinations test_process
+CROSS_TESTS := test_targets test_destinations test_process test_named_pipe test_t2test
 
 # make CROSS=mingw64 builds the tests too.
 all: $(CROSS_TESTS:%=$(BUILD)/tests/%.exe)

@@ -9,6 +9,14 @@
 #   make check-cross-some  (part of make check) the target and process
 #                          tests for aarch64 and s390x, and a recording
 #                          read alike on both byte orders
+#   make check-windows-some  (part of make check) the Windows build's
+#                          target, destination, process, named-pipe and
+#                          t2test tests under Wine (tests/platforms/mingw64.mk)
+#   make check-windows     the Windows build's tests, the shell tests (the
+#                          driver's scenarios, the trace2 command) and the
+#                          DLL's exports under Wine, then the driver's
+#                          outputs compared with the Linux build's; installs
+#                          mingw-w64 and Wine, builds cmocka and TRE, on demand
 PLATFORMS := aarch64 s390x i386 musl
 PLATFORM_BINS := host=build/bin aarch64=build/aarch64/qbin s390x=build/s390x/qbin \
 	i386=build/i386/bin musl=build/musl/bin
@@ -16,7 +24,10 @@ CROSS_SOME_TESTS := test_targets test_process
 # For i386 with a 64-bit time_t: the tests of the library's timed waits.
 TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
-.PHONY: platform-deps check-platforms check-cross-some
+# What make check runs of the Windows build (the rest: make check-windows).
+WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_named_pipe test_t2test
+
+.PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
 
 platform-deps:
 	@tests/platforms/deps.sh
@@ -46,3 +57,20 @@ check-cross-some: platform-deps all
 			TESTS="$(CROSS_SOME_TESTS:%=build/$$p/tests/%)" TOOL_TESTS= || exit 1; \
 	done
 	tests/platforms/record_byte_order.sh build/bin build/s390x/qbin
+
+check-windows-some: all
+	@tests/platforms/deps.sh mingw64
+	@$(MAKE) --no-print-directory CROSS=mingw64 -j2 all >/dev/null
+	@$(MAKE) --no-print-directory CROSS=mingw64 test \
+		TESTS="$(WINDOWS_SOME_TESTS:%=build/mingw64/tests/%.exe)" TOOL_TESTS=
+
+# Every part runs even when one fails; the summary names those that did.
+check-windows: all
+	@tests/platforms/deps.sh mingw64
+	@$(MAKE) --no-print-directory CROSS=mingw64 -j2 all >/dev/null
+	@failed=; \
+	$(MAKE) --no-print-directory CROSS=mingw64 test || failed="$$failed tests"; \
+	tests/check-exports.sh build/mingw64/libtrace2.dll || failed="$$failed exports"; \
+	tests/platforms/same_output.sh linux=build/bin windows=build/mingw64/bin || failed="$$failed same_output"; \
+	if [ -n "$$failed" ]; then echo "check-windows: FAILED:$$failed"; exit 1; fi; \
+	echo "check-windows: all passed"

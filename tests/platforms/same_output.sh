@@ -7,9 +7,15 @@
 # same host name, stay), pids, the driver's path (argv[0] and paths under the
 # build directories) and the names in the cmd_ancestry records (under qemu
 # a parent may be the emulator): whether a build writes the record is
-# compared.  Exit codes are compared too.
+# compared.  Exit codes are compared too.  A Windows build (BIN_DIR has
+# trace2-tool.exe beside its launcher, tests/platforms/mingw64.mk) runs
+# its own .exe as the traced child; its paths are Windows' (Z:\...\
+# under Wine, backslashes doubled in JSON) and it writes the windows/*
+# records Git for Windows writes (ancestry, debugger_present, memory),
+# which are left out.
 # usage: tests/platforms/same_output.sh NAME=BIN_DIR...  (the first is the reference)
 #   e.g. tests/platforms/same_output.sh host=build/bin aarch64=build/aarch64/qbin
+#        tests/platforms/same_output.sh linux=build/bin windows=build/mingw64/bin
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 NAME=BIN_DIR NAME=BIN_DIR..." >&2; exit 2; }
 root=$(pwd)
@@ -47,7 +53,10 @@ END
 
 # scrub FILE: the comparable text of a target's output.
 scrub() {
-	sed -E -e "s#$root/build(/[a-z0-9]+)?/q?bin/#BIN/#g" \
+	sed -E -e '/"?windows\/(ancestry|debugger_present|memory)"?/d' \
+		-e "s#$root/build(/[a-z0-9]+)?/q?bin/#BIN/#g" \
+		-e 's#[A-Z]:[^ "]*[/\\]build([/\\]+[a-z0-9]+)?[/\\]+q?bin[/\\]+#BIN/#g' \
+		-e 's#BIN/(trace2-tool)\.exe#BIN/\1#g' \
 		-e 's/^([^ ]+ [^ ]+ +cmd_ancestry ).*$/\1NAMES/' \
 		-e 's/(\| ancestry:\[).*\]$/\1NAMES]/' \
 		-e 's/("ancestry":\[).*\]\}$/\1"NAMES"]}/' \
@@ -62,12 +71,14 @@ scrub() {
 # run NAME BIN: every scenario into $tmp/NAME/<n>.{normal,perf,event,code}.
 run() {
 	name=$1 bin=$(cd "$2" && pwd)
+	child=$bin/trace2-tool
+	[ -f "$child.exe" ] && child=$child.exe
 	mkdir -p "$tmp/$name/cwd"
 	n=0
 	while IFS= read -r line; do
 		n=$((n + 1))
 		out=$tmp/$name/$n
-		eval "set -- $(echo "$line" | sed "s#@TOOL@#$bin/trace2-tool#g")"
+		eval "set -- $(echo "$line" | sed "s#@TOOL@#$child#g")"
 		(cd "$tmp/$name/cwd" &&
 			env -i PATH=/nonexistent HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 \
 				GIT_TRACE2="$out.normal" GIT_TRACE2_PERF="$out.perf" \
