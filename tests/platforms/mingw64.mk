@@ -1,5 +1,6 @@
 # Included by tests/platforms/cross.mk for make CROSS=mingw64: Windows
-# x86-64 with mingw-w64, run under Wine (docs/embedding.md, "Cross builds and tests").
+# x86-64 with mingw-w64, run under Wine (docs/embedding.md, "Cross
+# builds and tests").
 # The programs end in .exe; the library is libtrace2.a and libtrace2.dll
 # with its import library libtrace2.dll.a, the DLL exporting exactly the
 # public interface (src/tr2_exports.sh).  make platform-deps mingw64

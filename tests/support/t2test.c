@@ -328,6 +328,20 @@ void t2_exec_tool_in(const char *bin_dir, const char *const *args)
 	t2_exec_program(bin_dir, "trace2-tool", args);
 }
 
+void t2_exec_program(const char *bin_dir, const char *name, const char *const *args)
+{
+	const char *argv[64];
+	char *prog = t2_path(bin_dir, name);
+	size_t n = 0;
+
+	argv[n++] = prog;
+	for (; args && *args && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	t2_exec_built(prog, (char *const *)argv); /* through the emulator, if any */
+	_exit(127);
+}
+
 static void exec_tool_fn(void *arg)
 {
 	t2_exec_tool(arg);

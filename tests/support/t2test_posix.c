@@ -396,20 +396,6 @@ void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
 	free(err);
 }
 
-void t2_exec_program(const char *bin_dir, const char *name, const char *const *args)
-{
-	const char *argv[64];
-	char *prog = t2_path(bin_dir, name);
-	size_t n = 0;
-
-	argv[n++] = prog;
-	for (; args && *args && n < 63; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	t2_exec_built(prog, (char *const *)argv); /* through the emulator, if any */
-	_exit(127);
-}
-
 int t2_mkdirs(const char *path)
 {
 	char *copy = strdup(path), *p;

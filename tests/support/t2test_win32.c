@@ -892,20 +892,6 @@ void t2_exec_built(const char *path, char *const argv[])
 	ExitProcess(code);
 }
 
-void t2_exec_program(const char *bin_dir, const char *name, const char *const *args)
-{
-	const char *argv[64];
-	char *prog = t2_path(bin_dir, name);
-	size_t n = 0;
-
-	argv[n++] = prog;
-	for (; args && *args && n < 63; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	t2_exec_built(prog, (char *const *)argv);
-	_exit(127);
-}
-
 double t2_now(void)
 {
 	LARGE_INTEGER f, c;
