@@ -50,7 +50,7 @@ CROSS_TEST_FLAGS := -I$(CROSS_CMOCKA) -L$(CROSS_CMOCKA) -Itests/support/win32 -i
 	-Wno-format
 $(CROSS_CMOCKA):
 	tests/platforms/mingw-testlibs.sh $@ $(CC)
-$(BUILD)/tests/%: override LDLIBS += -ltre -Wl,--wrap=_cmocka_run_group_tests
+$(BUILD)/tests/%: override LDLIBS += -ltre -l:libwinpthread.a -Wl,--wrap=_cmocka_run_group_tests
 
 # The tests run under Wine (tests/platforms/wine.sh, a Wine prefix in
 # $(BUILD)/wine made at the first start); the shell tests find beside

@@ -48,6 +48,11 @@ void *memrchr(const void *s, int c, size_t n)
 	return NULL;
 }
 
+int t2_posix_dup2(int fd, int fd2)
+{
+	return _dup2(fd, fd2) ? -1 : fd2;
+}
+
 int t2_posix_execv(const char *path, char *const argv[])
 {
 	t2_exec_built(path, argv);

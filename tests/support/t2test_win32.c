@@ -913,15 +913,6 @@ void t2_drop_privileges(const char *dir)
 	_exit(125);
 }
 
-/* Files and standard streams in binary mode, as on POSIX: what a test or
- * its scenario writes is what it reads back ("\n", not "\r\n"). */
-__attribute__((constructor)) static void binary_mode(void)
-{
-	_fmode = _O_BINARY;
-	for (int fd = 0; fd <= 2; fd++)
-		_setmode(fd, _O_BINARY);
-}
-
 /* ------------------------------------------------------------------ */
 /* cmocka's runner: which test case, and the replay's start.           */
 /* ------------------------------------------------------------------ */
@@ -978,6 +969,18 @@ static void start_replay(void)
 			 journal ? journal : "T2_REPLAY_JOURNAL unset");
 }
 
+/* Before main(): files and standard streams in binary mode, as on POSIX
+ * (what a test or its scenario writes is what it reads back, "\n" and
+ * not "\r\n"); in a scenario's process, the replay set up before the
+ * test program prints anything. */
+__attribute__((constructor)) static void t2test_startup(void)
+{
+	_fmode = _O_BINARY;
+	for (int fd = 0; fd <= 2; fd++)
+		_setmode(fd, _O_BINARY);
+	start_replay();
+}
+
 int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTest *const tests,
 				   const size_t num_tests, CMFixtureFunction group_setup,
 				   CMFixtureFunction group_teardown)
@@ -986,8 +989,6 @@ int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTe
 	size_t first = 0, count = num_tests;
 	int rc;
 
-	if (rp.group < 0)
-		start_replay();
 	rp.group++;
 	rp.test = -1;
 	if (rp.replaying) {

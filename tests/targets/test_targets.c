@@ -1748,6 +1748,8 @@ static void process_info(void **state)
 	char nf[8192] = "", pf[8192] = "", ef[8192] = "";
 
 	(void)state;
+	T2_SKIP_ON_WINDOWS("the parents come from a process snapshot there "
+			   "(tests/process/test_win_process.c)");
 	/* qemu-user shows the test its own /proc/<pid>/stat with the
 	 * program's name; the library, in a child, reads the parent's from
 	 * the kernel, which names the emulator. */

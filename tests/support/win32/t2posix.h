@@ -47,6 +47,10 @@ int sigaddset(sigset_t *set, int sig);
 int sigprocmask(int how, const sigset_t *set, sigset_t *old);
 int kill(int pid, int sig);
 
+/* dup2() that returns the new descriptor (the C runtime's returns 0). */
+#define dup2 t2_posix_dup2
+int t2_posix_dup2(int fd, int fd2);
+
 /* exec() that keeps the process (Windows' replaces it by a new one,
  * and its parent sees the old one's end): t2_exec_built(). */
 #define execv t2_posix_execv
@@ -58,7 +62,7 @@ int symlink(const char *target, const char *path);
 #define F_GETFD 1
 #define F_SETFL 4
 #define F_DUPFD 0
-#define O_NONBLOCK 04000
+#define O_NONBLOCK 0 /* as src/tr2_plat.h: no non-blocking descriptors */
 int fcntl(int fd, int cmd, ...);
 #define _SC_OPEN_MAX 4
 long sysconf(int name);
