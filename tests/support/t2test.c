@@ -182,9 +182,9 @@ static char *replace_all(const char *text, const char *re, const char *with)
 char *t2_scrub(const char *text)
 {
 	static const char *const rules[][2] = {
-		/* Windows' memory record at exit (Git for Windows' sizes
-		 * of this run) */
-		{ "^.*\"?windows/memory\"?.*\n", "" },
+		/* Windows' own records (as Git for Windows writes them):
+		 * the parents' names, a debugger, the run's memory sizes */
+		{ "^.*\"?windows/(ancestry|debugger_present|memory)\"?.*\n", "" },
 		{ "[0-9]{8}T[0-9]{6}\\.[0-9]{6}Z-(H[0-9a-f]{8}|Localhost)-P[0-9a-f]{8}", "SID" },
 		/* digit-free placeholders first, so the durations rule cannot
 		 * match inside them */

@@ -124,8 +124,9 @@ void t2_strv_free(char **v);
  * Replace what changes between runs: session ids by "SID", UTC times by
  * "2000-01-01T00:00:00.000000Z", local times of day at the start of a
  * line by "00:00:00.000000", and every other "<digits>.<6 digits>" number
- * by "0.000000" (t_abs, t_rel, elapsed); the lines of the windows/memory
- * record (Windows writes the sizes of the run at exit) go.  Caller frees.
+ * by "0.000000" (t_abs, t_rel, elapsed); the lines of Windows' own
+ * records go (windows/ancestry, windows/debugger_present, windows/memory:
+ * the parents, a debugger, the run's sizes).  Caller frees.
  */
 char *t2_scrub(const char *text);
 
