@@ -656,10 +656,10 @@ static void check_ancestry(const struct evs *e)
 		assert_non_null(a);
 		assert_true(a->type == TJSON_ARRAY && a->n >= (size_t)d);
 		for (int k = 0; k < d; k++)
-			assert_string_equal(a->items[k]->text, "trace2-tool");
+			assert_string_equal(a->items[k]->text, T2_PROGRAM("trace2-tool"));
 	}
 	/* one per process, or none in the POSIX fallback */
-	assert_true(TR2_HAVE_PROC_STAT ? seen > 0 : seen == 0);
+	assert_true(T2_HAVE_ANCESTRY ? seen > 0 : seen == 0);
 }
 
 /* Non-brief EVENT: time, file and line on every record. */

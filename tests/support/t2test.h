@@ -9,13 +9,23 @@
 
 #include "tr2_features.h"
 
-/* The cmd_ancestry record's name followed by sep where the library reads
- * the parents' names (TR2_HAVE_PROC_STAT), else nothing: the POSIX
- * fallback writes no such record, as Git on platforms without procinfo. */
-#if TR2_HAVE_PROC_STAT
+/* Whether the library writes cmd_ancestry: where it reads the parents'
+ * names (TR2_HAVE_PROC_STAT; Windows, from a process snapshot); the POSIX
+ * fallback writes no such record, as Git on platforms without procinfo.
+ * T2_ANCESTRY(sep): the record's name followed by sep then, else nothing. */
+#if TR2_HAVE_PROC_STAT || defined(_WIN32)
+#define T2_HAVE_ANCESTRY 1
 #define T2_ANCESTRY(sep) "cmd_ancestry" sep
 #else
+#define T2_HAVE_ANCESTRY 0
 #define T2_ANCESTRY(sep) ""
+#endif
+
+/* A program's file name as cmd_ancestry names it: "name.exe" on Windows. */
+#ifdef _WIN32
+#define T2_PROGRAM(name) name ".exe"
+#else
+#define T2_PROGRAM(name) name
 #endif
 
 /* 1 in builds with AddressSanitizer or ThreadSanitizer (tests scale down). */
