@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "t2test.h"
+#include "t2test_plat.h"
 
 char *strndup(const char *s, size_t n)
 {
@@ -46,6 +47,54 @@ void *memrchr(const void *s, int c, size_t n)
 		if (p[n] == (unsigned char)c)
 			return (void *)(p + n);
 	return NULL;
+}
+
+/* The runner's result of call (rc, and the struct into out when the
+ * runner's is there), if a scenario's replay has it. */
+static int replayed(enum t2_file_call call, int *rc, void *out, size_t size)
+{
+	char *data;
+	size_t len;
+
+	if (!t2_plat_replay(call, rc, &data, &len))
+		return 0;
+	if (out && data && len == size)
+		memcpy(out, data, size);
+	free(data);
+	return 1;
+}
+
+int t2_posix_unlink(const char *path)
+{
+	int rc;
+
+	if (replayed(T2_CALL_UNLINK, &rc, NULL, 0))
+		return rc;
+	rc = _unlink(path);
+	t2_plat_record(T2_CALL_UNLINK, rc, NULL, 0);
+	return rc;
+}
+
+int t2_posix_mkdir(const char *path)
+{
+	int rc;
+
+	if (replayed(T2_CALL_MKDIR, &rc, NULL, 0))
+		return rc;
+	rc = _mkdir(path);
+	t2_plat_record(T2_CALL_MKDIR, rc, NULL, 0);
+	return rc;
+}
+
+int t2_posix_stat(const char *path, struct stat *st)
+{
+	int rc;
+
+	if (replayed(T2_CALL_STAT, &rc, st, sizeof(*st)))
+		return rc;
+	rc = (stat)(path, st);
+	t2_plat_record(T2_CALL_STAT, rc, rc ? NULL : (const char *)st, sizeof(*st));
+	return rc;
 }
 
 int t2_posix_dup2(int fd, int fd2)

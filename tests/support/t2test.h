@@ -304,7 +304,7 @@ void t2_jw_api_example(struct json_writer *jw);
 char *t2_first_words(const char *text);
 /* The "event" of every line of JSON-lines text, joined by single spaces,
  * "INVALID" for a line that is no JSON object with a string "event";
- * caller frees. */
+ * Windows' own records (see t2_scrub()) left out; caller frees. */
 char *t2_event_names(const char *text);
 
 /* ------------------------------------------------------------------ */

@@ -44,10 +44,10 @@
 /* A scenario run by t2_run() may take this long (t2_capture() says). */
 #define RUN_TIMEOUT_MS (300 * 1000)
 
-/* The kinds of journal entries: what the runner got from each call. */
+/* The kinds of journal entries: what the runner got from each call
+ * (and the calls on files of t2test_plat.h). */
 enum entry_kind {
 	E_TMPDIR = 'D',	  /* t2_tmpdir(): the path */
-	E_READ = 'F',	  /* t2_read_file(): the text, or none */
 	E_RUN = 'R',	  /* t2_run(), t2_run_noinit(): the status */
 	E_CAPTURE = 'C',  /* t2_capture(): the status, stdout, stderr */
 	E_SCENARIO = 'E', /* the scenario the journal's writer itself ran */
@@ -622,13 +622,17 @@ static int run_scenario(struct envb *env, HANDLE in, HANDLE out, HANDLE err, int
 {
 	char *replay = t2_xfmt("T2_REPLAY=%d %d %ld", rp.group, rp.test, rp.calls);
 	char *journal = t2_xfmt("T2_REPLAY_JOURNAL=%s", rp.journal ? rp.journal : "");
+	/* absolute, for a scenario that changes directory first */
+	char *bin = t2_xfmt("T2_BIN=%s", t2_bin_dir());
 	DWORD code;
 	int rc;
 
 	envb_apply(env, replay);
 	envb_apply(env, journal);
+	envb_apply(env, bin);
 	free(replay);
 	free(journal);
+	free(bin);
 	rc = run_process(self_path(), "t2test-scenario", envb_block(env), in, out, err, timeout_ms,
 			 &code);
 	return rc < 0 ? -1 : rc ? 9 /* SIGKILL's */ : wait_status(code);
@@ -766,15 +770,36 @@ void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
 /* Files, directories and programs.                                    */
 /* ------------------------------------------------------------------ */
 
+/* The runner's directories a replay made again (the runner had removed
+ * them; the test's own calls may still open files there), removed when
+ * the scenario's process ends. */
+#define REMADE_MAX 64
+static char *remade[REMADE_MAX];
+static int nremade;
+
+static void remove_remade(void)
+{
+	rp.replaying = 0;
+	while (nremade > 0)
+		t2_rmtree(remade[--nremade]);
+}
+
+static void remake_dir(const char *dir)
+{
+	if (nremade < REMADE_MAX && !_mkdir(dir)) {
+		if (!nremade)
+			atexit(remove_remade);
+		remade[nremade++] = strdup(dir);
+	}
+}
+
 char *t2_tmpdir(void)
 {
 	struct entry e = { .kind = E_TMPDIR, .nstr = 1 };
 
 	if (rp.replaying && rp.active) {
-		/* The runner's directory, made again if the runner has
-		 * removed it since. */
 		journal_expect(&e, E_TMPDIR, 0);
-		_mkdir(e.str[0]);
+		remake_dir(e.str[0]);
 		return e.str[0];
 	}
 	e.str[0] = make_tmpdir("t2test");
@@ -785,30 +810,39 @@ char *t2_tmpdir(void)
 	return e.str[0];
 }
 
-char *t2_plat_read_result(char *text, size_t *len)
+int t2_plat_replay(enum t2_file_call call, int *rc, char **data, size_t *len)
 {
-	struct entry e = { .kind = E_READ, .nstr = 1 };
+	struct entry e = { .kind = (int)call };
 
-	if (rp.internal || !rp.active)
-		return text;
-	if (rp.replaying) {
-		free(text);
-		journal_expect(&e, E_READ, 0);
-		*len = e.len[0];
-		return e.str[0];
-	}
-	e.str[0] = text;
-	e.len[0] = text ? *len : 0;
-	journal_add(&e);
-	return text;
+	if (!rp.replaying || !rp.active || rp.internal)
+		return 0;
+	journal_expect(&e, (int)call, 0);
+	*rc = e.status;
+	*data = e.nstr ? e.str[0] : NULL;
+	*len = e.nstr ? e.len[0] : 0;
+	return 1;
 }
 
+void t2_plat_record(enum t2_file_call call, int rc, const char *data, size_t len)
+{
+	struct entry e = { .kind = (int)call, .status = rc, .nstr = 1 };
+
+	if (rp.replaying || !rp.active || rp.internal)
+		return;
+	e.str[0] = (char *)data;
+	e.len[0] = data ? len : 0;
+	journal_add(&e);
+}
 void t2_rmtree(const char *dir)
 {
-	char *pattern = t2_path(dir, "*");
+	char *pattern;
 	struct _finddata_t fd;
-	intptr_t h = _findfirst(pattern, &fd);
+	intptr_t h;
 
+	if (rp.replaying && rp.active)
+		return; /* the runner has */
+	pattern = t2_path(dir, "*");
+	h = _findfirst(pattern, &fd);
 	free(pattern);
 	while (h != -1) {
 		if (strcmp(fd.name, ".") && strcmp(fd.name, "..")) {
@@ -832,9 +866,15 @@ void t2_rmtree(const char *dir)
 
 int t2_mkdirs(const char *path)
 {
-	char *copy = strdup(path);
+	char *copy, *none;
+	size_t n;
 	int rc = 0;
 
+	if (t2_plat_replay(T2_CALL_MKDIRS, &rc, &none, &n)) {
+		free(none);
+		return rc;
+	}
+	copy = strdup(path);
 	for (char *p = copy + 1; rc == 0 && *p; p++) {
 		if (*p != '/' && *p != '\\')
 			continue;
@@ -846,6 +886,7 @@ int t2_mkdirs(const char *path)
 	if (rc == 0 && _mkdir(copy) && errno != EEXIST)
 		rc = -1;
 	free(copy);
+	t2_plat_record(T2_CALL_MKDIRS, rc, NULL, 0);
 	return rc;
 }
 

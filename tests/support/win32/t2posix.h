@@ -25,10 +25,18 @@ char *strndup(const char *s, size_t n);
 void *memmem(const void *hay, size_t hlen, const void *needle, size_t nlen);
 void *memrchr(const void *s, int c, size_t n);
 
-/* No symbolic links: lstat() is stat(). */
-#define lstat stat
-/* POSIX's mkdir() takes a mode; Windows' directories have none. */
-#define mkdir(path, mode) _mkdir(path)
+/* The calls that change or look at files: made by the runner only, a
+ * scenario's replay gets their results back (t2test_plat.h).  POSIX's
+ * mkdir() takes a mode; Windows' directories have none.  No symbolic
+ * links: lstat() is stat(). */
+#define unlink(path) t2_posix_unlink(path)
+#define mkdir(path, mode) t2_posix_mkdir(path)
+#define stat(path, st) t2_posix_stat(path, st)
+#define lstat(path, st) t2_posix_stat(path, st)
+struct stat;
+int t2_posix_unlink(const char *path);
+int t2_posix_mkdir(const char *path);
+int t2_posix_stat(const char *path, struct stat *st);
 #define O_CLOEXEC _O_NOINHERIT
 
 /* Signals Windows does not have, with Linux's numbers. */
