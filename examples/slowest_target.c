@@ -77,6 +77,12 @@ static void slowest_shutdown(void *ctx)
 	slowest_target_print(stderr);
 }
 
+#ifdef _WIN32
+/* Windows has no fork() (mingw-w64's pthread_atfork() does nothing). */
+static void install_fork_handlers(void)
+{
+}
+#else
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&slowest.lock);
@@ -92,6 +98,7 @@ static void install_fork_handlers(void)
 	/* on even if this fails: only a fork racing an update could hang */
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 }
+#endif
 
 static int slowest_open(void *ctx, const struct trace2_target_config *config)
 {

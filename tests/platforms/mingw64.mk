@@ -51,6 +51,8 @@ CROSS_TEST_FLAGS := -I$(CROSS_CMOCKA) -L$(CROSS_CMOCKA) -Itests/support/win32 -i
 $(CROSS_CMOCKA):
 	tests/platforms/mingw-testlibs.sh $@ $(CC)
 $(BUILD)/tests/%: override LDLIBS += -ltre -l:libwinpthread.a -Wl,--wrap=_cmocka_run_group_tests
+# The example's threads are POSIX's (mingw-w64's winpthreads, linked in).
+$(BUILD)/bin/example-hashsort.exe: override LDLIBS += -l:libwinpthread.a
 
 # The tests run under Wine (tests/platforms/wine.sh, a Wine prefix in
 # $(BUILD)/wine made at the first start); the shell tests find beside
