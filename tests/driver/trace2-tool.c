@@ -26,6 +26,8 @@
 #ifdef _WIN32
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+#include <fcntl.h>
+#include <io.h>
 #include <process.h>
 #else
 #include <pthread.h>
@@ -548,7 +550,8 @@ static DWORD wait_process(HANDLE process)
 }
 #endif
 
-/* Spawn cmd as path (argv[0] = path); returns 0 or an errno value. */
+/* Spawn cmd as path (argv[0] = path, without the EXE_SUFFIX that
+ * locate_program() added to a path given); returns 0 or an errno value. */
 static int spawn_child(struct child_process *cmd, const char *path)
 {
 	const char **argv = xcalloc(cmd->args.nr + 1, sizeof(*argv));
@@ -556,7 +559,7 @@ static int spawn_child(struct child_process *cmd, const char *path)
 	int err;
 
 	memcpy(argv, cmd->args.v, cmd->args.nr * sizeof(*argv));
-	argv[0] = path;
+	argv[0] = strpbrk(cmd->args.v[0], DIR_SEPS) ? cmd->args.v[0] : path;
 #ifdef _WIN32
 	{
 		DWORD pid = 0;
@@ -1015,10 +1018,15 @@ static int test_tool_main(int argc, const char **argv)
 }
 
 /* Git's main() resets SIGPIPE to the default action and unblocks it
- * (Windows has none). */
+ * (Windows has none: Git for Windows' sets binary mode for files and the
+ * standard streams instead, so that "\n" stays "\n"). */
 static void restore_sigpipe(void)
 {
-#ifndef _WIN32
+#ifdef _WIN32
+	_fmode = _O_BINARY;
+	for (int fd = 0; fd <= 2; fd++)
+		_setmode(fd, _O_BINARY);
+#else
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_DFL);
@@ -1026,6 +1034,16 @@ static void restore_sigpipe(void)
 	sigaddset(&set, SIGPIPE);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 #endif
+}
+
+/* The last of DIR_SEPS in path, or NULL. */
+static char *last_dir_sep(char *path)
+{
+	char *last = NULL;
+
+	for (char *p = strpbrk(path, DIR_SEPS); p; p = strpbrk(p + 1, DIR_SEPS))
+		last = p;
+	return last;
 }
 
 /* "<dir>/.git/config" if dir holds a repository directory. */
@@ -1056,7 +1074,7 @@ static void list_repo_config(trace2_config_entry_fn *entry, void *ctx)
 		found = 1;
 	} else if (getcwd(dir, sizeof(dir))) {
 		while (!(found = repo_config_in(dir, path, sizeof(path)))) {
-			char *slash = strrchr(dir, '/');
+			char *slash = last_dir_sep(dir);
 
 			if (!slash || (slash == dir && !dir[1]))
 				break; /* "/" was the last to check */
