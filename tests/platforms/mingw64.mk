@@ -19,9 +19,14 @@ override LDLIBS := -static-libgcc
 override SHARED := $(BUILD)/libtrace2.dll
 DEF := $(BUILD)/gen/libtrace2.def
 
-# The tests that build and run on Windows (tests/support/t2test_win32.c
-# runs their scenarios in child processes).
-CROSS_TESTS := test_targets test_destinations test_process test_named_pipe test_t2test
+# The tests that build for Windows (tests/support/t2test_win32.c runs
+# their scenarios in child processes); the others need fork(), POSIX
+# signals, Unix sockets or /proc.
+CROSS_TESTS := test_targets test_destinations test_process test_named_pipe test_t2test \
+	test_win_process test_win_places test_ancestry_walk test_config_glob test_config \
+	test_escaping test_metrics_define test_probes test_record_target test_scoped_region \
+	test_sid_hash test_t2rec test_threads test_tjson test_tool_map test_tool_rotated \
+	test_traceparent
 
 # make CROSS=mingw64 builds the tests too.
 all: $(CROSS_TESTS:%=$(BUILD)/tests/%.exe)

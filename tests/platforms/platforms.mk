@@ -10,8 +10,9 @@
 #                          tests for aarch64 and s390x, and a recording
 #                          read alike on both byte orders
 #   make check-windows-some  (part of make check) the Windows build's
-#                          target, destination, process, named-pipe and
-#                          t2test tests under Wine (tests/platforms/mingw64.mk)
+#                          target, destination, process (and Windows
+#                          process), named-pipe and t2test tests under
+#                          Wine (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
 #                          driver's scenarios, the trace2 command) and the
 #                          DLL's exports under Wine, then the driver's
@@ -25,7 +26,8 @@ CROSS_SOME_TESTS := test_targets test_process
 TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
 # What make check runs of the Windows build (the rest: make check-windows).
-WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_named_pipe test_t2test
+WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
+	test_named_pipe test_t2test
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
 

@@ -201,7 +201,9 @@ static void journal_expect(struct entry *e, int kind, int scenario_ok)
 			 "the runner's journal has '%c'\n", rp.replay_test, kind, e->kind);
 }
 
-/* A fresh empty directory under $TMPDIR, or Windows' temporary directory. */
+/* A fresh empty directory under $TMPDIR, or Windows' temporary directory
+ * written with '/' (tests put paths in config files, where '\\' is an
+ * escape). */
 static char *make_tmpdir(const char *prefix)
 {
 	const char *base = getenv("TMPDIR");
@@ -215,6 +217,8 @@ static char *make_tmpdir(const char *prefix)
 			return NULL;
 		if (tmp[n - 1] == '\\')
 			tmp[n - 1] = '\0';
+		for (char *p = tmp; (p = strchr(p, '\\')); p++)
+			*p = '/';
 		base = tmp;
 	}
 	for (int tries = 0; tries < 1000; tries++) {
