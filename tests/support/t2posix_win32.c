@@ -64,26 +64,26 @@ static int replayed(enum t2_file_call call, int *rc, void *out, size_t size)
 	return 1;
 }
 
-int t2_posix_unlink(const char *path)
+/* fn(path), a call that changes files: the runner's, its result kept. */
+static int change(enum t2_file_call call, int (*fn)(const char *), const char *path)
 {
 	int rc;
 
-	if (replayed(T2_CALL_UNLINK, &rc, NULL, 0))
+	if (replayed(call, &rc, NULL, 0))
 		return rc;
-	rc = _unlink(path);
-	t2_plat_record(T2_CALL_UNLINK, rc, NULL, 0);
+	rc = fn(path);
+	t2_plat_record(call, rc, NULL, 0);
 	return rc;
+}
+
+int t2_posix_unlink(const char *path)
+{
+	return change(T2_CALL_UNLINK, _unlink, path);
 }
 
 int t2_posix_mkdir(const char *path)
 {
-	int rc;
-
-	if (replayed(T2_CALL_MKDIR, &rc, NULL, 0))
-		return rc;
-	rc = _mkdir(path);
-	t2_plat_record(T2_CALL_MKDIR, rc, NULL, 0);
-	return rc;
+	return change(T2_CALL_MKDIR, _mkdir, path);
 }
 
 int t2_posix_stat(const char *path, struct stat *st)
