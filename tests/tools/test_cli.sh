@@ -190,14 +190,20 @@ same "stdin is stdout: the log" "$tmp/log.copy" "$log"
 "$T2" summary /dev/null >"$tmp/null.out" 2>/dev/null
 status "/dev/null in, stderr to /dev/null" 0 $?
 says "/dev/null in" "$tmp/null.out" "processes: 0 (0 roots)"
-# a FIFO: the check must not open it (its writer would lose its reader)
-mkfifo "$tmp/fifo"
-cat "$log" >"$tmp/fifo" &
-"$T2" summary "$tmp/fifo" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
-status "a FIFO input" 0 $?
-wait
-"$T2" summary "$log" >"$tmp/fifo.want" 2>/dev/null
-same "a FIFO input" "$tmp/fifo.want" "$tmp/fifo.out"
+# a FIFO: the check must not open it (its writer would lose its reader);
+# a Windows build (trace2.exe beside its launcher) under Wine cannot open
+# a Linux FIFO at all, and its writer would wait forever
+if [ -f "$T2.exe" ]; then
+	echo "$t2_test: SKIP: a FIFO input (no Linux FIFOs for a Windows program)"
+else
+	mkfifo "$tmp/fifo"
+	cat "$log" >"$tmp/fifo" &
+	"$T2" summary "$tmp/fifo" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
+	status "a FIFO input" 0 $?
+	wait
+	"$T2" summary "$log" >"$tmp/fifo.want" 2>/dev/null
+	same "a FIFO input" "$tmp/fifo.want" "$tmp/fifo.out"
+fi
 # -o naming standard error's file is two outputs, no input
 "$T2" summary -o "$tmp/both" "$log" 2>>"$tmp/both"
 status "-o is standard error's file" 0 $?
