@@ -63,17 +63,19 @@ struct entry {
 
 static struct {
 	/* The runner's view: the cmocka group and test case running (from
-	 * 0), their journal and the calls made in the test case so far. */
+	 * 0; -1: the group's setup), their journal and the calls made in the
+	 * test case so far; the journal of the group's setup. */
 	int group, test;
 	long calls;
 	char *journal_dir;
 	char *journal;
+	char *setup_journal;
 	HANDLE out;
 	/* In a replay: the journal read and the call that is the scenario.
 	 * The journals are Win32 handles, no C runtime descriptors: a
 	 * scenario's descriptors are numbered as in a forked child. */
 	int replaying;
-	HANDLE in;
+	HANDLE in, test_in;
 	uint64_t consumed;
 	int replay_group, replay_test;
 	long target;
@@ -332,7 +334,7 @@ static enum call_mode next_call(int kind, struct entry *e)
 	rp.calls++;
 	if (!rp.replaying || !rp.active)
 		return CALL_RUN;
-	if (rp.calls == rp.target) {
+	if (rp.calls == rp.target && rp.test == rp.replay_test) {
 		become_scenario();
 		return CALL_SCENARIO;
 	}
@@ -626,6 +628,7 @@ static int run_scenario(struct envb *env, HANDLE in, HANDLE out, HANDLE err, int
 {
 	char *replay = t2_xfmt("T2_REPLAY=%d %d %ld", rp.group, rp.test, rp.calls);
 	char *journal = t2_xfmt("T2_REPLAY_JOURNAL=%s", rp.journal ? rp.journal : "");
+	char *setup = t2_xfmt("T2_REPLAY_SETUP=%s", rp.setup_journal ? rp.setup_journal : "");
 	/* absolute, for a scenario that changes directory first */
 	char *bin = t2_xfmt("T2_BIN=%s", t2_bin_dir());
 	DWORD code;
@@ -633,9 +636,11 @@ static int run_scenario(struct envb *env, HANDLE in, HANDLE out, HANDLE err, int
 
 	envb_apply(env, replay);
 	envb_apply(env, journal);
+	envb_apply(env, setup);
 	envb_apply(env, bin);
 	free(replay);
 	free(journal);
+	free(setup);
 	free(bin);
 	rc = run_process(self_path(), "t2test-scenario", envb_block(env), in, out, err, timeout_ms,
 			 &code);
@@ -978,6 +983,10 @@ static int setup_test(void **state)
 
 	rp.active = 1;
 	if (rp.replaying) {
+		/* the group's setup replayed: now the test case's journal */
+		CloseHandle(rp.in);
+		rp.in = rp.test_in;
+		rp.consumed = 0;
 		rp.test = rp.replay_test;
 		rp.calls = 0;
 	} else {
@@ -1012,6 +1021,31 @@ static void start_replay(void)
 	if (!rp.in)
 		diverged("t2test: scenario process without its journal (%s)\n",
 			 journal ? journal : "T2_REPLAY_JOURNAL unset");
+	if (getenv("T2_REPLAY_SETUP"))
+		rp.setup_journal = strdup(getenv("T2_REPLAY_SETUP"));
+	_putenv("T2_REPLAY_SETUP=");
+}
+
+/* A replay of the group's setup (test -1): the scenario is there, or it
+ * is in a test case, after the setup replayed from its own journal. */
+static void replay_group_setup(CMFixtureFunction group_setup)
+{
+	void *state = NULL;
+
+	rp.active = 1;
+	rp.test = -1;
+	rp.calls = 0;
+	if (rp.replay_test < 0) {
+		if (group_setup)
+			group_setup(&state);
+		diverged("t2test: replay of the group's setup ended before its call %ld\n",
+			 rp.target);
+	}
+	rp.test_in = rp.in;
+	rp.in = rp.setup_journal ? journal_open(rp.setup_journal, 0) : NULL;
+	if (!rp.in)
+		diverged("t2test: scenario process without its group's journal (%s)\n",
+			 rp.setup_journal ? rp.setup_journal : "T2_REPLAY_SETUP unset");
 }
 
 /* Before main(): files and standard streams in binary mode, as on POSIX
@@ -1038,13 +1072,18 @@ int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTe
 	rp.test = -1;
 	if (rp.replaying) {
 		/* Only the scenario's test case, in the scenario's group. */
-		if (rp.group != rp.replay_group || rp.replay_test < 0 ||
-		    (size_t)rp.replay_test >= num_tests) {
+		if (rp.group != rp.replay_group || (size_t)(rp.replay_test + 1) > num_tests) {
 			free(mine);
 			return 0;
 		}
+		replay_group_setup(group_setup);
 		first = (size_t)rp.replay_test;
 		count = 1;
+	} else {
+		journal_begin_test();
+		free(rp.setup_journal);
+		rp.setup_journal = rp.journal ? strdup(rp.journal) : NULL;
+		rp.active = 1;
 	}
 	own_setup = xmalloc(num_tests * sizeof(*own_setup));
 	for (size_t i = 0; i < num_tests; i++) {

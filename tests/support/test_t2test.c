@@ -3,8 +3,9 @@
  * POSIX, on Windows a new process of the test program that replays the
  * test case up to the scenario (tests/support/t2test_win32.c).  Several
  * scenarios in one test case, with the runner's own files between them;
- * a scenario that runs one of its own; descriptors the runner opened;
- * the driver exec'd with its exit code; the time limit.
+ * a scenario that runs one of its own; one in the group's setup;
+ * descriptors the runner opened; the driver exec'd with its exit code;
+ * the time limit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,15 +155,45 @@ static void time_limit(void **state)
 	t2_proc_free(&p);
 }
 
+/* What the group's setup got from its scenario. */
+static struct t2_proc setup_got;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	t2_capture(sc_hello, "setup", NULL, 20, &setup_got);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	t2_proc_free(&setup_got);
+	return 0;
+}
+
+/* A scenario in the group's setup, then one in a test case. */
+static void scenario_in_group_setup(void **state)
+{
+	struct t2_proc p;
+
+	(void)state;
+	expect_hello(&setup_got, "hello setup\n", "word unset\n");
+	t2_capture(sc_hello, "after setup", NULL, 20, &p);
+	expect_hello(&p, "hello after setup\n", "word unset\n");
+	t2_proc_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scenarios_in_turn),
+		cmocka_unit_test(scenario_in_group_setup),
 		cmocka_unit_test(scenario_in_scenario),
 		cmocka_unit_test(descriptor_inherited),
 		cmocka_unit_test(exec_keeps_exit_code),
 		cmocka_unit_test(time_limit),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
