@@ -83,6 +83,11 @@ char *t2_path(const char *dir, const char *name);
 typedef void t2_scenario_fn(void *arg);
 
 /*
+ * Windows has no fork(): there a scenario (t2_run*(), t2_capture()) runs
+ * in a new process of the test program that replays the test case up to
+ * it, with the runner's results of the helpers' calls on files, and fn's
+ * arg rebuilt by the test's own code (tests/support/t2test_win32.c).
+ *
  * Run fn in a forked child: every GIT_TRACE2* and GIT_CONFIG* variable is
  * removed from its environment, HOME points at an empty directory and
  * GIT_CONFIG_NOSYSTEM=1, then the NULL-terminated "NAME=value" list env
