@@ -456,6 +456,62 @@ ssize_t tr2_plat_read(int fd, void *buf, size_t n)
 
 /* A pipe whose reader has no room: WriteFile() of a non-waiting pipe
  * handle writes nothing (EAGAIN; the caller waits a bounded time). */
+/*
+ * Wine appends to a file opened with the append-data right by finding
+ * its end, then writing there: two writers at once, in one process or
+ * two, write over each other (Windows appends atomically).  Under Wine a
+ * write to a file takes a byte-range lock far past any data first, as
+ * every writer of libtrace2 does, so that appends follow one another.
+ */
+static int under_wine; /* 0 unknown, 1 yes, 2 no; atomic */
+
+static int is_wine(void)
+{
+	int v = __atomic_load_n(&under_wine, __ATOMIC_RELAXED);
+
+	if (!v) {
+		HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+
+		v = ntdll && GetProcAddress(ntdll, "wine_get_version") ? 1 : 2;
+		__atomic_store_n(&under_wine, v, __ATOMIC_RELAXED);
+	}
+	return v == 1;
+}
+
+#define APPEND_LOCK_AT 0x7ffffffffffffff0ULL
+#define APPEND_LOCK_TRIES 1000 /* 1 ms naps: a holder that is gone frees it */
+
+/* The append lock, tried for about a second; 1 if taken. */
+static int lock_appends(HANDLE h, OVERLAPPED *ov)
+{
+	int i;
+
+	memset(ov, 0, sizeof(*ov));
+	ov->Offset = (DWORD)APPEND_LOCK_AT;
+	ov->OffsetHigh = (DWORD)(APPEND_LOCK_AT >> 32);
+	for (i = 0; i < APPEND_LOCK_TRIES; i++) {
+		if (LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ov))
+			return 1;
+		if (GetLastError() != ERROR_LOCK_VIOLATION && GetLastError() != ERROR_IO_PENDING)
+			return 0;
+		Sleep(1);
+	}
+	return 0;
+}
+
+static BOOL write_file(HANDLE h, const void *buf, DWORD n, DWORD *put)
+{
+	OVERLAPPED ov;
+	int locked = is_wine() && GetFileType(h) == FILE_TYPE_DISK && lock_appends(h, &ov);
+	BOOL ok = WriteFile(h, buf, n, put, NULL);
+	DWORD err = GetLastError();
+
+	if (locked)
+		UnlockFileEx(h, 0, 1, 0, &ov);
+	SetLastError(err);
+	return ok;
+}
+
 ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
 {
 	HANDLE h = handle_of(fd);
@@ -465,7 +521,7 @@ ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
 		errno = EBADF;
 		return -1;
 	}
-	if (!WriteFile(h, buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &put, NULL)) {
+	if (!write_file(h, buf, n > 0x7fffffff ? 0x7fffffff : (DWORD)n, &put)) {
 		errno = errno_of(GetLastError(), NULL);
 		return -1;
 	}
