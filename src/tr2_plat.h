@@ -13,6 +13,7 @@
 #include "tr2_features.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -238,6 +239,9 @@ int tr2_plat_set_blocking(int fd);
  * be (another client can take it first), -1 if none freed or path is
  * no named pipe (POSIX has none). */
 int tr2_plat_wait_pipe(const char *path, int limit_ms);
+/* fstat(), EBADF for a descriptor that is not open (the Windows C
+ * runtime's says ENOENT for some). */
+int tr2_plat_fstat(int fd, struct stat *st);
 /* setenv() (which not every C library has). */
 int tr2_plat_setenv(const char *name, const char *value, int overwrite);
 

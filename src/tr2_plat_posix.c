@@ -130,6 +130,11 @@ int tr2_plat_wait_pipe(const char *path, int limit_ms)
 	return -1;
 }
 
+int tr2_plat_fstat(int fd, struct stat *st)
+{
+	return fstat(fd, st);
+}
+
 int tr2_plat_setenv(const char *name, const char *value, int overwrite)
 {
 	return setenv(name, value, overwrite);

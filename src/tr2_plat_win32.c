@@ -434,6 +434,15 @@ static HANDLE handle_of(int fd)
 	return (HANDLE)_get_osfhandle(fd);
 }
 
+int tr2_plat_fstat(int fd, struct stat *st)
+{
+	if (handle_of(fd) == INVALID_HANDLE_VALUE) {
+		errno = EBADF;
+		return -1;
+	}
+	return fstat(fd, st);
+}
+
 ssize_t tr2_plat_read(int fd, void *buf, size_t n)
 {
 	HANDLE h = handle_of(fd);
