@@ -302,7 +302,7 @@ check: deps
 # Replay the fuzzers' seed corpora (tests/fuzz/corpus) without libFuzzer.
 fuzz-replay: lib
 	$(MAKE) -C tests/fuzz BUILD=$(abspath $(BUILD)) CC=$(CC) CFLAGS="$(CFLAGS)" SAN="$(SAN)" \
-		RUN="$(CROSS_RUN)" replay
+		RUN="$(CROSS_RUN)" EXE=$(EXE) replay
 
 # libFuzzer (clang, ASan+UBSan): each fuzzer for FUZZ_SECONDS seconds.
 fuzz:

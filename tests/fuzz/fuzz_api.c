@@ -52,6 +52,8 @@ static char *files[3]; /* NORMAL, PERF, EVENT */
 static int main_base = 1;
 /* The process that initialized. */
 static pid_t init_pid;
+/* Each worker thread joined as soon as it started (fz_appends_atomic()). */
+static int one_thread_at_a_time;
 
 /* path holds s (a file of at most 64 KiB). */
 static int file_has(const char *path, const char *s)
@@ -110,12 +112,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	for (i = 0; unset[i]; i++)
-		unsetenv(unset[i]);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+		fz_setenv(unset[i], NULL);
+	fz_setenv("GIT_CONFIG_NOSYSTEM", "1");
+	fz_setenv("GIT_CONFIG_GLOBAL", FZ_NULL_DEVICE);
 	for (i = 0; i < 3; i++) {
 		files[i] = fz_path(dir, names[i]);
-		setenv(vars[i], files[i], 1);
+		fz_setenv(vars[i], files[i]);
 	}
 	trace2_set_bug_handler(fz_count_bug);
 	trace2_initialize_clock();
@@ -124,6 +126,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	trace2_cmd_name("fuzz-api");
 	wait_for_writer();
 	init_pid = getpid();
+	one_thread_at_a_time = !fz_appends_atomic();
+	if (one_thread_at_a_time)
+		fprintf(stderr, "fuzz_api: the worker threads run one at a time: appends "
+			"to a file from several threads at once are not whole here (Wine)\n");
 	return 0;
 }
 
@@ -453,6 +459,8 @@ static void start_thread(struct prog *p)
 	p->in.p += len;
 	p->in.n -= len;
 	FZ_CHECK(!pthread_create(&w->id, NULL, thread_main, w));
+	if (one_thread_at_a_time)
+		join_worker(w);
 }
 
 /* ------------------------------------------------------------------ */

@@ -78,7 +78,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	dir = fz_tempdir("config");
 	cfg_path = fz_path(dir, "in.cfg");
-	setenv("HOME", dir, 1);
+	fz_setenv("HOME", dir);
 	real_open = tr2_sys.open;
 	tr2_sys.open = guarded_open;
 	return 0;

@@ -45,7 +45,7 @@ static FILE *devnull;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct trace2_target_config config;
-	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int fd = open(FZ_NULL_DEVICE, O_WRONLY | O_CLOEXEC);
 
 	(void)argc;
 	(void)argv;
@@ -59,7 +59,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tr2_tgt_normal.open(&normal, &config);
 	config.brief = 1;
 	tr2_tgt_perf.open(&perf_brief, &config);
-	devnull = fopen("/dev/null", "w");
+	devnull = fopen(FZ_NULL_DEVICE, "w");
 	return 0;
 }
 

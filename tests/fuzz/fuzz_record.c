@@ -39,7 +39,7 @@ static void open_targets(void)
 	memset(&opt, 0, sizeof(opt));
 	opt.created = 1;
 	tr2_dst_init(&dst, TR2_SYSENV_PERF);
-	tr2_dst_attach_fd(&dst, open("/dev/null", O_WRONLY | O_CLOEXEC));
+	tr2_dst_attach_fd(&dst, open(FZ_NULL_DEVICE, O_WRONLY | O_CLOEXEC));
 	perf = tr2_replay_open_builtin("perf", &dst, &opt);
 	normal = tr2_replay_open_builtin("normal", &dst, &opt);
 	FZ_CHECK(perf && normal);

@@ -23,6 +23,10 @@
  * collected instead of written.  The library reads the settings through
  * tr2_sys.getenv, which answers here from memory (setenv() would keep
  * every value ever set: glibc never frees them).
+ *
+ * On Windows the table has its Windows rows: af_unix values are unknown
+ * values (opened as such), and an absolute path may also start with a
+ * backslash or a drive letter.
  */
 #include "fuzz.h"
 #include "tr2_dst.h"
@@ -77,6 +81,8 @@ static enum tr2_dst_form spec_form(const char *v)
 	};
 	static const char af_unix[] = "af_unix:";
 	size_t len = strlen(v), i;
+	int drive = len >= 3 && ((v[0] >= 'a' && v[0] <= 'z') || (v[0] >= 'A' && v[0] <= 'Z')) &&
+		    v[1] == ':' && (v[2] == '/' || v[2] == '\\');
 	char lowered[sizeof("false")];
 
 	if (len < sizeof(lowered)) {
@@ -90,12 +96,20 @@ static enum tr2_dst_form spec_form(const char *v)
 		return TR2_DST_FD; /* rows 1-2 took "0" and "1" */
 	if (len && v[0] == '/')
 		return TR2_DST_PATH; /* rows 4 and 5: a directory or a file */
-	if (len >= sizeof(af_unix) - 1 && !memcmp(v, af_unix, sizeof(af_unix) - 1))
+	/* Windows: "\\.\pipe\NAME", "C:\dir", "C:/dir" too */
+	if (FZ_WINDOWS && ((len && v[0] == '\\') || drive))
+		return TR2_DST_PATH;
+	/* Windows: unknown, as in Git for Windows */
+	if (!FZ_WINDOWS && len >= sizeof(af_unix) - 1 &&
+	    !memcmp(v, af_unix, sizeof(af_unix) - 1))
 		return TR2_DST_AF_UNIX;
 	return TR2_DST_UNKNOWN;
 }
 
-/* Values whose form that table states, and near misses. */
+/* Values whose form that table states, and near misses.  On Windows
+ * af_unix values are unknown and a path may start with '\\' or a drive. */
+#define AF_UNIX_FORM (FZ_WINDOWS ? TR2_DST_UNKNOWN : TR2_DST_AF_UNIX)
+#define WINDOWS_PATH_FORM (FZ_WINDOWS ? TR2_DST_PATH : TR2_DST_UNKNOWN)
 static const struct known_value {
 	const char *value;
 	enum tr2_dst_form form;
@@ -110,10 +124,10 @@ static const struct known_value {
 	{ "/", TR2_DST_PATH }, { "/tmp", TR2_DST_PATH },
 	{ "/nonexist/dir/file", TR2_DST_PATH }, { "/path/to/dir", TR2_DST_PATH },
 	{ "//x", TR2_DST_PATH }, { "/af_unix:/x", TR2_DST_PATH }, { "/1", TR2_DST_PATH },
-	{ "af_unix:", TR2_DST_AF_UNIX }, { "af_unix:/path/sock", TR2_DST_AF_UNIX },
-	{ "af_unix:stream:", TR2_DST_AF_UNIX }, { "af_unix:stream:/x", TR2_DST_AF_UNIX },
-	{ "af_unix:dgram:", TR2_DST_AF_UNIX }, { "af_unix:dgram:/x", TR2_DST_AF_UNIX },
-	{ "af_unix:rel/path", TR2_DST_AF_UNIX }, { "af_unix:af_unix:", TR2_DST_AF_UNIX },
+	{ "af_unix:", AF_UNIX_FORM }, { "af_unix:/path/sock", AF_UNIX_FORM },
+	{ "af_unix:stream:", AF_UNIX_FORM }, { "af_unix:stream:/x", AF_UNIX_FORM },
+	{ "af_unix:dgram:", AF_UNIX_FORM }, { "af_unix:dgram:/x", AF_UNIX_FORM },
+	{ "af_unix:rel/path", AF_UNIX_FORM }, { "af_unix:af_unix:", AF_UNIX_FORM },
 	/* the examples of row 7 */
 	{ "yes", TR2_DST_UNKNOWN }, { "on", TR2_DST_UNKNOWN }, { "10", TR2_DST_UNKNOWN },
 	{ " 1", TR2_DST_UNKNOWN }, { "~/log", TR2_DST_UNKNOWN },
@@ -131,6 +145,9 @@ static const struct known_value {
 	{ "Af_unix:/x", TR2_DST_UNKNOWN }, { "af-unix:/x", TR2_DST_UNKNOWN },
 	{ " /x", TR2_DST_UNKNOWN }, { " af_unix:/x", TR2_DST_UNKNOWN },
 	{ "./x", TR2_DST_UNKNOWN }, { "file:///x", TR2_DST_UNKNOWN },
+	{ "C:\\x", WINDOWS_PATH_FORM }, { "c:/x", WINDOWS_PATH_FORM },
+	{ "\\\\.\\pipe\\x", WINDOWS_PATH_FORM }, { "\\x", WINDOWS_PATH_FORM },
+	{ "C:", TR2_DST_UNKNOWN }, { "C:x", TR2_DST_UNKNOWN }, { "1:/x", TR2_DST_UNKNOWN },
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -247,11 +264,15 @@ static void open_af_unix(const char *prefix, const char *rest)
 	if (joined[cut] == '/')
 		strcat(v, NOWHERE);
 	strcat(v, joined + cut);
-	FZ_CHECK(spec_form(v) == TR2_DST_AF_UNIX);
-	FZ_CHECK(tr2_dst_classify(v) == TR2_DST_AF_UNIX);
-	FZ_CHECK(!open_value(v));
-	FZ_CHECK(starts_with(&stderr_text, "warning: trace2: "));
-	FZ_CHECK(stderr_text.p[stderr_text.len - 1] == '\n');
+	FZ_CHECK(spec_form(v) == AF_UNIX_FORM);
+	FZ_CHECK(tr2_dst_classify(v) == AF_UNIX_FORM);
+	if (FZ_WINDOWS) {
+		open_plain(v, TR2_DST_UNKNOWN);
+	} else {
+		FZ_CHECK(!open_value(v));
+		FZ_CHECK(starts_with(&stderr_text, "warning: trace2: "));
+		FZ_CHECK(stderr_text.p[stderr_text.len - 1] == '\n');
+	}
 	free(joined);
 	free(v);
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 _Thread_local unsigned fz_bugs;
@@ -239,16 +238,10 @@ static void remove_tempdir(void)
 
 const char *fz_tempdir(const char *tag)
 {
-	const char *base = getenv("TMPDIR");
-	struct stat st;
-
 	if (made_dir[0])
 		return made_dir;
-	if (!base || !*base)
-		base = !stat("/dev/shm", &st) && S_ISDIR(st.st_mode) &&
-		       !access("/dev/shm", W_OK) ? "/dev/shm" : "/tmp";
-	snprintf(made_dir, sizeof(made_dir), "%s/t2fuzz-%s-XXXXXX", base, tag);
-	FZ_CHECK(mkdtemp(made_dir) != NULL);
+	snprintf(made_dir, sizeof(made_dir), "%s/t2fuzz-%s-XXXXXX", fz_temp_base(), tag);
+	FZ_CHECK(fz_mkdtemp(made_dir) != NULL);
 	made_by = getpid();
 	atexit(remove_tempdir);
 	return made_dir;

@@ -1,7 +1,8 @@
 /*
  * Fuzzer: `trace2 validate --listen`'s serving loop (tools/listen.c) and
- * the validator (tools/validate.c) behind it, fed through socket pairs as
- * clients of a collector are.
+ * the validator (tools/validate.c) behind it, fed through socket pairs
+ * (on Windows message-mode pipes: fz_plat.h) as clients of a collector
+ * are.
  *
  * The input's first byte gives the number of clients (1 to 8), its second
  * the reader's line limit (the default 64 MiB, or 64 to 512 bytes, so
@@ -18,7 +19,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "validate.h"
@@ -34,7 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	devnull = open(FZ_NULL_DEVICE, O_WRONLY | O_CLOEXEC);
 	return 0;
 }
 
@@ -50,7 +50,7 @@ static void send_pieces(const int *client, unsigned nclients, const uint8_t *dat
 		c = (c + data[off]) % nclients;
 		if (++packets[c] == MAX_PACKETS)
 			k = n - off; /* the rest, in one */
-		FZ_CHECK(send(client[c], data + off, k, MSG_NOSIGNAL) == (ssize_t)k);
+		FZ_CHECK(fz_send_packet(client[c], data + off, k) == (long)k);
 		off += k;
 		step = data[off - 1] % 61 + 1;
 	}
@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FZ_CHECK(devnull >= 0);
 	for (i = 0; i < nclients; i++) {
-		FZ_CHECK(!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv));
+		FZ_CHECK(!fz_packet_pair(sv));
 		client[i] = sv[0];
 		server[i] = sv[1];
 	}

@@ -9,7 +9,8 @@
  * lines over several files.  The command's standard output goes to a
  * scratch file, its standard error to /dev/null; the sanitizers' reports
  * still go to the real standard error.  Files the process writes are
- * limited to 256 MiB (RLIMIT_FSIZE): more output than that is a finding.
+ * limited to 256 MiB (RLIMIT_FSIZE; Windows has none: there the output's
+ * size is checked after the command): more output than that is a finding.
  * fz_cmd.c defines the fuzzers' LLVMFuzzerInitialize(), which sets this
  * up.
  */

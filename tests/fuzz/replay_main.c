@@ -1,14 +1,14 @@
 /*
  * main() for the plain (non-libFuzzer) build of a fuzzer: run every file
  * named on the command line, and every file of every directory named
- * there, through LLVMFuzzerTestOneInput(), each in a forked child (so one
- * crashing input is reported by name and the others still run).  The
- * fuzzer's LLVMFuzzerInitialize() runs once, in this process, before.
+ * there, through LLVMFuzzerTestOneInput(), each apart from the others
+ * (replay.h: a forked child each on POSIX).
  *
  * Prints one line per failing input and a summary
  * "<program>: N passed, M failed"; exits 1 if any input failed.
  */
 #include "fuzz.h"
+#include "replay.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-/* Seconds one input may take before it counts as a failure (a hang). */
-#define REPLAY_TIMEOUT 120
 
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -93,9 +88,15 @@ static uint8_t *read_all(const char *path, size_t *size)
 	return buf;
 }
 
-/* The child: the input in a buffer of exactly its size, so that the
- * sanitizers see any read past its end. */
-static void run_one(const char *path)
+void replay_initialize(int *argc, char ***argv)
+{
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(argc, argv);
+}
+
+/* The input in a buffer of exactly its size, so that the sanitizers see
+ * any read past its end. */
+void replay_one(const char *path)
 {
 	size_t size = 0;
 	uint8_t *all = read_all(path, &size), *data;
@@ -108,38 +109,26 @@ static void run_one(const char *path)
 	FZ_CHECK(data != NULL);
 	memcpy(data, all, size);
 	free(all);
-	alarm(REPLAY_TIMEOUT);
 	LLVMFuzzerTestOneInput(data, size);
 	free(data);
-	exit(0);
 }
 
-static int passed(const char *path)
+/* After the last '/' (and on Windows '\\', which Wine puts in argv[0]). */
+static const char *base_name(const char *path)
 {
-	int status;
-	pid_t pid;
+	const char *p, *base = path;
 
-	fflush(NULL);
-	pid = fork();
-	FZ_CHECK(pid >= 0);
-	if (!pid)
-		run_one(path);
-	while (waitpid(pid, &status, 0) < 0)
-		FZ_CHECK(errno == EINTR);
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
-		return 1;
-	if (WIFSIGNALED(status))
-		fprintf(stderr, "FAIL %s: signal %d\n", path, WTERMSIG(status));
-	else
-		fprintf(stderr, "FAIL %s: exit code %d\n", path, WEXITSTATUS(status));
-	return 0;
+	for (p = path; *p; p++)
+		if (*p == '/' || (FZ_WINDOWS && *p == '\\'))
+			base = p + 1;
+	return base;
 }
 
 int main(int argc, char **argv)
 {
 	struct names n = { NULL, 0, 0 };
 	size_t i, ok = 0;
-	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	const char *prog = base_name(argv[0]);
 	struct stat st;
 	int a;
 
@@ -149,10 +138,7 @@ int main(int argc, char **argv)
 		else
 			add_name(&n, strdup(argv[a]));
 	}
-	if (LLVMFuzzerInitialize)
-		LLVMFuzzerInitialize(&argc, &argv);
-	for (i = 0; i < n.nr; i++)
-		ok += (size_t)passed(n.v[i]);
+	ok = replay_all(n.v, n.nr, &argc, &argv);
 	printf("%s: %zu passed, %zu failed\n", prog, ok, n.nr - ok);
 	for (i = 0; i < n.nr; i++)
 		free(n.v[i]);
