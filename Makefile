@@ -56,8 +56,9 @@
 #   make check-platforms  every platform's tests, under qemu-user where foreign
 #                   (make platform-deps installs what they need)
 #   make check-windows  the Windows build (make CROSS=mingw64) under Wine:
-#                   its tests, the shell tests, its DLL's exports and the
-#                   driver's output against Linux's (tests/platforms/platforms.mk)
+#                   its tests, the shell tests, the fuzz corpora replay,
+#                   its DLL's exports and the driver's output against
+#                   Linux's (tests/platforms/platforms.mk)
 
 ifneq ($(CROSS),)
 include tests/platforms/cross.mk

@@ -14,8 +14,9 @@
 #                          process), named-pipe and t2test tests under
 #                          Wine (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
-#                          driver's scenarios, the trace2 command) and the
-#                          DLL's exports under Wine, then the driver's
+#                          driver's scenarios, the trace2 command), the
+#                          fuzzers' corpora replay and the DLL's exports
+#                          under Wine, then the driver's
 #                          outputs compared with the Linux build's; installs
 #                          mingw-w64 and Wine, builds cmocka and TRE, on demand
 PLATFORMS := aarch64 s390x i386 musl
@@ -72,6 +73,7 @@ check-windows: all
 	@$(MAKE) --no-print-directory CROSS=mingw64 -j2 all >/dev/null
 	@failed=; \
 	$(MAKE) --no-print-directory CROSS=mingw64 test || failed="$$failed tests"; \
+	$(MAKE) --no-print-directory CROSS=mingw64 -j2 fuzz-replay || failed="$$failed fuzz-replay"; \
 	tests/check-exports.sh build/mingw64/libtrace2.dll || failed="$$failed exports"; \
 	tests/platforms/same_output.sh linux=build/bin windows=build/mingw64/bin || failed="$$failed same_output"; \
 	if [ -n "$$failed" ]; then echo "check-windows: FAILED:$$failed"; exit 1; fi; \
