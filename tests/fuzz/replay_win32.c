@@ -28,8 +28,9 @@
 /* A child's exit code when its input went over REPLAY_TIMEOUT. */
 #define TIMEOUT_EXIT 124
 
-/* The child's input being run, and an event set as each starts. */
-static const char *volatile running;
+/* What the child is running (the fuzzer's initialization, then each
+ * input), and an event set as each input starts. */
+static const char *volatile running = "LLVMFuzzerInitialize()";
 static HANDLE started;
 
 /* Ends the child when an input runs longer than REPLAY_TIMEOUT. */
