@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 _Thread_local unsigned fz_bugs;
@@ -216,24 +217,36 @@ char *fz_path(const char *dir, const char *name)
 static char made_dir[4096];
 static pid_t made_by;
 
-static void remove_tempdir(void)
+/* dir and what is in it: the Windows replay's children make their own
+ * directories in its (replay_win32.c), and leave them when they crash. */
+static void remove_tree(const char *dir)
 {
-	DIR *d;
+	DIR *d = opendir(dir);
 	struct dirent *e;
+	struct stat st;
 
-	if (getpid() != made_by || !(d = opendir(made_dir)))
+	if (!d)
 		return;
 	while ((e = readdir(d))) {
 		char *p;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		p = fz_path(made_dir, e->d_name);
-		unlink(p);
+		p = fz_path(dir, e->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			remove_tree(p);
+		else
+			unlink(p);
 		free(p);
 	}
 	closedir(d);
-	rmdir(made_dir);
+	rmdir(dir);
+}
+
+static void remove_tempdir(void)
+{
+	if (getpid() == made_by)
+		remove_tree(made_dir);
 }
 
 const char *fz_tempdir(const char *tag)

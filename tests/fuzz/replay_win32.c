@@ -144,6 +144,9 @@ size_t replay_all(char *const *names, size_t nr, int *argc, char ***argv)
 	_setmode(2, _O_BINARY);
 	if (var)
 		run_child(names, nr, var, argc, argv);
+	/* the children's scratch directories in one of this process's,
+	 * removed at its exit even if they crash */
+	fz_setenv("TMPDIR", fz_tempdir("replay"));
 	while (first < nr) {
 		last = start_child(first, &code);
 		if (last == first - 1) {
