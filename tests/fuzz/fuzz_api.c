@@ -52,8 +52,6 @@ static char *files[3]; /* NORMAL, PERF, EVENT */
 static int main_base = 1;
 /* The process that initialized. */
 static pid_t init_pid;
-/* Each worker thread joined as soon as it started (fz_appends_atomic()). */
-static int one_thread_at_a_time;
 
 /* path holds s (a file of at most 64 KiB). */
 static int file_has(const char *path, const char *s)
@@ -126,10 +124,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	trace2_cmd_name("fuzz-api");
 	wait_for_writer();
 	init_pid = getpid();
-	one_thread_at_a_time = !fz_appends_atomic();
-	if (one_thread_at_a_time)
-		fprintf(stderr, "fuzz_api: the worker threads run one at a time: appends "
-			"to a file from several threads at once are not whole here (Wine)\n");
 	return 0;
 }
 
@@ -459,8 +453,6 @@ static void start_thread(struct prog *p)
 	p->in.p += len;
 	p->in.n -= len;
 	FZ_CHECK(!pthread_create(&w->id, NULL, thread_main, w));
-	if (one_thread_at_a_time)
-		join_worker(w);
 }
 
 /* ------------------------------------------------------------------ */

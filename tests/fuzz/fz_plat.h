@@ -34,10 +34,6 @@ int fz_dup_private(int fd);
  * the system can (1; 0: it cannot). */
 int fz_limit_file_size(size_t max);
 
-/* Whether writes of several threads appending to one file stay whole
- * (O_APPEND, FILE_APPEND_DATA; not under Wine 8, whose appends race). */
-int fz_appends_atomic(void);
-
 /* Two connected descriptors that keep the bounds of what is written
  * (SOCK_SEQPACKET, a message-mode pipe): fds[1] reads what fds[0]
  * writes, one fz_send_packet() a read; -1 when they cannot be made. */

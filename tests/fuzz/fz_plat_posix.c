@@ -47,11 +47,6 @@ int fz_limit_file_size(size_t max)
 	return 1;
 }
 
-int fz_appends_atomic(void)
-{
-	return 1;
-}
-
 int fz_packet_pair(int fds[2])
 {
 	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds);

@@ -83,16 +83,6 @@ int fz_limit_file_size(size_t max)
 	return 0;
 }
 
-/* Windows' kernel appends each write whole; Wine 8 finds the end of the
- * file and then writes there, so that two threads may write at the same
- * offset.  Wine's ntdll names its version. */
-int fz_appends_atomic(void)
-{
-	HMODULE ntdll = GetModuleHandleA("ntdll.dll");
-
-	return !ntdll || !GetProcAddress(ntdll, "wine_get_version");
-}
-
 /* A message-mode named pipe of a name of its own, and a client of it. */
 int fz_packet_pair(int fds[2])
 {

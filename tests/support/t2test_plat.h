@@ -29,4 +29,17 @@ enum t2_file_call {
 int t2_plat_replay(enum t2_file_call call, int *rc, char **data, size_t *len);
 void t2_plat_record(enum t2_file_call call, int rc, const char *data, size_t len);
 
+/*
+ * The Windows build's POSIX names (t2posix_win32.c) reach the harness
+ * through these, which t2test_win32.c sets before main(): a program
+ * without the harness (the fuzzers' replay) links the names alone, its
+ * calls made plainly and exec() failing.
+ */
+struct t2_posix_harness {
+	int (*replay)(enum t2_file_call call, int *rc, char **data, size_t *len);
+	void (*record)(enum t2_file_call call, int rc, const char *data, size_t len);
+	void (*exec)(const char *path, char *const argv[]);
+};
+extern struct t2_posix_harness t2_posix_harness;
+
 #endif

@@ -1057,6 +1057,9 @@ __attribute__((constructor)) static void t2test_startup(void)
 	_fmode = _O_BINARY;
 	for (int fd = 0; fd <= 2; fd++)
 		_setmode(fd, _O_BINARY);
+	t2_posix_harness.replay = t2_plat_replay;
+	t2_posix_harness.record = t2_plat_record;
+	t2_posix_harness.exec = t2_exec_built;
 	start_replay();
 }
 
