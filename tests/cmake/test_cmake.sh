@@ -173,6 +173,9 @@ if built "mingw library" "$root" "$tmp/wlib" -DCMAKE_TOOLCHAIN_FILE="$toolchain"
 	for f in lib/libtrace2.a lib/libtrace2.dll.a bin/libtrace2.dll; do
 		[ -f "$wprefix/$f" ] && ok || bad "mingw install: no $f"
 	done
+	# the DLL exports the public interface and nothing else, as make's
+	(cd "$root" && tests/check-exports.sh "$wprefix/bin/libtrace2.dll") >"$tmp/exports" 2>&1 &&
+		ok || bad "mingw DLL exports: $(tail -3 "$tmp/exports")"
 	wine=
 	if [ -x /usr/lib/wine/wine64 ]; then
 		wine=/usr/lib/wine/wine64
