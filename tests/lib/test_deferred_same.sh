@@ -2,9 +2,9 @@
 # The deferred mode (GIT_TRACE2_DEFERRED=1) writes the same records as the
 # default mode: each command of the test driver runs once in each mode,
 # with the perf and event targets to files, and the two outputs must be
-# byte-identical once the times, durations, session ids and child pids
-# are masked and the lines are sorted by process and thread (a stable
-# sort: within a thread the order must not change).
+# byte-identical once the times, durations, session ids, child pids and
+# Windows' memory figures are masked and the lines are sorted by process
+# and thread (a stable sort: within a thread the order must not change).
 # usage: tests/lib/test_deferred_same.sh
 set -u
 . "$(dirname "$0")/../tool_test_lib.sh"
@@ -14,13 +14,21 @@ unset GIT_TRACE2_DEFERRED GIT_TRACE2_DEFERRED_RING GIT_TRACE2_BUFFER
 # are durations, sorted by nesting depth and thread
 perf_norm() {
 	sed -E 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} //; s/[0-9]+\.[0-9]{6}/N/g; s/pid:[0-9]+/pid:N/' "$1" |
+		mask_memory |
 		sort -s -t'|' -k2,3
+}
+
+# mask_memory: the figures of Windows' windows/memory record masked: they
+# are measured, as times are, and the deferred mode's writer thread adds
+# to them
+mask_memory() {
+	sed -E 's/"(PageFaultCount|PeakWorkingSetSize|PeakPagefileUsage)":[0-9]+/"\1":N/g'
 }
 
 # event_norm FILE: the same for JSON lines; a session id becomes its depth
 # (child sids add "/<sid>")
 event_norm() {
-	sed -E 's/"time":"[^"]*"/"time":"T"/; s/[0-9]+\.[0-9]{6}/N/g; s/"pid":[0-9]+/"pid":N/' "$1" |
+	sed -E 's/"time":"[^"]*"/"time":"T"/; s/[0-9]+\.[0-9]{6}/N/g; s/"pid":[0-9]+/"pid":N/' "$1" | mask_memory |
 		awk '{
 			sid = $0; sub(/.*"sid":"/, "", sid); sub(/".*/, "", sid)
 			depth = gsub("/", "/", sid)
