@@ -3,7 +3,9 @@
 # A clean Git trace2 environment, the pass/fail counters, and ok, bad,
 # same, converted and finish for every such test; $t2_test is the test's
 # name, $BIN the build's bin directory (T2_BIN), $T2 the trace2 command,
-# $TOOL the test driver, $tmp a directory removed at exit (kept with KEEP=1).
+# $TOOL the test driver, $tmp a directory removed at exit (kept with KEEP=1),
+# $app_threads and $app_exe what a test building a program on the static
+# library links besides it and ends the program's name with.
 t2_test=$(basename "$0" .sh)
 passed=0 failed=0
 BIN=${T2_BIN:-build/bin}
@@ -11,6 +13,11 @@ T2=$(cd "$BIN" && pwd)/trace2
 TOOL=$(cd "$BIN" && pwd)/trace2-tool
 tmp=$(mktemp -d)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
+# README links pthreads; on Windows the library needs none, and
+# mingw-w64's -lpthread ties the program to winpthreads' DLL, which Wine
+# does not have.  mingw's gcc adds .exe to a name without it.
+app_threads=-lpthread app_exe=
+[ "${T2_CROSS:-}" != mingw64 ] || app_threads= app_exe=.exe
 unset GIT_TRACE2 GIT_TRACE2_PERF GIT_TRACE2_EVENT GIT_TRACE2_BRIEF GIT_TRACE2_PERF_BRIEF \
 	GIT_TRACE2_EVENT_BRIEF GIT_TRACE2_EVENT_NESTING GIT_TRACE2_PARENT_SID \
 	GIT_TRACE2_PARENT_NAME GIT_TRACE2_CONFIG_PARAMS GIT_TRACE2_ENV_VARS

@@ -20,21 +20,12 @@ d0 | main                     | region_leave |     |  0.000000 |  0.000000 | app
 d0 | main                     | exit         |     |  0.000000 |           |              | code:0
 END
 
-# README's command links pthreads; on Windows the library needs none
-# (docs/embedding.md "CMake": trace2::trace2_static links none there), and
-# mingw-w64's -lpthread would tie the program to winpthreads' DLL, which
-# Wine does not have.  mingw's gcc adds .exe to the name it writes.
-threads=-lpthread exe_suffix=
-if [ "${T2_CROSS:-}" = mingw64 ]; then
-	threads= exe_suffix=.exe
-fi
-
 # built CC: the example built with CC, run and its perf trace compared
 built() {
-	exe=$tmp/app-$(basename "$1")$exe_suffix
+	exe=$tmp/app-$(basename "$1")$app_exe
 	# shellcheck disable=SC2086 # lists of flags
 	if ! $1 -std=c11 -Wall -Wextra -Werror -Wcast-qual ${T2_SAN:-} -Iinclude "$tmp/app.c" \
-		"$LIBDIR/libtrace2.a" $threads -o "$exe" 2>"$tmp/cc.err"; then
+		"$LIBDIR/libtrace2.a" $app_threads -o "$exe" 2>"$tmp/cc.err"; then
 		bad "$1: the example does not build: $(cat "$tmp/cc.err")"
 		return
 	fi
