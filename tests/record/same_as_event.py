@@ -49,9 +49,9 @@ def check(ev, rec):
         if key in SKIP:
             continue
         got = rec.get(RENAME.get(key, key), "<missing>")
-        if key in SECONDS_NS:  # printed in microseconds, rounded
+        if key in SECONDS_NS:  # printed as ns / 1e9 with %.6f
             value = round(value * 1e6)
-            got = (got + 500) // 1000
+            got = round(float("%.6f" % (got / 1e9)) * 1e6)
         if key == "value" and ev["event"] == "data_json":
             got = json.loads(rec["json"])
         elif key == "value" and not isinstance(value, str):

@@ -44,8 +44,13 @@ recorded counters "$TOOL" trace2 201counter 3 4 3
 GIT_TRACE2_DEFERRED=1 recorded timers_deferred "$TOOL" trace2 101timer 5 1 3
 
 # the local time of day of every perf line, from the recording's TZ
-# blocks, in two time zones with daylight saving
-for zone in America/New_York Australia/Lord_Howe; do
+# blocks, in two time zones with daylight saving.  Windows' C runtime
+# reads TZ in its own form (name, hours west of UTC, daylight saving's
+# name, with the US rules for it), not the zone database's names: New
+# York and Lord Howe's standard offset (half an hour) written so there.
+zones="America/New_York Australia/Lord_Howe"
+[ "${T2_CROSS:-}" != mingw64 ] || zones="EST5EDT LHS-10:30LHD"
+for zone in $zones; do
 	rm -f "$tmp/tz.rec" "$tmp/tz.perf"
 	TZ=$zone GIT_TRACE2_RECORD=$tmp/tz.rec GIT_TRACE2_PERF=$tmp/tz.perf GIT_TRACE2_PERF_BRIEF=0 \
 		"$EXAMPLE" $srcs >/dev/null 2>&1
