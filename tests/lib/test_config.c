@@ -476,10 +476,8 @@ static void syntax_continuation(void **state)
 {
 	struct fx *f = *state;
 
-	fx_put(f, "home/.gitconfig",
-	       "[trace2]\n"
-	       "\tnormalTarget = @R/con\\\ntinued.lo\\\ng\n"
-	       "\tnormalBrief = true\n");
+	fx_put(f, "home/.gitconfig", "[trace2]\n\tnormalBrief = true\n"
+	       "\tnormalTarget = @R/con\\\ntinued.lo\\\ng\n");
 	expect_log(f, "continued.log");
 }
 
