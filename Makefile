@@ -26,8 +26,9 @@
 #                                recordings made on x86-64 and on s390x
 #                                read alike by both (record_byte_order.sh)
 #                   check-windows-some  the target, destination, process
-#                                (and Windows process), named-pipe and
-#                                t2test tests built with mingw-w64, run
+#                                (and Windows process), named-pipe,
+#                                record target and t2test tests built
+#                                with mingw-w64, run
 #                                under Wine (all of the Windows build:
 #                                make check-windows)
 #                   test_stress and test_fork run at a small size.  Each

@@ -571,20 +571,11 @@ void tr2_dst_set_full_line(struct tr2_dst *dst,
 	dst->full_line = fn;
 }
 
-/* Whether the open files a and b are one file. */
-static int same_file(int a, int b)
-{
-	struct stat sa, sb;
-
-	return !tr2_sys.fstat(a, &sa) && !tr2_sys.fstat(b, &sb) && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
 /* The regular file fd (of size bytes) onto the descriptor number old,
  * fd closed; 1 if done. */
 static int put_in_place(struct tr2_dst *dst, int fd, int old, off_t size)
 {
-	int another = !same_file(fd, old);
+	int another = !tr2_plat_same_file(fd, old);
 	int done = tr2_plat_dup_cloexec(fd, old) >= 0;
 
 	if (done) {

@@ -242,6 +242,9 @@ int tr2_plat_wait_pipe(const char *path, int limit_ms);
 /* fstat(), EBADF for a descriptor that is not open (the Windows C
  * runtime's says ENOENT for some). */
 int tr2_plat_fstat(int fd, struct stat *st);
+/* Whether the open descriptors a and b are one file (Windows' C runtime
+ * gives no inode numbers: the volume and file index there). */
+int tr2_plat_same_file(int a, int b);
 /* setenv() (which not every C library has). */
 int tr2_plat_setenv(const char *name, const char *value, int overwrite);
 

@@ -135,6 +135,14 @@ int tr2_plat_fstat(int fd, struct stat *st)
 	return fstat(fd, st);
 }
 
+int tr2_plat_same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !tr2_sys.fstat(a, &sa) && !tr2_sys.fstat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int tr2_plat_setenv(const char *name, const char *value, int overwrite)
 {
 	return setenv(name, value, overwrite);

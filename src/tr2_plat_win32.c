@@ -443,6 +443,23 @@ int tr2_plat_fstat(int fd, struct stat *st)
 	return fstat(fd, st);
 }
 
+/* The volume's serial number and the file's index: its identity. */
+static int file_identity(int fd, BY_HANDLE_FILE_INFORMATION *bi)
+{
+	HANDLE h = handle_of(fd);
+
+	return h != INVALID_HANDLE_VALUE && GetFileInformationByHandle(h, bi);
+}
+
+int tr2_plat_same_file(int a, int b)
+{
+	BY_HANDLE_FILE_INFORMATION ia, ib;
+
+	return file_identity(a, &ia) && file_identity(b, &ib) &&
+	       ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber &&
+	       ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
+}
+
 ssize_t tr2_plat_read(int fd, void *buf, size_t n)
 {
 	HANDLE h = handle_of(fd);

@@ -11,8 +11,9 @@
 #                          read alike on both byte orders
 #   make check-windows-some  (part of make check) the Windows build's
 #                          target, destination, process (and Windows
-#                          process), named-pipe and t2test tests under
-#                          Wine (tests/platforms/mingw64.mk)
+#                          process), named-pipe, record target (its
+#                          writer thread) and t2test tests under Wine
+#                          (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
 #                          driver's scenarios, the trace2 command), the
 #                          fuzzers' corpora replay and the DLL's exports
@@ -28,7 +29,7 @@ TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
 # What make check runs of the Windows build (the rest: make check-windows).
 WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
-	test_named_pipe test_t2test
+	test_named_pipe test_record_target test_t2test
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
 

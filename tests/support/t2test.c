@@ -407,8 +407,8 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in dir, sorted, joined by spaces. */
-static char *list_names(const char *dir)
+/* The names in dir, sorted, joined by sep. */
+static char *list_names(const char *dir, const char *sep)
 {
 	DIR *d = opendir(dir);
 	char **names = NULL, *out = strdup("");
@@ -426,14 +426,14 @@ static char *list_names(const char *dir)
 	if (n)
 		qsort(names, n, sizeof(*names), compare_names);
 	for (i = 0; i < n; i++) {
-		t2_append(&out, "%s%s", i ? " " : "", names[i]);
+		t2_append(&out, "%s%s", i ? sep : "", names[i]);
 		free(names[i]);
 	}
 	free(names);
 	return out;
 }
 
-char *t2_listdir(const char *dir)
+char *t2_listdir_sep(const char *dir, const char *sep)
 {
 	char *out;
 	size_t n;
@@ -441,9 +441,14 @@ char *t2_listdir(const char *dir)
 
 	if (t2_plat_replay(T2_CALL_LIST, &rc, &out, &n))
 		return out ? out : strdup("");
-	out = list_names(dir);
+	out = list_names(dir, sep);
 	t2_plat_record(T2_CALL_LIST, 0, out, strlen(out));
 	return out;
+}
+
+char *t2_listdir(const char *dir)
+{
+	return t2_listdir_sep(dir, " ");
 }
 
 int t2_wait_for_text(const char *path, const char *needle, int timeout_ms)

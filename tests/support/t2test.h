@@ -263,6 +263,9 @@ int t2_mkdirs(const char *path);
 /* The names in dir, sorted, joined by single spaces ("" when empty);
  * "." and ".." left out; caller frees. */
 char *t2_listdir(const char *dir);
+/* The same joined by sep, for names that may hold spaces ("/" is in
+ * none); caller frees. */
+char *t2_listdir_sep(const char *dir, const char *sep);
 /* Whether thread *tid of this process (0 while unknown) is blocked in
  * open(), waiting up to timeout_ms for it. */
 int t2_wait_thread_in_open(const int *tid, int timeout_ms);
