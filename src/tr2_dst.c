@@ -619,11 +619,9 @@ static int replace_file(struct tr2_dst *dst, int old)
 static int replace_own_file(struct tr2_dst *dst, int old)
 {
 	char name[NUMBERED_MAX];
-	struct stat mine, now;
 	int fd, taken = 0;
 
-	if (!numbered_name(name, dst->path, dst->taken) && !tr2_sys.fstat(old, &mine) &&
-	    !tr2_sys.stat(name, &now) && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+	if (!numbered_name(name, dst->path, dst->taken) && tr2_plat_names_file(name, old))
 		return 1;
 	fd = create_numbered(dst->path, &taken);
 	if (fd < 0 || !put_in_place(dst, fd, old, 0))

@@ -245,6 +245,8 @@ int tr2_plat_fstat(int fd, struct stat *st);
 /* Whether the open descriptors a and b are one file (Windows' C runtime
  * gives no inode numbers: the volume and file index there). */
 int tr2_plat_same_file(int a, int b);
+/* Whether path names the open file fd now (not a file put there since). */
+int tr2_plat_names_file(const char *path, int fd);
 /* setenv() (which not every C library has). */
 int tr2_plat_setenv(const char *name, const char *value, int overwrite);
 

@@ -143,6 +143,14 @@ int tr2_plat_same_file(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
+int tr2_plat_names_file(const char *path, int fd)
+{
+	struct stat mine, now;
+
+	return !tr2_sys.fstat(fd, &mine) && !tr2_sys.stat(path, &now) &&
+	       now.st_dev == mine.st_dev && now.st_ino == mine.st_ino;
+}
+
 int tr2_plat_setenv(const char *name, const char *value, int overwrite)
 {
 	return setenv(name, value, overwrite);

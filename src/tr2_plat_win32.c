@@ -460,6 +460,29 @@ int tr2_plat_same_file(int a, int b)
 	       ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
 }
 
+/* The name opened for its attributes alone (shared every way, a link
+ * itself rather than what it points to), compared by identity. */
+int tr2_plat_names_file(const char *path, int fd)
+{
+	wchar_t wide[MAX_PATH * 2];
+	BY_HANDLE_FILE_INFORMATION mine, now;
+	HANDLE h;
+	int same;
+
+	if (!file_identity(fd, &mine) || wide_path(path, wide, MAX_PATH * 2))
+		return 0;
+	h = CreateFileW(wide, FILE_READ_ATTRIBUTES,
+			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return 0;
+	same = GetFileInformationByHandle(h, &now) &&
+	       now.dwVolumeSerialNumber == mine.dwVolumeSerialNumber &&
+	       now.nFileIndexHigh == mine.nFileIndexHigh && now.nFileIndexLow == mine.nFileIndexLow;
+	CloseHandle(h);
+	return same;
+}
+
 ssize_t tr2_plat_read(int fd, void *buf, size_t n)
 {
 	HANDLE h = handle_of(fd);
