@@ -63,8 +63,10 @@ int t2_output_begin(const char *cmd, const char *path, char *const *inputs, int 
 	if (path && open_as_stdout(cmd, path, &created))
 		return 1;
 	if (t2_reader_check_paths(inputs, n, path ? "output (-o)" : "standard output")) {
-		if (created)
+		if (created) {
+			close(1); /* standard output is FILE: Windows removes no open file */
 			unlink(path);
+		}
 		return 1;
 	}
 	if (path && !created && t2_sys_regular_fd(1, &id) && ftruncate(1, 0)) {
