@@ -27,24 +27,41 @@ on_tty() {
 	script -qec "'$T2' summary '$1' >/dev/null" "$2" >/dev/null 2>&1
 }
 
+# shown TTY: the lines the terminal showed; text LINE: a line of it.  A
+# Windows program under Wine writes to Wine's console, which draws the
+# screen itself: escape sequences around the text, a space at times a
+# cursor move, states between two draws never shown.  There the text
+# without escape sequences and spaces, and no single intermediate line.
+if [ "${T2_CROSS:-}" = mingw64 ]; then
+	shown() { sed 's/\x1b\[[?0-9;]*[A-Za-z]//g' "$1" | tr -d ' ' | tr '\r' '\n'; }
+	text() { printf '%s' "$1" | tr -d ' '; }
+else
+	shown() { tr '\r' '\n' <"$1"; }
+	text() { printf '%s' "$1"; }
+fi
+
 on_tty "$tmp/big.event" "$tmp/big.tty"
-tr '\r' '\n' <"$tmp/big.tty" >"$tmp/big.lines"
+shown "$tmp/big.tty" >"$tmp/big.lines"
 size=$(($(wc -c <"$tmp/big.event") >> 20))
-grep -qx "trace2: reading $tmp/big.event: 100% ($size of $size MiB), done." "$tmp/big.lines" &&
+grep -qx "$(text "trace2: reading $tmp/big.event: 100% ($size of $size MiB), done.")" "$tmp/big.lines" &&
 	ok || bad "big file: no final progress line: $(tail -c 300 "$tmp/big.tty")"
-grep -qx "trace2: reading $tmp/big.event: 50% ([0-9]* of $size MiB)" "$tmp/big.lines" &&
-	ok || bad "big file: no 50% line"
-[ "$(grep -c '^trace2: reading' "$tmp/big.lines")" -le 102 ] && ok || bad "big file: redrawn too often"
+if [ "${T2_CROSS:-}" = mingw64 ]; then
+	echo "$t2_test: SKIP: the 50% line (Wine's console may draw past it)"
+else
+	grep -qx "trace2: reading $tmp/big.event: 50% ([0-9]* of $size MiB)" "$tmp/big.lines" &&
+		ok || bad "big file: no 50% line"
+fi
+[ "$(grep -c "^$(text 'trace2: reading')" "$tmp/big.lines")" -le 102 ] && ok || bad "big file: redrawn too often"
 
 on_tty "$tmp/small.event" "$tmp/small.tty"
-grep -q 'reading' "$tmp/small.tty" && bad "a file under 100 MiB shows progress" || ok
+shown "$tmp/small.tty" | grep -q 'reading' && bad "a file under 100 MiB shows progress" || ok
 
 "$T2" summary "$tmp/big.event" >/dev/null 2>"$tmp/big.err"
 [ -s "$tmp/big.err" ] && bad "progress on a standard error that is not a terminal: $(head -c 200 "$tmp/big.err")" || ok
 
 # A pipe (size unknown): MiB read, once past 100 MiB.
 script -qec "cat '$tmp/big.event' | '$T2' summary - >/dev/null" "$tmp/stdin.tty" >/dev/null 2>&1
-tr '\r' '\n' <"$tmp/stdin.tty" | grep -qx "trace2: reading -: $size MiB, done." &&
+shown "$tmp/stdin.tty" | grep -qx "$(text "trace2: reading -: $size MiB, done.")" &&
 	ok || bad "a pipe: no final progress line: $(tail -c 200 "$tmp/stdin.tty")"
 
 finish
