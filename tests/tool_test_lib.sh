@@ -48,14 +48,15 @@ converted() {
 	return 1
 }
 
-# pipe_send PIPE FILE: (the Windows build, T2_CROSS=mingw64, whose
-# --listen takes a named pipe) FILE's bytes to the pipe PIPE as one
-# client, a Windows program (tests/tools/windows/pipe_writer.c, built
-# with T2_CC at the first call) waiting up to 10 s for the pipe
-pipe_send() {
+# pipe_writer PIPE @FILE | PIPE ID N [LONG]: (the Windows build,
+# T2_CROSS=mingw64, whose --listen takes a named pipe) one client of the
+# pipe PIPE, a Windows program writing FILE's bytes, or N lines after a
+# line of LONG bytes (tests/tools/windows/pipe_writer.c, built with T2_CC
+# at the first call; it waits up to 10 s for the pipe)
+pipe_writer() {
 	[ -f "$tmp/pipe_writer.exe" ] ||
 		"$T2_CC" -std=c11 -O2 tests/tools/windows/pipe_writer.c -o "$tmp/pipe_writer.exe" || return 1
-	$T2_RUN "$tmp/pipe_writer.exe" "$1" "@$2"
+	$T2_RUN "$tmp/pipe_writer.exe" "$@"
 }
 
 # finish: the summary line; the exit status is 1 when a check failed

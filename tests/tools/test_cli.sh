@@ -88,7 +88,7 @@ if command -v timeout >/dev/null; then
 	pid=$!
 	printf '{"event":"nonsense"}\n' >"$tmp/nonsense.json"
 	if [ "${T2_CROSS:-}" = mingw64 ]; then
-		pipe_send "$sock" "$tmp/nonsense.json"
+		pipe_writer "$sock" "@$tmp/nonsense.json"
 	else
 		n=0
 		while [ ! -S "${sock#af_unix:}" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -173,7 +173,7 @@ if [ -n "$sock" ]; then
 		open(my $f, "<", $ARGV[1]) or die; print $s $_ while <$f>; close $s;' \
 		"$sock" tests/validate/wrong-type.json
 else
-	pipe_send "$addr" tests/validate/wrong-type.json
+	pipe_writer "$addr" @tests/validate/wrong-type.json
 fi
 wait $pid
 status "listen: a broken stream" 1 $?
