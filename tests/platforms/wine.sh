@@ -14,4 +14,9 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
 	/usr/bin/flock "$WINEPREFIX" /bin/sh -c \
 		'[ -f "$WINEPREFIX/system.reg" ] || '$wine' wineboot --init >/dev/null 2>&1'
 fi
+# One Wine server for a whole test run, kept 30 s after its last
+# program, rather than one started and stopped around each of the
+# hundreds of programs a run starts; a second start while one runs does
+# nothing.
+/usr/lib/wine/wineserver -p30 >/dev/null 2>&1
 exec $wine "$@"
