@@ -253,7 +253,7 @@ int main(void)
 static void named_pipes_are_windows(void **state)
 {
 	(void)state;
-	print_message("named pipes are Windows': run under make check-windows\n");
+	print_message("named pipes are Windows': the Windows build runs this under Wine\n");
 	skip();
 }
 

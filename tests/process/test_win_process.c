@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 static void process_information_is_windows(void **state)
 {
 	(void)state;
-	print_message("Windows' process information and crashes: run under make check-windows\n");
+	print_message("Windows' process information and crashes: the Windows build runs this under Wine\n");
 	skip();
 }
 
