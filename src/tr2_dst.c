@@ -4,13 +4,13 @@
 #include "tr2_diag.h"
 #include "tr2_sid.h"
 #include "tr2_buf.h"
+#include "tr2_plat.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include "tr2_plat.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

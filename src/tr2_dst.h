@@ -1,13 +1,15 @@
 /*
  * Destinations: where a target's records go (stderr, an inherited fd, an
  * append-mode file, a per-process file in a directory, an AF_UNIX
- * socket).  Knows nothing of formats: it writes whole records.
+ * socket, a named pipe on Windows).  Knows nothing of formats: it writes
+ * whole records.
  */
 #ifndef TR2_DST_H
 #define TR2_DST_H
 
-#include <stddef.h>
 #include "tr2_plat.h"
+
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 

@@ -2,9 +2,9 @@
 #include "tr2_clock.h"
 #include "tr2_diag.h"
 #include "tr2_sys.h"
+#include "tr2_plat.h"
 
 #include <errno.h>
-#include "tr2_plat.h"
 #include <string.h>
 
 /* Description of a timer or counter id. */

@@ -1,12 +1,12 @@
 #include "tr2_sysenv.h"
 #include "tr2_sys.h"
+#include "tr2_plat.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
-#include "tr2_plat.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
