@@ -254,11 +254,11 @@ long tr2_plat_pid(void)
 
 int tr2_plat_hostname(char *buf, size_t size)
 {
-	wchar_t wide[MAX_COMPUTERNAME_LENGTH + 1];
-	DWORD n = MAX_COMPUTERNAME_LENGTH + 1;
+	wchar_t wide[256]; /* a DNS name's 63, a NetBIOS name's 15 */
+	DWORD n = 256;
 
 	if (!GetComputerNameExW(ComputerNameDnsHostname, wide, &n) &&
-	    !GetComputerNameW(wide, &n))
+	    !(n = 256, GetComputerNameW(wide, &n)))
 		return -1;
 	return WideCharToMultiByte(CP_UTF8, 0, wide, -1, buf, (int)size, NULL, NULL) ? 0 : -1;
 }
