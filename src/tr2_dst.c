@@ -146,14 +146,6 @@ static void keep_file(struct tr2_dst *dst, const char *path)
 	dst->capped = 0;
 }
 
-static int64_t monotonic_ms(void)
-{
-	uint64_t ns = 0;
-
-	tr2_plat_monotonic_ns(&ns);
-	return (int64_t)(ns / 1000000);
-}
-
 /*
  * A named pipe (Windows) whose instances are all busy (EBUSY): wait for
  * one to free, within the wait limit, instead of dropping the records as
@@ -161,10 +153,10 @@ static int64_t monotonic_ms(void)
  */
 static int open_waiting(const char *path, int flags)
 {
-	int64_t deadline = monotonic_ms() + wait_limit_ms, left;
+	int64_t deadline = tr2_plat_monotonic_ms() + wait_limit_ms, left;
 	int fd = tr2_open(path, flags, 0666);
 
-	while (fd < 0 && errno == EBUSY && (left = deadline - monotonic_ms()) > 0) {
+	while (fd < 0 && errno == EBUSY && (left = deadline - tr2_plat_monotonic_ms()) > 0) {
 		if (tr2_plat_wait_pipe(path, (int)left)) {
 			errno = EBUSY;
 			break;
@@ -845,10 +837,10 @@ static int wait_for_room(const struct tr2_dst *dst, int64_t *deadline_ms,
 	if (!*deadline_ms) {
 		if (tr2_plat_poll(&pfd, 1, 0) > 0)
 			return 0;
-		*deadline_ms = monotonic_ms() + wait_ms;
+		*deadline_ms = tr2_plat_monotonic_ms() + wait_ms;
 	}
 	for (;;) {
-		int64_t left = *deadline_ms - monotonic_ms();
+		int64_t left = *deadline_ms - tr2_plat_monotonic_ms();
 		int n;
 
 		if (left <= 0)

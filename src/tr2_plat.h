@@ -219,6 +219,15 @@ void tr2_plat_take_sigpipe(void);
  * there is none). */
 uint64_t tr2_plat_wall_ns(void);
 int tr2_plat_monotonic_ns(uint64_t *ns);
+
+/* The monotonic clock in milliseconds, for bounding waits (0 if none). */
+static inline int64_t tr2_plat_monotonic_ms(void)
+{
+	uint64_t ns = 0;
+
+	tr2_plat_monotonic_ns(&ns);
+	return (int64_t)(ns / 1000000);
+}
 /* Seconds east of UTC of local time at sec (takes the C library's time
  * zone lock: never in a signal handler). */
 long tr2_plat_utc_offset(time_t sec);

@@ -171,14 +171,6 @@ int tr2_plat_wait_child(pid_t pid)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-static int64_t monotonic_ms(void)
-{
-	uint64_t ns = 0;
-
-	tr2_plat_monotonic_ns(&ns);
-	return (int64_t)(ns / 1000000);
-}
-
 /*
  * A collector that stops reading must not stall the host for long: the
  * kernel's own wait, bounded (polling would wake every sender at once).
@@ -199,7 +191,7 @@ static void set_send_timeout(int fd, int64_t ms)
 static int finish_connect(int fd, int64_t deadline)
 {
 	struct pollfd pfd = { fd, POLLOUT, 0 };
-	int64_t left = deadline - monotonic_ms();
+	int64_t left = deadline - tr2_plat_monotonic_ms();
 	int so_error = 0;
 	socklen_t len = sizeof(so_error);
 
@@ -216,7 +208,7 @@ static int finish_connect(int fd, int64_t deadline)
  * with what is left of it (it may have been made meanwhile). */
 static int connect_within(int fd, const struct sockaddr_un *sa, int limit_ms)
 {
-	int64_t deadline = monotonic_ms() + limit_ms;
+	int64_t deadline = tr2_plat_monotonic_ms() + limit_ms;
 
 	set_send_timeout(fd, limit_ms);
 	for (;;) {
@@ -229,7 +221,7 @@ static int connect_within(int fd, const struct sockaddr_un *sa, int limit_ms)
 			return finish_connect(fd, deadline);
 		if (errno != EINTR)
 			return -1;
-		left = deadline - monotonic_ms();
+		left = deadline - tr2_plat_monotonic_ms();
 		if (left <= 0) {
 			errno = EAGAIN;
 			return -1;
