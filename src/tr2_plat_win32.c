@@ -377,6 +377,16 @@ static DWORD disposition_of(int flags, int pipe)
 }
 
 /*
+ * Whoever made a pipe's name first is its server, another local user
+ * perhaps: it may learn who the traced process is, never act as it
+ * (identification, not impersonation).
+ */
+static DWORD attributes_of(int pipe)
+{
+	return pipe ? SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION : FILE_ATTRIBUTE_NORMAL;
+}
+
+/*
  * A pipe of ours in non-waiting mode: a write that finds no room in it
  * returns at once, and the destination waits a bounded time for room
  * (a collector that stops reading never stalls the host for longer).
@@ -405,7 +415,7 @@ int tr2_plat_open(const char *path, int flags, mode_t mode)
 		return -1;
 	h = CreateFileW(wide, access_of(flags, pipe),
 			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &sa,
-			disposition_of(flags, pipe), FILE_ATTRIBUTE_NORMAL, NULL);
+			disposition_of(flags, pipe), attributes_of(pipe), NULL);
 	if (h == INVALID_HANDLE_VALUE) {
 		errno = errno_of(GetLastError(), wide);
 		return -1;
