@@ -630,17 +630,33 @@ static void track_nesting(struct t2_record *rec, int64_t n)
 		t->level = level;
 }
 
-static uint64_t line_hash(const char *line, size_t len)
+static uint64_t bytes_hash(uint64_t h, const void *bytes, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *b = bytes;
 
 	while (len--)
-		h = (h ^ (unsigned char)*line++) * 0x100000001b3ull;
+		h = (h ^ *b++) * 0x100000001b3ull;
 	return h;
 }
 
-/* Whether the line, of time t, is one of p's anchors read again. */
-static int is_anchor(const struct t2_process *p, uint64_t t, const char *line, size_t len)
+/*
+ * What tells a record from the others of its time: a text line names its
+ * thread and says all; a recording's record is a few bytes that two
+ * threads (or one in a loop) write alike within a microsecond, so its
+ * offset in the file counts too, the same when the file is read again.
+ */
+static uint64_t record_hash(const struct t2_record *rec, const void *bytes, size_t len)
+{
+	uint64_t h = bytes_hash(0xcbf29ce484222325ull, bytes, len);
+
+	if (rec->binary)
+		h = bytes_hash(h, &rec->lineno, sizeof(rec->lineno));
+	return h | 1;
+}
+
+/* Whether the record, of time t, is one of p's anchors read again. */
+static int is_anchor(const struct t2_process *p, const struct t2_record *rec, uint64_t t,
+		     const void *bytes, size_t len)
 {
 	size_t i;
 	uint64_t h = 0;
@@ -648,7 +664,7 @@ static int is_anchor(const struct t2_process *p, uint64_t t, const char *line, s
 	for (i = 0; i < p->nanchors; i++)
 		if (p->anchors[i].time_us == t) {
 			if (!h)
-				h = line_hash(line, len) | 1;
+				h = record_hash(rec, bytes, len);
 			if (p->anchors[i].hash == h)
 				return 1;
 		}
@@ -657,8 +673,8 @@ static int is_anchor(const struct t2_process *p, uint64_t t, const char *line, s
 
 /* p's first timed record of each input is an anchor (up to
  * T2_ANCHORS_MAX: a process in more inputs is not checked for them). */
-static void take_anchor(struct t2_process *p, const struct t2_source *s, uint64_t t,
-			const char *line, size_t len)
+static void take_anchor(struct t2_process *p, const struct t2_source *s,
+			const struct t2_record *rec, uint64_t t, const void *bytes, size_t len)
 {
 	struct t2_anchor *a;
 
@@ -667,7 +683,7 @@ static void take_anchor(struct t2_process *p, const struct t2_source *s, uint64_
 	a = t2_realloc(p->anchors, (p->nanchors + 1) * sizeof(*a));
 	p->anchors = a;
 	a[p->nanchors].time_us = t;
-	a[p->nanchors++].hash = line_hash(line, len) | 1;
+	a[p->nanchors++].hash = record_hash(rec, bytes, len);
 	p->anchor_source = s->seq;
 }
 
@@ -678,7 +694,7 @@ static void take_anchor(struct t2_process *p, const struct t2_source *s, uint64_
  * times do not go past those seen before it began.
  */
 static int is_repeat(struct t2_process *p, const struct t2_record *rec, uint64_t t,
-		     const char *line, size_t len)
+		     const void *bytes, size_t len)
 {
 	if (p->repeating) {
 		if (!rec->has_time || t <= p->repeat_until)
@@ -686,7 +702,7 @@ static int is_repeat(struct t2_process *p, const struct t2_record *rec, uint64_t
 		p->repeating = 0;
 		return 0;
 	}
-	if (!rec->has_time || t > p->max_us || !is_anchor(p, t, line, len))
+	if (!rec->has_time || t > p->max_us || !is_anchor(p, rec, t, bytes, len))
 		return 0;
 	p->repeating = 1;
 	p->repeat_until = p->max_us;
@@ -783,7 +799,7 @@ void t2_reader_take(struct t2_reader *r, struct t2_source *s, struct t2_record *
 		rec->first_repeat = !s->repeats++;
 	}
 	if (p && !rec->repeat && r->find_repeats && rec->has_time)
-		take_anchor(p, s, ev->time_us, bytes, len);
+		take_anchor(p, s, rec, ev->time_us, bytes, len);
 	/* only records every subcommand takes (t2_record_usable()) end or
 	 * resume a process, so that they all see the same */
 	if (p && !rec->repeat && rec->known && rec->thread) {
