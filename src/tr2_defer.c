@@ -66,6 +66,15 @@ struct region_rec {
 #define NO_ARGV 0xff
 #define MAX_STR 4
 
+/* Room held for leaves, and the "dropped" record's level (lost_inside()). */
+#define LEAVE_SLACK 64
+/* Reservations are at least this large, so the nesting of the queued
+ * enters stays below RESV_MAX of a ring. */
+#define RESV_MIN 64
+#define RESV_MAX(cap) ((cap) / RESV_MIN)
+/* The nesting of a "dropped" record in a ring: the consumer's level. */
+#define DROPS_LEVEL UINT32_MAX
+
 /* Where a kind keeps its strings: the bytes of its member and the
  * offsets (in the union) of its string fields and argument vector. */
 struct layout {
@@ -357,9 +366,17 @@ struct ring {
 				      * interrupting it dispatches directly) */
 	const struct tr2_tls *told;  /* the context whose name the ring has */
 	int told_id;
+	uint32_t hole;               /* the nesting of the outermost region whose
+				      * enter was lost, 0 for none (lost_inside()) */
+	uint32_t resv_top;           /* the deepest nesting with a reservation */
+	uint64_t reserved;           /* bytes kept for the leaves of queued
+				      * enters (reserve_leave()) */
+	uint32_t last_size;          /* the last record appended, its bytes */
 
 	/* the consumer's */
 	_Alignas(64) uint64_t tail;  /* atomic */
+	uint32_t level;              /* the thread's level in what is written:
+				      * 1 + its regions open there */
 	struct trace2_thread thread;
 	char name[TR2_THREAD_NAME_MAX + 1];
 	char json_name[TR2_JSON_ESCAPED_MAX(TR2_THREAD_NAME_MAX)];
@@ -369,13 +386,30 @@ struct ring {
 	int state; /* atomic */
 	size_t cap, mask;
 	char *data;
+	uint32_t *resv;  /* the producer's: by nesting, the bytes the queued
+			  * enter there reserved for its leave */
+	size_t resv_max; /* entries of resv */
 	struct ring *next;
 };
 
 static const struct tr2_defer_ops *ops;
 static size_t ring_cap;
 static tr2_mutex registry_mutex = TR2_MUTEX_INIT;
-static struct ring *rings; /* atomic head of the list */
+/* The list, oldest first: drained in that order, so that main's first
+ * records (version, start) come out before those of the threads it
+ * started.  Appended under registry_mutex. */
+static struct ring *rings; /* atomic */
+static struct ring **rings_end = &rings;
+
+static struct ring *first_ring(void)
+{
+	return __atomic_load_n(&rings, __ATOMIC_ACQUIRE);
+}
+
+static struct ring *next_ring(const struct ring *r)
+{
+	return __atomic_load_n(&r->next, __ATOMIC_ACQUIRE);
+}
 static tr2_key retire_key;
 static int key_made; /* atomic */
 static _Thread_local struct ring *my_ring;
@@ -399,7 +433,8 @@ static void create_key(void)
 
 static struct ring *new_ring(void)
 {
-	char *data = tr2_sys.malloc(ring_cap);
+	size_t resv_max = RESV_MAX(ring_cap);
+	char *data = tr2_sys.malloc(ring_cap + resv_max * sizeof(uint32_t));
 	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
 	if (!r) {
@@ -409,8 +444,11 @@ static struct ring *new_ring(void)
 	r->data = data;
 	r->cap = ring_cap;
 	r->mask = ring_cap - 1;
-	r->next = rings;
-	__atomic_store_n(&rings, r, __ATOMIC_RELEASE);
+	/* touched only as deep as regions nest */
+	r->resv = (uint32_t *)(void *)(data + ring_cap);
+	r->resv_max = resv_max;
+	__atomic_store_n(rings_end, r, __ATOMIC_RELEASE);
+	rings_end = &r->next;
 	return r;
 }
 
@@ -501,6 +539,15 @@ static void unlock_consumer(void)
 /* ---------------------------------------------------------------- */
 /* Consuming.                                                          */
 
+/* The thread's level in what is written, after ev. */
+static void follow_level(struct ring *r, const struct trace2_event *ev)
+{
+	if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+		r->level = (uint32_t)ev->nesting + 1;
+	else if (ev->kind == TRACE2_EVENT_REGION_LEAVE)
+		r->level = (uint32_t)ev->nesting;
+}
+
 static void take_thread(struct ring *r, char *base)
 {
 	const struct thread_id *id = (const struct thread_id *)(base + sizeof(struct rec));
@@ -510,6 +557,7 @@ static void take_thread(struct ring *r, char *base)
 	memcpy(r->json_name, p + id->name_len + 1, id->json_name_len + 1);
 	r->thread = (struct trace2_thread){ r->name, id->name_len, r->json_name,
 					    id->json_name_len, id->id };
+	r->level = 1;
 }
 
 /* The "dropped" record of n records of r's thread, made by the consumer. */
@@ -522,7 +570,7 @@ static void report(struct ring *r, uint64_t n, struct tr2_tls *self, int from_si
 	if (!n)
 		return;
 	tr2_ev_start(&ev, TRACE2_EVENT_DATA, NULL, 0, now, start ? now - start : 0, &r->times);
-	ev.pub.nesting = 1;
+	ev.pub.nesting = r->level;
 	ev.pub.thread = &r->thread;
 	fill_dropped(&ev, n, digits, sizeof(digits));
 	ops->replay(self, &ev, from_signal);
@@ -570,7 +618,10 @@ static size_t drain_ring(struct ring *r, struct tr2_tls *self, int from_signal, 
 			self->pub = r->thread;
 		} else if (rec->kind != REC_PAD) {
 			decode(base, &ev, &r->times, &r->thread);
+			if (ev.pub.nesting == DROPS_LEVEL)
+				ev.pub.nesting = r->level;
 			ops->replay(self, &ev, from_signal);
+			follow_level(r, &ev.pub);
 			n++;
 		}
 		tail += rec->size;
@@ -595,7 +646,7 @@ static size_t drain_all(struct tr2_tls *self, int from_signal, size_t max)
 	struct ring *r;
 	size_t n = 0;
 
-	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next) {
+	for (r = first_ring(); r; r = next_ring(r)) {
 		int state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 
 		if (state == FREE)
@@ -656,7 +707,7 @@ void tr2_defer_drain_from_signal(void)
 /* Producing.                                                          */
 
 /* What an append did. */
-enum { APPENDED, RING_FULL, TOO_LARGE };
+enum { APPENDED, RING_FULL, TOO_LARGE, LOST };
 
 /* The free bytes from head on, as the producer last saw the tail. */
 static size_t room(const struct ring *r, uint64_t head)
@@ -691,6 +742,45 @@ static int restart_now(struct ring *r, uint64_t head)
 	return head - r->tail_seen <= RESTART_LAG;
 }
 
+/* A PAD record from head to the ring's end; the new head. */
+static uint64_t pad_to_end(struct ring *r, uint64_t head, size_t to_end)
+{
+	struct rec *pad = (struct rec *)(r->data + (head & r->mask));
+
+	pad->size = (uint32_t)to_end;
+	pad->kind = REC_PAD;
+	head += to_end;
+	/* from the front, not from before it: else the next record would
+	 * restart again and pad a whole ring for nothing */
+	r->next_look = head + RESTART_EVERY;
+	return head;
+}
+
+/* What an append asks of the ring besides the record's own bytes. */
+struct ask {
+	size_t keep;    /* bytes to leave free */
+	size_t reserve; /* and then twice the record's size plus this (0:
+			 * nothing): an enter's reservation, with its slack */
+	int leave;      /* may start in the last quarter if it fits there */
+};
+
+/* A leave where the ring's last quarter starts: at head, if it fits
+ * before the end (APPENDED), else RING_FULL. */
+static int try_at_end(struct ring *r, uint64_t head, size_t to_end,
+		      size_t (*enc)(struct cursor *, const void *), const void *arg)
+{
+	size_t limit = room(r, head);
+	struct cursor c;
+
+	c.base = r->data + (head & r->mask);
+	c.limit = limit < to_end ? limit : to_end;
+	if (!enc(&c, arg))
+		return RING_FULL;
+	r->last_size = (uint32_t)c.end;
+	__atomic_store_n(&r->head, head + c.end, __ATOMIC_RELEASE);
+	return APPENDED;
+}
+
 /*
  * Write a record with enc() where the ring's head is and publish it.  No
  * record starts in the last quarter before the ring's end (a PAD record
@@ -699,29 +789,34 @@ static int restart_now(struct ring *r, uint64_t head)
  * first, and one that does not fit in a quarter is TOO_LARGE.
  */
 static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
-			     const void *arg)
+			     const void *arg, const struct ask *ask)
 {
 	uint64_t head = r->head;
 	size_t quarter = r->cap / 4, to_end = r->cap - (head & r->mask), limit;
 	struct cursor c;
+	int res;
 
-	if (to_end < quarter || (head >= r->next_look && restart_now(r, head))) {
-		struct rec *pad = (struct rec *)(r->data + (head & r->mask));
-
-		if (room(r, head) < to_end)
+	if (to_end < quarter) {
+		if (ask->leave && (res = try_at_end(r, head, to_end, enc, arg)) != RING_FULL)
+			return res;
+		if (room(r, head) < to_end + ask->keep)
 			return RING_FULL;
-		pad->size = (uint32_t)to_end;
-		pad->kind = REC_PAD;
-		head += to_end;
-		/* from the front, not from before it: else the next record
-		 * would restart again and pad a whole ring for nothing */
-		r->next_look = head + RESTART_EVERY;
+		head = pad_to_end(r, head, to_end);
+	} else if (head >= r->next_look && restart_now(r, head) &&
+		   room(r, head) >= to_end + ask->keep) {
+		head = pad_to_end(r, head, to_end);
 	}
 	limit = room(r, head);
+	if (limit <= ask->keep)
+		return RING_FULL;
+	limit -= ask->keep;
 	c.base = r->data + (head & r->mask);
 	c.limit = limit < quarter ? limit : quarter;
 	if (!enc(&c, arg))
 		return c.limit == quarter ? TOO_LARGE : RING_FULL;
+	if (ask->reserve && 3 * c.end + ask->reserve > limit)
+		return RING_FULL;
+	r->last_size = (uint32_t)c.end;
 	__atomic_store_n(&r->head, head + c.end, __ATOMIC_RELEASE);
 	return APPENDED;
 }
@@ -729,16 +824,16 @@ static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, cons
 /* The consumer's tail (a cache line it writes) is read again only when
  * the one last seen leaves too little room (and by restart_now()). */
 static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
-			 const void *arg)
+			 const void *arg, const struct ask *ask)
 {
-	int res = try_append(r, enc, arg);
+	int res = try_append(r, enc, arg, ask);
 	uint64_t seen = r->tail_seen;
 
 	if (res != RING_FULL)
 		return res;
 	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	/* a ring still as full as it was drops without a second try */
-	return r->tail_seen == seen ? RING_FULL : try_append(r, enc, arg);
+	return r->tail_seen == seen ? RING_FULL : try_append(r, enc, arg, ask);
 }
 
 static size_t encode_event(struct cursor *c, const void *ev)
@@ -766,29 +861,161 @@ static size_t encode_thread(struct cursor *c, const void *thread)
 	return c->end;
 }
 
+/* ---------------------------------------------------------------- */
+/* Lost records leave no orphans.                                      */
+
+/*
+ * What is written of a thread stays well-formed whatever is lost:
+ * - a region whose enter was lost is not written at all: its leave, and
+ *   the region and data records inside it, are counted as lost too
+ *   (lost_inside(): the ring's "hole");
+ * - a leave whose enter was queued is never lost: each queued enter
+ *   reserves room for it, the enter's size plus LEAVE_SLACK (a leave
+ *   names the same strings but for its message and file), and records
+ *   other than leaves leave twice the reservations free: a leave may
+ *   start in the ring's last quarter when it fits there, so the PAD one
+ *   needs at the end is smaller than itself.  A leave larger than its
+ *   reservation that finds no room goes without its message, then waits
+ *   for the writer (at most the destinations' wait limit);
+ * - the consumer writes the "dropped" record at the thread's level in
+ *   what it wrote (DROPS_LEVEL).
+ */
+
+/* Whether a record of kind k carries a nesting that must match the
+ * level where it is written. */
+static int nests(enum trace2_event_kind k)
+{
+	return k == TRACE2_EVENT_REGION_ENTER || k == TRACE2_EVENT_REGION_LEAVE ||
+	       k == TRACE2_EVENT_DATA || k == TRACE2_EVENT_DATA_JSON;
+}
+
+/* Whether ev is inside the region whose enter was lost (the leave of
+ * that region too, which closes the hole). */
+static int lost_inside(struct ring *r, const struct trace2_event *ev)
+{
+	if (!r->hole || !nests(ev->kind))
+		return 0;
+	if (ev->nesting == r->hole && ev->kind == TRACE2_EVENT_REGION_LEAVE) {
+		r->hole = 0;
+		return 1;
+	}
+	return ev->nesting > r->hole;
+}
+
+/* The bytes reserved for the leave of the enter at nesting n (0 if
+ * none), now given back. */
+static uint32_t take_reservation(struct ring *r, size_t n)
+{
+	uint32_t mine;
+
+	if (n > r->resv_top)
+		return 0;
+	mine = r->resv[n];
+	r->resv[n] = 0;
+	r->reserved -= mine;
+	return mine;
+}
+
+static void set_reservation(struct ring *r, size_t n, uint32_t bytes)
+{
+	while (r->resv_top < n)
+		r->resv[++r->resv_top] = 0; /* the entries in between, never read yet */
+	r->resv[n] = bytes;
+	r->reserved += bytes;
+}
+
+/* The thread's regions are gone (it ended, or another context took the
+ * ring): nothing is held for them. */
+static void forget_regions(struct ring *r)
+{
+	while (r->resv_top)
+		r->resv[r->resv_top--] = 0;
+	r->reserved = 0;
+	r->hole = 0;
+}
+
+/* What records other than leaves leave free. */
+static size_t kept_for_leaves(const struct ring *r)
+{
+	return 2 * r->reserved;
+}
+
 static int append_thread(struct ring *r, const struct tr2_tls *tls)
 {
-	int res = append(r, encode_thread, &tls->pub);
+	struct ask ask = { kept_for_leaves(r), 0, 0 };
+	int res = append(r, encode_thread, &tls->pub, &ask);
 
 	if (res == APPENDED) {
 		r->told = tls;
 		r->told_id = tls->pub.id;
+		forget_regions(r);
 	}
 	return res;
 }
 
-/* Before the thread's next record: how many went missing. */
-static void append_drops(struct ring *r, const struct tr2_ev *next)
+/* An enter, queued with room reserved for its leave. */
+static int append_enter(struct ring *r, const struct trace2_event *ev)
+{
+	struct ask ask = { kept_for_leaves(r), 2 * LEAVE_SLACK, 0 };
+	size_t n = ev->nesting;
+	int res = n < r->resv_max ? append(r, encode_event, ev, &ask) : RING_FULL;
+
+	if (res == APPENDED)
+		set_reservation(r, n, r->last_size + LEAVE_SLACK);
+	return res;
+}
+
+/* A leave of a region that is written: with its reservation, else
+ * without its message. */
+static int append_leave(struct ring *r, const struct trace2_event *ev)
+{
+	static const struct ask anything = { 0, 0, 1 };
+	struct trace2_event bare;
+	int res;
+
+	take_reservation(r, ev->nesting);
+	res = append(r, encode_event, ev, &anything);
+	if (res != RING_FULL || !ev->region.msg)
+		return res;
+	bare = *ev;
+	bare.region.msg = NULL;
+	return append(r, encode_event, &bare, &anything);
+}
+
+static int append_event(struct ring *r, const struct trace2_event *ev)
+{
+	struct ask ask = { kept_for_leaves(r), 0, 0 };
+
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+		return append_enter(r, ev);
+	case TRACE2_EVENT_REGION_LEAVE:
+		return append_leave(r, ev);
+	case TRACE2_EVENT_THREAD_EXIT:
+		forget_regions(r); /* unwound */
+		return append(r, encode_event, ev, &ask);
+	default:
+		return append(r, encode_event, ev, &ask);
+	}
+}
+
+/* Before the thread's next record: how many went missing; 0 when that
+ * found no room. */
+static int append_drops(struct ring *r, const struct tr2_ev *next)
 {
 	uint64_t n = __atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
+	struct ask ask = { kept_for_leaves(r), 0, 0 };
 	struct tr2_ev ev = *next;
 	char digits[24];
 
 	if (!n)
-		return; /* a drain told them meanwhile */
+		return 1; /* a drain told them meanwhile */
 	fill_dropped(&ev, n, digits, sizeof(digits));
-	if (append(r, encode_event, &ev.pub) != APPENDED)
-		__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
+	ev.pub.nesting = DROPS_LEVEL;
+	if (append(r, encode_event, &ev.pub, &ask) == APPENDED)
+		return 1;
+	__atomic_add_fetch(&r->drops, n, __ATOMIC_RELAXED);
+	return 0;
 }
 
 static inline __attribute__((always_inline)) int
@@ -799,9 +1026,14 @@ push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
 	if ((r->told != tls || r->told_id != tls->pub.id) &&
 	    (res = append_thread(r, tls)) != APPENDED)
 		return res;
-	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED))
-		append_drops(r, ev);
-	return append(r, encode_event, &ev->pub);
+	if (lost_inside(r, &ev->pub))
+		return LOST;
+	/* drops are told before the records after them (a thread_exit
+	 * last), but a leave that is due goes first */
+	if (__atomic_load_n(&r->drops, __ATOMIC_RELAXED) && !append_drops(r, ev) &&
+	    ev->pub.kind != TRACE2_EVENT_REGION_LEAVE)
+		return RING_FULL;
+	return append_event(r, &ev->pub);
 }
 
 /* A record too large for the ring goes out now: after every record the
@@ -813,13 +1045,15 @@ static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
 	if (!lock_consumer(tr2_dst_wait_limit_ms()))
 		return -1;
 	drain_locked(tls, 0, &copy);
+	follow_level(my_ring, &copy.pub);
 	unlock_consumer();
 	return 0;
 }
 
 /* trace2.ringFull=wait: a full ring waits for the writer (woken, and
  * looked at again after naps of 20 us doubling to 1 ms), at most the
- * destinations' wait limit; then the record is dropped. */
+ * destinations' wait limit; then the record is dropped.  A leave whose
+ * enter was queued always waits so. */
 static int wait_when_full;
 
 struct full_ring {
@@ -850,6 +1084,12 @@ static __attribute__((noinline)) int push_waiting(struct ring *r, struct tr2_tls
 	return f.res;
 }
 
+/* Whether a record that found the ring full waits for room. */
+static int waits(const struct ring *r, const struct tr2_ev *ev)
+{
+	return wait_when_full || (ev->pub.kind == TRACE2_EVENT_REGION_LEAVE && !r->hole);
+}
+
 int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 {
 	struct ring *r = my_ring;
@@ -865,9 +1105,11 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 	r->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	res = push_into(r, tls, ev);
-	if (res == RING_FULL && wait_when_full)
+	if (res == RING_FULL && waits(r, ev))
 		res = push_waiting(r, tls, ev);
-	if (res == RING_FULL)
+	if (res == RING_FULL && ev->pub.kind == TRACE2_EVENT_REGION_ENTER)
+		r->hole = (uint32_t)ev->pub.nesting; /* what is inside it is lost too */
+	if (res == RING_FULL || res == LOST)
 		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r->busy = 0;
@@ -895,7 +1137,7 @@ static int rings_have_records(void)
 {
 	struct ring *r;
 
-	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next)
+	for (r = first_ring(); r; r = next_ring(r))
 		if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) !=
 		    __atomic_load_n(&r->tail, __ATOMIC_RELAXED))
 			return 1;
@@ -986,7 +1228,7 @@ static void report_all_drops(struct tr2_tls *self)
 	struct trace2_thread own = self->pub;
 	struct ring *r;
 
-	for (r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r; r = r->next)
+	for (r = first_ring(); r; r = next_ring(r))
 		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != FREE) {
 			self->pub = r->thread;
 			report_drops(r, self, 0);

@@ -120,6 +120,7 @@ struct work {
 	int threads;    /* workers besides main */
 	int pairs;      /* region pairs per thread, each with a data record */
 	int main_too;   /* main does the same work after the workers */
+	int nested;     /* each pair two regions deep in another */
 };
 
 /* Worker i's records: a region pair around a data record and, every
@@ -139,6 +140,26 @@ static void do_work(int who, int pairs)
 	}
 }
 
+/* Worker i's records, nested: an outer region around a middle one around
+ * an inner one, a data record in the outer and in the middle one. */
+static void do_nested_work(int who, int pairs)
+{
+	char label[32];
+	int k;
+
+	for (k = 0; k < pairs; k++) {
+		snprintf(label, sizeof(label), "w%d-%d", who, k);
+		trace2_region_enter("dfr", label, NULL);
+		trace2_region_enter("dfr", "middle", NULL);
+		trace2_data_intmax("dfr", NULL, "k", k);
+		trace2_region_enter_printf("dfr", "inner", NULL, "at %d", k);
+		trace2_region_leave("dfr", "inner", NULL);
+		trace2_region_leave_printf("dfr", "middle", NULL, "left %d", k);
+		trace2_data_intmax("dfr", NULL, "k", k);
+		trace2_region_leave("dfr", label, NULL);
+	}
+}
+
 struct worker_arg {
 	const struct work *w;
 	int i;
@@ -153,7 +174,10 @@ static void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "w%d", a->i);
 	trace2_thread_start(name);
 	sem_post(a->named);
-	do_work(a->i, a->w->pairs);
+	if (a->w->nested)
+		do_nested_work(a->i, a->w->pairs);
+	else
+		do_work(a->i, a->w->pairs);
 	trace2_thread_exit();
 	return NULL;
 }
@@ -304,7 +328,7 @@ static void assert_same_lines(const char *what, const char *a, const char *b)
 
 static void same_records_as_default_mode(void **state)
 {
-	static const struct work w = { 3, 300, 1 };
+	static const struct work w = { 3, 300, 1, 0 };
 	static const char *const deferred[] = { "GIT_TRACE2_DEFERRED=1",
 						"GIT_TRACE2_DEFERRED_RING=64m", NULL };
 	struct t2_out plain, dfr;
@@ -356,7 +380,7 @@ static void chrome_scenario(void *arg)
  * writes them all. */
 static void same_chrome_trace_as_default_mode(void **state)
 {
-	static const struct work w = { 3, 100, 1 };
+	static const struct work w = { 3, 100, 1, 0 };
 	char *path = t2_path(dir, "chrome"), *cv = t2_xfmt("GIT_TRACE2_CHROME=%s", path);
 	const char *plain_env[] = { cv, NULL };
 	const char *dfr_env[] = { cv, "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=64m", NULL };
@@ -418,7 +442,7 @@ static size_t tally(const char *text, struct per_thread *t, size_t max)
 
 static void drops_are_counted_exactly(void **state)
 {
-	static const struct work w = { 4, 4000, 0 };
+	static const struct work w = { 4, 4000, 0, 0 };
 	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1",
 					   "GIT_TRACE2_DEFERRED_RING=4k", NULL };
 	struct per_thread perf[8] = { 0 }, event[8] = { 0 };
@@ -449,11 +473,81 @@ static void drops_are_counted_exactly(void **state)
 	t2_out_free(&out);
 }
 
+static void exec_trace2(void *arg)
+{
+	t2_exec_program(t2_bin_dir(), "trace2", arg);
+}
+
+/* trace2 SUBCOMMAND FILE: what it printed (exit status 0 asserted). */
+static char *trace2_of(const char *subcommand, const char *file)
+{
+	const char *args[] = { subcommand, "--strict", file, NULL };
+	struct t2_proc p;
+	char *out;
+
+	if (strcmp(subcommand, "validate")) {
+		args[1] = file;
+		args[2] = NULL;
+	}
+	t2_capture(exec_trace2, (void *)args, NULL, 60, &p);
+	if (p.status)
+		print_error("trace2 %s: status %d\n%.2000s%.2000s\n", subcommand, p.status,
+			    p.out, p.err);
+	assert_int_equal(p.status, 0);
+	out = t2_xfmt("%s%s", p.out, p.err);
+	t2_proc_free(&p);
+	return out;
+}
+
+/*
+ * Under overload (4 KiB rings, 4 threads at full speed, regions three
+ * deep, all of them in the event log) what is lost leaves no orphan: the
+ * event log as written passes validate --strict with no warning, no
+ * region is left without its leave or its enter, and the drops told
+ * equal the records made minus those written, thread by thread.
+ */
+static void overload_leaves_a_well_formed_log(void **state)
+{
+	static const struct work w = { 4, 4000, 0, 1 };
+	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k",
+					   "GIT_TRACE2_EVENT_NESTING=3", NULL };
+	struct per_thread event[8] = { 0 };
+	char *path = t2_path(dir, "overload.event"), *out;
+	uint64_t dropped = 0;
+	struct t2_out o;
+	size_t n, i;
+
+	(void)state;
+	t2_run_all_raw(work_scenario, (void *)&w, env, &o);
+	assert_int_equal(o.status, 0);
+	assert_int_equal(t2_write_file(path, o.event), 0);
+	out = trace2_of("validate", path);
+	print_message("%s", out);
+	assert_non_null(strstr(out, " 0 errors, 0 warnings"));
+	free(out);
+	out = trace2_of("summary", path);
+	assert_null(strstr(out, "never left"));
+	assert_null(strstr(out, "without region_enter"));
+	free(out);
+	n = tally(o.event, event, 8);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		print_message("%s: %llu written, %llu dropped\n", event[i].name,
+			      (unsigned long long)event[i].lines,
+			      (unsigned long long)event[i].dropped);
+		assert_int_equal(event[i].lines + event[i].dropped, 2 + 8 * (uint64_t)w.pairs);
+		dropped += event[i].dropped;
+	}
+	assert_true(dropped > 0);
+	t2_out_free(&o);
+	free(path);
+}
+
 /* trace2.ringFull=wait: the same 4 KiB rings lose nothing, the threads
  * wait for the writer instead. */
 static void full_rings_wait_with_ring_full_wait(void **state)
 {
-	static const struct work w = { 4, 4000, 0 };
+	static const struct work w = { 4, 4000, 0, 0 };
 	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k",
 					   "GIT_TRACE2_RING_FULL=wait", NULL };
 	struct per_thread perf[8] = { 0 };
@@ -501,7 +595,7 @@ static const struct trace2_target holder = {
 /* Initialize with the writer held; 20,000 region pairs of a worker. */
 static void queue_with_writer_held(void)
 {
-	static const struct work w = { 1, PAIRS, 0 };
+	static const struct work w = { 1, PAIRS, 0, 0 };
 
 	scenario_thread = 1;
 	__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
@@ -672,7 +766,7 @@ static void huge_record_keeps_its_place(void **state)
 static void fork_scenario(void *arg)
 {
 	int reinit = *(const int *)arg;
-	static const struct work w = { 1, 5000, 0 };
+	static const struct work w = { 1, 5000, 0, 0 };
 	int status;
 	pid_t pid;
 
@@ -965,7 +1059,7 @@ static void ring_stays_small_while_the_writer_keeps_up(void **state)
  * here) gives it up; child_start's drain waits no longer than that. */
 static void stall_scenario(void *arg)
 {
-	static const struct work w = { 1, PAIRS, 0 };
+	static const struct work w = { 1, PAIRS, 0, 0 };
 	const char *argv[] = { "true", NULL };
 	struct child_process cmd = CHILD_PROCESS_INIT;
 	struct timespec t0, t1;
@@ -1004,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(same_chrome_trace_as_default_mode),
 		cmocka_unit_test(drops_are_counted_exactly),
 		cmocka_unit_test(full_rings_wait_with_ring_full_wait),
+		cmocka_unit_test(overload_leaves_a_well_formed_log),
 		cmocka_unit_test(child_start_drains),
 		cmocka_unit_test(exec_drains),
 		cmocka_unit_test(flush_drains),
