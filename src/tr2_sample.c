@@ -13,6 +13,22 @@
 
 static struct tr2_sample_rate current;
 
+/*
+ * FNV-1a's last bytes reach its high bits only weakly (roots that differ
+ * in a pid's last digit would decide alike), and the verdict reads the
+ * high bits first: MurmurHash3's 64-bit finalizer mixes every bit into
+ * every other.
+ */
+static uint64_t fmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
 uint64_t tr2_sample_hash(const void *data, size_t len)
 {
 	const unsigned char *p = data;
@@ -23,7 +39,7 @@ uint64_t tr2_sample_hash(const void *data, size_t len)
 		h ^= p[i];
 		h *= FNV1A64_PRIME;
 	}
-	return h;
+	return fmix64(h);
 }
 
 /*

@@ -21,7 +21,7 @@ struct tr2_sample_rate {
  * optional point and up to 18 digits) in (0, 1]; 0, or -1 for anything
  * else. */
 int tr2_sample_parse(const char *v, struct tr2_sample_rate *out);
-/* FNV-1a, 64 bits, of len bytes. */
+/* FNV-1a, 64 bits, of len bytes, then MurmurHash3's fmix64. */
 uint64_t tr2_sample_hash(const void *data, size_t len);
 /* Whether the tree whose chain of SIDs is sid (its root: up to the first
  * '/') is kept at rate r. */
