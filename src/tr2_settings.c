@@ -6,6 +6,7 @@
  */
 #include "tr2_settings.h"
 #include "tr2_dst.h"
+#include "tr2_sample.h"
 #include "tr2_sysenv.h"
 
 #include <ctype.h>
@@ -44,6 +45,7 @@ static int reads_as_int(const char *v)
 
 static int value_ok(enum tr2_parser parser, const char *v)
 {
+	struct tr2_sample_rate rate;
 	size_t size;
 
 	switch (parser) {
@@ -56,6 +58,8 @@ static int value_ok(enum tr2_parser parser, const char *v)
 		return reads_as_int(v);
 	case TR2_PARSE_SIZE:
 		return !tr2_parse_size(v, &size);
+	case TR2_PARSE_RATE:
+		return !tr2_sample_parse(v, &rate);
 	default:
 		return 1;
 	}

@@ -38,6 +38,7 @@ enum tr2_sysenv {
 	TR2_SYSENV_RECORD_RING,
 	TR2_SYSENV_RING_FULL,
 	TR2_SYSENV_STATS_FORMAT,
+	TR2_SYSENV_SAMPLE,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
@@ -53,6 +54,7 @@ enum tr2_parser {
 	TR2_PARSE_SIZE,        /* bytes with an optional k/m/g */
 	TR2_PARSE_LIST,        /* a comma list */
 	TR2_PARSE_TEXT,        /* as it is */
+	TR2_PARSE_RATE,        /* a fraction in (0, 1] (tr2_sample.h) */
 };
 
 /*

@@ -20,6 +20,7 @@
 #include "tr2_probe.h"
 #include "tr2_redact.h"
 #include "tr2_registry.h"
+#include "tr2_sample.h"
 #include "tr2_settings.h"
 #include "tr2_sid.h"
 #include "tr2_signal.h"
@@ -47,6 +48,12 @@ static int fatal_exit_code;
 static int exit_code;
 static int atexit_registered;
 static int forked_since_initialize;
+/* The tree was sampled out at initialize: tracing stays off, as if no
+ * target were set, until a forked child initializes again. */
+static int sampled_out;
+/* The tree was kept at this rate (docs/configuration.md, "Sampling"),
+ * which a record after start says; NULL without sampling. */
+static const char *sample_rate;
 static int next_child_id, next_exec_id, next_repo_id;
 static int config_listed, env_listed;
 /* What every record shows of the process: its session id while tracing
@@ -466,6 +473,7 @@ static void restart_in_forked_child(void)
 {
 	set_enabled(0);
 	release_everything();
+	sampled_out = 0;
 	exit_code = 0;
 	next_child_id = next_exec_id = next_repo_id = 0;
 	config_listed = env_listed = 0;
@@ -493,9 +501,39 @@ static void free_thread_metrics(struct tr2_tls *tls)
 	tr2_metrics_thread_free(&tls->metrics);
 }
 
+/* The atexit handler, and the fork handler that lets a forked child
+ * start its own trace; once per process. */
+static void install_process_handlers(void)
+{
+	if (atexit_registered)
+		return;
+	atexit(tr2_atexit);
+	tr2_plat_atfork(NULL, NULL, reset_locks_after_fork);
+	atexit_registered = 1;
+}
+
+/*
+ * Sampling's verdict: 1 when the tree is sampled out, and the process
+ * must then stay as one without a target (its SID is exported all the
+ * same, so that its children decide alike; and a forked child that
+ * initializes decides again, with a SID of its own).
+ */
+static int sample_tree(void)
+{
+	enum tr2_sample_verdict v = tr2_sample_decide();
+
+	sample_rate = v == TR2_SAMPLE_KEPT ? tr2_sample_rate_text() : NULL;
+	if (v != TR2_SAMPLE_DROPPED)
+		return 0;
+	sampled_out = 1;
+	forked_since_initialize = 0;
+	install_process_handlers();
+	return 1;
+}
+
 void trace2_initialize_fl(const char *file, int line)
 {
-	if (trace2_is_enabled()) {
+	if (trace2_is_enabled() || sampled_out) {
 		if (!forked_since_initialize)
 			return;
 		restart_in_forked_child();
@@ -505,7 +543,7 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_diag_set_hook(on_diag);
 	tr2_tls_set_free_hook(free_thread_metrics);
 	tr2_config_load_settings();
-	if (!tr2_registry_open())
+	if (sample_tree() || !tr2_registry_open())
 		return;
 	tr2_clock_init(tr2_sysenv_get(TR2_SYSENV_CLOCK));
 	tr2_category_init(tr2_sysenv_get(TR2_SYSENV_CATEGORIES));
@@ -514,11 +552,7 @@ void trace2_initialize_fl(const char *file, int line)
 	set_enabled(1);
 	forked_since_initialize = 0;
 	tr2_redact_init();
-	if (!atexit_registered) {
-		atexit(tr2_atexit);
-		tr2_plat_atfork(NULL, NULL, reset_locks_after_fork);
-		atexit_registered = 1;
-	}
+	install_process_handlers();
 	start_deferred_mode();
 	tr2_signals_install(report_signal);
 	tr2_tls_init();
@@ -561,21 +595,34 @@ static int dispatch_redacted(struct tr2_tls *tls, struct tr2_ev *ev,
 	return rc;
 }
 
-/* The trace the process was started in (a TRACEPARENT in its environment,
- * as OpenTelemetry carries it to processes), as a data record, so that a
- * converter can join that trace. */
-static void record_traceparent(const char *file, int line)
+/* A data record of category "trace2" that the library adds for
+ * collectors: no category filter holds it back. */
+static void record_trace2_data(const char *file, int line, const char *key,
+			       const char *value)
+{
+	struct tr2_ev ev;
+	struct tr2_tls *tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line, "trace2",
+					    NULL, key);
+
+	if (!tls)
+		return;
+	ev.pub.data.value = value;
+	dispatch(tls, &ev);
+}
+
+/* What a collector needs to know at once of the process: the trace it
+ * was started in (a TRACEPARENT in its environment, as OpenTelemetry
+ * carries it to processes), so that a converter can join that trace; the
+ * rate its tree was sampled at, so that it can weigh the tree (the
+ * library's own record: no source location). */
+static void record_process_context(const char *file, int line)
 {
 	const char *tp = tr2_sys.getenv("TRACEPARENT");
-	struct tr2_ev ev;
-	struct tr2_tls *tls;
 
-	if (!tr2_traceparent_valid(tp) ||
-	    !(tls = data_ev_begin(&ev, TRACE2_EVENT_DATA, file, line, "trace2", NULL,
-				  "traceparent")))
-		return;
-	ev.pub.data.value = tp;
-	dispatch(tls, &ev);
+	if (tr2_traceparent_valid(tp))
+		record_trace2_data(file, line, "traceparent", tp);
+	if (sample_rate)
+		record_trace2_data(NULL, 0, "sample", sample_rate);
 }
 
 void trace2_cmd_start_fl(const char *file, int line, const char **argv)
@@ -584,7 +631,7 @@ void trace2_cmd_start_fl(const char *file, int line, const char **argv)
 	struct tr2_tls *tls = ev_begin(&ev, TRACE2_EVENT_START, file, line);
 
 	if (tls && !dispatch_redacted(tls, &ev, NULL, NULL, argv, &ev.pub.start.argv))
-		record_traceparent(file, line);
+		record_process_context(file, line);
 }
 
 int trace2_cmd_exit_fl(const char *file, int line, int code)

@@ -288,17 +288,21 @@ static void counter(state *st, event_t *ev)
 	finish(st, ev, &b);
 }
 
-/* Git's normal format has no data records; the one the library makes
- * itself in deferred mode (no source location), the count of records a
- * full ring lost, is shown all the same. */
-static void dropped(state *st, event_t *ev)
+/* Git's normal format has no data records; those the library makes
+ * itself (no source location) are shown all the same: the count of
+ * records a full ring lost in deferred mode, the rate a sampled tree was
+ * kept at. */
+static void library_data(state *st, event_t *ev)
 {
 	struct tr2_buf b;
 
-	if (ev->file || strcmp(ev->data.category, "trace2") || strcmp(ev->data.key, "dropped"))
+	if (ev->file || strcmp(ev->data.category, "trace2") ||
+	    (strcmp(ev->data.key, "dropped") && strcmp(ev->data.key, "sample")))
 		return;
 	begin(st, &b, ev);
-	tr2_buf_addlit(&b, "data trace2/dropped value:");
+	tr2_buf_addlit(&b, "data trace2/");
+	tr2_buf_adds(&b, ev->data.key);
+	tr2_buf_addlit(&b, " value:");
 	tr2_buf_adds(&b, ev->data.value);
 	finish(st, ev, &b);
 }
@@ -372,7 +376,7 @@ static HOT void event(void *ctx, const struct trace2_event *ev)
 		counter(st, ev);
 		break;
 	case TRACE2_EVENT_DATA:
-		dropped(st, ev);
+		library_data(st, ev);
 		break;
 	default: /* regions, data, threads: not in this target */
 		break;

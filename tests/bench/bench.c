@@ -109,12 +109,15 @@ struct scenario {
 	const char *targets; /* subset of "nper" the caller must enable; "b":
 			      * and GIT_TRACE2_BUFFER=64k; "c": and
 			      * GIT_TRACE2_CATEGORIES=bench,-noise; "d": and
-			      * GIT_TRACE2_DEFERRED=1; "s": GIT_TRACE2_STATS */
+			      * GIT_TRACE2_DEFERRED=1; "s": GIT_TRACE2_STATS;
+			      * "o": and GIT_TRACE2_SAMPLE under a root it
+			      * samples out (tracing stays off) */
 	const char *what;
 };
 
 static const struct scenario scenarios[] = {
 	{ "disabled", REGION, 1, 1, "", "no target; region pairs" },
+	{ "sampled_out", REGION, 1, 1, "po", "perf target, its tree sampled out (GIT_TRACE2_SAMPLE); region pairs (not written)" },
 	{ "perf", REGION, 1, 1, "p", "perf target; region pairs" },
 	{ "event", REGION, 1, 1, "e", "event target; region pairs" },
 	{ "normal", REGION, 1, 1, "n", "normal target; region pairs (not written)" },
@@ -321,7 +324,7 @@ static void run_loop(struct loop *l)
 {
 	uint64_t batch = 256, t0, t;
 
-	if (!strcmp(l->sc->name, "disabled"))
+	if (!strcmp(l->sc->name, "disabled") || strchr(l->sc->targets, 'o'))
 		batch = 1u << 18;
 	else if (l->sc->kind == TIMER || l->sc->kind == CATEGORY)
 		batch = 1u << 14;

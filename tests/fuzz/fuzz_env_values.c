@@ -4,14 +4,16 @@
  * The input, up to its first NUL, is a value.  It goes through Git's
  * maybe-bool (tr2_parse_maybe_bool), the size parser of GIT_TRACE2_BUFFER
  * (tr2_parse_size), the atoi()-style (saturating) and boolean settings read from the
- * environment and from the config files (tr2_sysenv_*), the config key
- * lookup and the target classifier; each result is checked against what
+ * environment and from the config files (tr2_sysenv_*), the rate of
+ * GIT_TRACE2_SAMPLE (tr2_sample_parse), the config key lookup and the
+ * target classifier; each result is checked against what
  * docs/configuration.md says it must be.  The library reads the environment through
  * tr2_sys.getenv, which answers here from memory (setenv() would keep
  * every value ever set: glibc never frees them).
  */
 #include "fuzz.h"
 #include "tr2_dst.h"
+#include "tr2_sample.h"
 #include "tr2_sys.h"
 #include "tr2_sysenv.h"
 
@@ -19,6 +21,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -151,6 +155,42 @@ static void check_settings(const char *v)
 	FZ_CHECK(tr2_sysenv_int(TR2_SYSENV_BUFFER, -77) == -77);
 }
 
+/* A rate: an optional 0 or 1, an optional point and up to 18 digits, a
+ * digit at least, in (0, 1]; said as "1", or "0." and its digits without
+ * the trailing zeros; its threshold rate x 2^64. */
+static void check_rate(const char *v)
+{
+	struct tr2_sample_rate r;
+	int rc = tr2_sample_parse(v, &r), lead = -1, ok;
+	const char *p = v, *frac = p;
+	size_t n = 0, last = 0, i;
+	char said[24];
+
+	if (*p == '0' || *p == '1')
+		lead = *p++ - '0';
+	if (*p == '.') {
+		frac = ++p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		n = (size_t)(p - frac);
+	}
+	for (i = 0; i < n; i++)
+		if (frac[i] != '0')
+			last = i + 1;
+	ok = !*p && (lead >= 0 || n) && n <= 18 && (lead == 1 ? !last : last > 0);
+	FZ_CHECK(rc == (ok ? 0 : -1));
+	if (!ok)
+		return;
+	FZ_CHECK(r.all == (lead == 1));
+	if (lead == 1) {
+		FZ_CHECK(!strcmp(r.text, "1"));
+		return;
+	}
+	snprintf(said, sizeof(said), "0.%.*s", (int)last, frac);
+	FZ_CHECK(!strcmp(r.text, said));
+	FZ_CHECK(fabs(ldexp((double)r.threshold, -64) - strtod(said, NULL)) <= ldexp(1, -52));
+}
+
 static void check_names(const char *v)
 {
 	int id = tr2_sysenv_id_of_config_key(v);
@@ -167,6 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_maybe_bool(v);
 	check_size(v);
 	check_settings(v);
+	check_rate(v);
 	check_names(v);
 	free(v);
 	return 0;
