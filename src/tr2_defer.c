@@ -345,6 +345,20 @@ static void fill_dropped(struct tr2_ev *ev, uint64_t n, char *digits, size_t dig
 /* ---------------------------------------------------------------- */
 /* Rings.                                                              */
 
+/* Records kept aside in flight mode: each an entry, then the record's
+ * bytes as the ring had them. */
+struct arena {
+	char *data;
+	size_t len, cap;
+	size_t top; /* 1 + the offset of the last entry, 0 for none */
+};
+
+struct entry {
+	uint64_t pos;  /* where the ring had it */
+	uint32_t size; /* the record's */
+	uint32_t prev; /* 1 + the offset of the entry before, 0 for none */
+};
+
 /* A thread's name as its records show it, copied into the ring. */
 struct thread_id {
 	int32_t id;
@@ -373,6 +387,14 @@ struct ring {
 				      * enters (reserve_leave()) */
 	uint32_t last_size;          /* the last record appended, its bytes */
 
+	/* flight mode: the producer's, or a dump's while it holds `frozen` */
+	int overwriting;             /* atomic: the producer moves the tail */
+	int frozen;                  /* atomic: a dump reads the ring */
+	uint64_t lost;               /* records overwritten, not kept */
+	uint32_t dumped_level;       /* the level the last dump left (0: none) */
+	struct arena aside;          /* kept for good, in order (keep_aside()) */
+	struct arena kept;           /* enters of regions still open, a stack */
+
 	/* the consumer's */
 	_Alignas(64) uint64_t tail;  /* atomic */
 	uint32_t level;              /* the thread's level in what is written:
@@ -385,15 +407,21 @@ struct ring {
 	/* fixed once made, or changed under registry_mutex */
 	int state; /* atomic */
 	size_t cap, mask;
+	int flight; /* made for flight mode */
 	char *data;
 	uint32_t *resv;  /* the producer's: by nesting, the bytes the queued
 			  * enter there reserved for its leave */
-	size_t resv_max; /* entries of resv */
+	size_t resv_max; /* entries of resv, open_at and dumped_start */
+	uint64_t *open_at;      /* flight mode, by nesting: 1 + the position
+				 * of the last enter there */
+	uint64_t *dumped_start; /* flight mode, by nesting: the start of the
+				 * regions a dump wrote open */
 	struct ring *next;
 };
 
 static const struct tr2_defer_ops *ops;
 static size_t ring_cap;
+static int flight; /* flight mode (tr2_defer_start()) */
 static tr2_mutex registry_mutex = TR2_MUTEX_INIT;
 /* The list, oldest first: drained in that order, so that main's first
  * records (version, start) come out before those of the threads it
@@ -431,10 +459,23 @@ static void create_key(void)
 	tr2_plat_atfork(NULL, NULL, empty_after_fork);
 }
 
+/* Flight mode: each of a ring's two arenas, a quarter of the ring
+ * within these bounds. */
+#define ARENA_MIN ((size_t)4 << 10)
+#define ARENA_MAX ((size_t)64 << 10)
+
+static size_t arena_size(void)
+{
+	size_t n = ring_cap / 4;
+
+	return !flight ? 0 : n < ARENA_MIN ? ARENA_MIN : n > ARENA_MAX ? ARENA_MAX : n;
+}
+
 static struct ring *new_ring(void)
 {
-	size_t resv_max = RESV_MAX(ring_cap);
-	char *data = tr2_sys.malloc(ring_cap + resv_max * sizeof(uint32_t));
+	size_t resv_max = RESV_MAX(ring_cap), arena = arena_size();
+	size_t by_nesting = flight ? 2 * sizeof(uint64_t) : sizeof(uint32_t);
+	char *data = tr2_sys.malloc(ring_cap + 2 * arena + resv_max * by_nesting);
 	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
 	if (!r) {
@@ -444,8 +485,17 @@ static struct ring *new_ring(void)
 	r->data = data;
 	r->cap = ring_cap;
 	r->mask = ring_cap - 1;
+	r->flight = flight;
+	r->aside = (struct arena){ data + ring_cap, 0, arena, 0 };
+	r->kept = (struct arena){ data + ring_cap + arena, 0, arena, 0 };
 	/* touched only as deep as regions nest */
-	r->resv = (uint32_t *)(void *)(data + ring_cap);
+	data += ring_cap + 2 * arena;
+	if (flight) {
+		r->open_at = (uint64_t *)(void *)data;
+		r->dumped_start = r->open_at + resv_max;
+	} else {
+		r->resv = (uint32_t *)(void *)data;
+	}
 	r->resv_max = resv_max;
 	__atomic_store_n(rings_end, r, __ATOMIC_RELEASE);
 	rings_end = &r->next;
@@ -459,7 +509,8 @@ static struct ring *claim_ring(void)
 
 	tr2_mutex_lock(&registry_mutex);
 	for (r = rings; r; r = r->next)
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FREE && r->cap == ring_cap)
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FREE && r->cap == ring_cap &&
+		    r->flight == flight)
 			break;
 	if (!r)
 		r = new_ring();
@@ -542,10 +593,20 @@ static void unlock_consumer(void)
 /* The thread's level in what is written, after ev. */
 static void follow_level(struct ring *r, const struct trace2_event *ev)
 {
-	if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
 		r->level = (uint32_t)ev->nesting + 1;
-	else if (ev->kind == TRACE2_EVENT_REGION_LEAVE)
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
 		r->level = (uint32_t)ev->nesting;
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+	case TRACE2_EVENT_ATEXIT:
+		r->level = 1; /* its open regions discarded */
+		break;
+	default:
+		break;
+	}
 }
 
 static void take_thread(struct ring *r, char *base)
@@ -686,7 +747,7 @@ static void drain_now(long wait_ms, int from_signal)
 {
 	struct tr2_tls *self;
 
-	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
+	if (!__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || flight || draining ||
 	    !(self = drainer_context()) || !lock_consumer(wait_ms))
 		return;
 	drain_locked(self, from_signal, NULL);
@@ -821,8 +882,12 @@ static inline int try_append(struct ring *r, size_t (*enc)(struct cursor *, cons
 	return APPENDED;
 }
 
+static int append_overwriting(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			      const void *arg, const struct ask *ask);
+
 /* The consumer's tail (a cache line it writes) is read again only when
- * the one last seen leaves too little room (and by restart_now()). */
+ * the one last seen leaves too little room (and by restart_now()); in
+ * flight mode, the oldest records make room. */
 static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const void *),
 			 const void *arg, const struct ask *ask)
 {
@@ -831,6 +896,8 @@ static inline int append(struct ring *r, size_t (*enc)(struct cursor *, const vo
 
 	if (res != RING_FULL)
 		return res;
+	if (flight)
+		return append_overwriting(r, enc, arg, ask);
 	r->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	/* a ring still as full as it was drops without a second try */
 	return r->tail_seen == seen ? RING_FULL : try_append(r, enc, arg, ask);
@@ -859,6 +926,390 @@ static size_t encode_thread(struct cursor *c, const void *thread)
 	r->kind = REC_THREAD;
 	r->size = (uint32_t)c->end;
 	return c->end;
+}
+
+/* ---------------------------------------------------------------- */
+/* Flight mode: rings that overwrite.                                  */
+
+/*
+ * Flight mode (trace2.flight): the rings are a flight recorder.  There is
+ * no writer: a full ring makes room by overwriting its oldest records, a
+ * sixteenth of the ring or more at a time (make_room()), and nothing is
+ * written until tr2_defer_dump().  What a viewer needs is kept aside
+ * instead of overwritten (overwrite()): the records that start the
+ * process and its threads, the enters of regions still open (with their
+ * true times), and the leaves of regions a dump wrote open.  A dump
+ * writes, ring by ring, what was kept aside and then the ring's records,
+ * leaving out those of regions whose enter is gone (flow()), and how many
+ * records were lost; the ring is then empty, and recording goes on.
+ *
+ * A dump and the ring's producer never move the tail together: the
+ * dumper sets `frozen` and waits for `overwriting` to be 0, a producer
+ * sets `overwriting` and overwrites only while `frozen` is 0 (else its
+ * record is dropped and counted, as in deferred mode).
+ */
+#define FLIGHT_CHUNK(cap) ((cap) / 16)
+
+/* Kinds kept aside when overwritten: what starts the process (its
+ * version, command line and name) and a thread. */
+static int kept_for_good(unsigned kind)
+{
+	switch (kind) {
+	case TRACE2_EVENT_VERSION:
+	case TRACE2_EVENT_START:
+	case TRACE2_EVENT_CMD_ANCESTRY:
+	case TRACE2_EVENT_CMD_NAME:
+	case TRACE2_EVENT_CMD_MODE:
+	case TRACE2_EVENT_DEF_REPO:
+	case TRACE2_EVENT_THREAD_START:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Copy the record at base (ring position pos) to the arena; 0 when it
+ * has no room. */
+static int arena_put(struct arena *a, const char *base, uint64_t pos)
+{
+	const struct rec *rec = (const struct rec *)base;
+	struct entry e = { pos, rec->size, (uint32_t)a->top };
+
+	if (sizeof(e) + rec->size > a->cap - a->len)
+		return 0;
+	memcpy(a->data + a->len, &e, sizeof(e));
+	memcpy(a->data + a->len + sizeof(e), base, rec->size);
+	a->top = a->len + 1;
+	a->len += sizeof(e) + rec->size;
+	return 1;
+}
+
+static const struct entry *arena_top(const struct arena *a)
+{
+	return a->top ? (const struct entry *)(void *)(a->data + a->top - 1) : NULL;
+}
+
+static void arena_pop(struct arena *a)
+{
+	const struct entry *e = arena_top(a);
+
+	a->len = a->top - 1;
+	a->top = e->prev;
+}
+
+/* The nesting of the records the thread writes now. */
+static size_t nesting_now(void)
+{
+	const struct tr2_tls *tls = tr2_tls_current();
+
+	return tls ? tr2_tls_nesting(tls) : 1;
+}
+
+/* Whether the enter at base (position pos) is of a region still open. */
+static int still_open(const struct ring *r, const struct rec *rec, uint64_t pos, size_t now)
+{
+	return rec->nesting < now && rec->nesting < r->resv_max &&
+	       r->open_at[rec->nesting] == pos + 1;
+}
+
+/* Drop from the stack the kept enters of regions closed since. */
+static void prune_kept(struct ring *r, size_t now)
+{
+	const struct entry *e;
+
+	while ((e = arena_top(&r->kept)) &&
+	       !still_open(r, (const struct rec *)(const void *)(e + 1), e->pos, now))
+		arena_pop(&r->kept);
+}
+
+/* Whether the leave at base closes a region the last dump wrote open:
+ * its start is that region's. */
+static int closes_dumped(const struct ring *r, const struct rec *rec)
+{
+	return rec->nesting < r->dumped_level && rec->time_us >= rec->t_rel_us &&
+	       rec->time_us - rec->t_rel_us == r->dumped_start[rec->nesting];
+}
+
+/* The record at base (position pos) is overwritten: kept aside, or
+ * counted as lost. */
+static void overwrite(struct ring *r, char *base, uint64_t pos, size_t now)
+{
+	const struct rec *rec = (const struct rec *)base;
+
+	if (rec->kind == REC_PAD)
+		return;
+	if (rec->kind == REC_THREAD) {
+		take_thread(r, base); /* the name its next records have */
+		r->dumped_level = 0;
+		return;
+	}
+	if (kept_for_good(rec->kind) && arena_put(&r->aside, base, pos))
+		return;
+	if (rec->kind == TRACE2_EVENT_REGION_ENTER && still_open(r, rec, pos, now) &&
+	    arena_put(&r->kept, base, pos))
+		return;
+	if (rec->kind == TRACE2_EVENT_REGION_LEAVE && closes_dumped(r, rec) &&
+	    arena_put(&r->aside, base, pos)) {
+		r->dumped_level = rec->nesting;
+		return;
+	}
+	__atomic_add_fetch(&r->lost, 1, __ATOMIC_RELAXED);
+}
+
+/* Overwrite the oldest records until want more bytes are free; 0 when
+ * nothing was (a dump holds the ring, or it is empty). */
+static int make_room(struct ring *r, size_t want)
+{
+	size_t now = nesting_now();
+	uint64_t tail, goal;
+
+	__atomic_store_n(&r->overwriting, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->frozen, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&r->overwriting, 0, __ATOMIC_RELEASE);
+		return 0;
+	}
+	prune_kept(r, now);
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	goal = tail + want;
+	while (tail < goal && tail != r->head) {
+		char *base = r->data + (tail & r->mask);
+
+		overwrite(r, base, tail, now);
+		tail += ((struct rec *)base)->size;
+	}
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->overwriting, 0, __ATOMIC_RELEASE);
+	if (tail == r->tail_seen)
+		return 0;
+	r->tail_seen = tail;
+	return 1;
+}
+
+static int append_overwriting(struct ring *r, size_t (*enc)(struct cursor *, const void *),
+			      const void *arg, const struct ask *ask)
+{
+	int res = RING_FULL;
+
+	while (res == RING_FULL && make_room(r, FLIGHT_CHUNK(r->cap)))
+		res = try_append(r, enc, arg, ask);
+	return res;
+}
+
+/* ---------------------------------------------------------------- */
+/* Flight mode: dumps.                                                 */
+
+/* How long a dump waits for a producer to finish overwriting. */
+#define FREEZE_WAIT_US 100000
+
+static void unfreeze(struct ring *r)
+{
+	__atomic_store_n(&r->frozen, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Hold the ring still for a dump; 0 when its producer keeps
+ * overwriting (or is the thread a signal interrupted there). */
+static int freeze(struct ring *r)
+{
+	long waited = 0;
+
+	__atomic_store_n(&r->frozen, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&r->overwriting, __ATOMIC_SEQ_CST)) {
+		if (r == my_ring || waited >= FREEZE_WAIT_US) {
+			unfreeze(r);
+			return 0;
+		}
+		tr2_plat_nap_us(50);
+		waited += 50;
+	}
+	return 1;
+}
+
+/* A dump's way through one ring: the level written, the records left
+ * out (of regions whose enter is gone), whether the losses were told. */
+struct flow {
+	uint32_t level;
+	uint64_t left_out;
+	int told;
+};
+
+/* Whether a record of nesting m fits the level written: a region's enter
+ * or leave, or a data record, inside a region whose enter is gone does
+ * not. */
+static int fits(const struct flow *f, const struct trace2_event *ev)
+{
+	switch (ev->kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		return ev->nesting == f->level;
+	case TRACE2_EVENT_REGION_LEAVE:
+		return ev->nesting + 1 == f->level;
+	default:
+		return 1;
+	}
+}
+
+/* The record at base through the targets if it fits; kept: an enter
+ * kept aside, already written by an earlier dump if it does not fit. */
+static void flow_record(struct ring *r, struct flow *f, char *base, int kept,
+			struct tr2_tls *self, int from_signal)
+{
+	struct tr2_ev ev;
+
+	decode(base, &ev, &r->times, &r->thread);
+	if (ev.pub.nesting == DROPS_LEVEL)
+		ev.pub.nesting = f->level;
+	if (!fits(f, &ev.pub)) {
+		f->left_out += !kept;
+		return;
+	}
+	if (ev.pub.kind == TRACE2_EVENT_REGION_ENTER && ev.pub.nesting < r->resv_max)
+		r->dumped_start[ev.pub.nesting] = ev.pub.time_us;
+	ops->replay(self, &ev, from_signal);
+	follow_level(r, &ev.pub);
+	f->level = r->level;
+}
+
+/* The next entry of an arena from *off, or NULL. */
+static struct entry *arena_next(const struct arena *a, size_t off)
+{
+	return off < a->len ? (struct entry *)(void *)(a->data + off) : NULL;
+}
+
+/* What the ring kept aside, both arenas merged in the ring's order. */
+static void flow_kept(struct ring *r, struct flow *f, struct tr2_tls *self, int from_signal)
+{
+	size_t ao = 0, ko = 0;
+	struct entry *a, *k;
+
+	for (;;) {
+		int from_kept;
+		struct entry *e;
+
+		a = arena_next(&r->aside, ao);
+		k = arena_next(&r->kept, ko);
+		if (!a && !k)
+			break;
+		from_kept = !a || (k && k->pos < a->pos);
+		e = from_kept ? k : a;
+
+		flow_record(r, f, (char *)(e + 1), from_kept, self, from_signal);
+		if (from_kept)
+			ko += sizeof(*e) + e->size;
+		else
+			ao += sizeof(*e) + e->size;
+	}
+	r->aside.len = r->aside.top = 0;
+	r->kept.len = r->kept.top = 0;
+}
+
+/* A "trace2" data record of r's thread at its level: key and count. */
+static void report_count(struct ring *r, const char *key, uint64_t n, struct tr2_tls *self,
+			 int from_signal)
+{
+	uint64_t now = tr2_now_us(), start = tr2_start_us();
+	struct tr2_ev ev;
+	char digits[24];
+
+	tr2_ev_start(&ev, TRACE2_EVENT_DATA, NULL, 0, now, start ? now - start : 0, &r->times);
+	ev.pub.thread = &r->thread;
+	fill_dropped(&ev, n, digits, sizeof(digits));
+	ev.pub.data.key = key;
+	ev.pub.nesting = r->level;
+	ops->replay(self, &ev, from_signal);
+}
+
+/* How many of the thread's records were lost since the last dump, when
+ * any: overwritten, left out, or dropped while a dump held the ring. */
+static void tell_losses(struct ring *r, struct flow *f, struct tr2_tls *self, int from_signal)
+{
+	uint64_t lost = __atomic_exchange_n(&r->lost, 0, __ATOMIC_ACQ_REL) + f->left_out +
+			__atomic_exchange_n(&r->drops, 0, __ATOMIC_ACQ_REL);
+
+	f->told = 1;
+	f->left_out = 0;
+	r->level = f->level;
+	if (lost)
+		report_count(r, "overwritten", lost, self, from_signal);
+}
+
+/* One ring out: what it kept aside, its records, how many were lost;
+ * then it is empty.  0 when its producer did not let go. */
+static int dump_ring(struct ring *r, struct tr2_tls *self, int from_signal)
+{
+	struct flow f = { r->level ? r->level : 1, 0, 0 };
+	uint64_t head, tail;
+
+	if (!freeze(r))
+		return 0;
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	self->pub = r->thread;
+	flow_kept(r, &f, self, from_signal);
+	for (tail = r->tail; tail != head; tail += ((struct rec *)(r->data + (tail & r->mask)))->size) {
+		char *base = r->data + (tail & r->mask);
+		unsigned kind = ((struct rec *)base)->kind;
+
+		if (kind == REC_THREAD) {
+			take_thread(r, base);
+			self->pub = r->thread;
+			f.level = r->level;
+		} else if (kind != REC_PAD) {
+			if (kind == TRACE2_EVENT_THREAD_EXIT)
+				tell_losses(r, &f, self, from_signal); /* its last record */
+			flow_record(r, &f, base, 0, self, from_signal);
+		}
+	}
+	__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+	r->dumped_level = r->level = f.level;
+	if (!f.told)
+		tell_losses(r, &f, self, from_signal);
+	unfreeze(r);
+	return 1;
+}
+
+/* The reason, as a "trace2" data record of the calling thread (of main
+ * if it has no ring, or one whose thread the dump did not write). */
+static void report_reason(const char *reason, struct tr2_tls *self, int from_signal)
+{
+	struct ring *r = my_ring && my_ring->level ? my_ring : first_ring();
+	uint64_t now = tr2_now_us(), start = tr2_start_us();
+	struct tr2_ev ev;
+
+	if (!r || !r->level)
+		return;
+	self->pub = r->thread;
+	tr2_ev_start(&ev, TRACE2_EVENT_DATA, NULL, 0, now, start ? now - start : 0, &r->times);
+	ev.pub.thread = &r->thread;
+	ev.pub.nesting = r->level;
+	ev.pub.data = (struct trace2_ev_data){ .category = "trace2", .repo_id = TRACE2_NO_REPO,
+					       .key = "flight", .value = reason };
+	ops->replay(self, &ev, from_signal);
+}
+
+int tr2_defer_dump(const char *reason, int from_signal)
+{
+	long wait_ms = from_signal ? TR2_DST_SIGNAL_WAIT_MS : tr2_dst_wait_limit_ms();
+	struct tr2_tls *self;
+	struct trace2_thread own;
+	struct ring *r;
+
+	if (!flight || !__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) || draining ||
+	    !(self = drainer_context()) || !lock_consumer(wait_ms))
+		return -1;
+	own = self->pub;
+	for (r = first_ring(); r; r = next_ring(r)) {
+		int state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+
+		if (state == FREE)
+			continue;
+		if (dump_ring(r, self, from_signal) && state == RETIRED)
+			__atomic_store_n(&r->state, FREE, __ATOMIC_RELEASE);
+	}
+	report_reason(reason && *reason ? reason : "dump", self, from_signal);
+	self->pub = own;
+	ops->flush(from_signal);
+	unlock_consumer();
+	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -953,12 +1404,32 @@ static int append_thread(struct ring *r, const struct tr2_tls *tls)
 	return res;
 }
 
+/* Flight mode: an enter, its position known while its region is open
+ * (still_open()). */
+static int append_flight_enter(struct ring *r, const struct trace2_event *ev)
+{
+	static const struct ask nothing = { 0, 0, 0 };
+	size_t n = ev->nesting;
+	int res;
+
+	if (n < r->resv_max)
+		r->open_at[n] = 0; /* the region there before is closed */
+	res = append(r, encode_event, ev, &nothing);
+	if (res == APPENDED && n < r->resv_max)
+		r->open_at[n] = r->head - r->last_size + 1;
+	return res;
+}
+
 /* An enter, queued with room reserved for its leave. */
 static int append_enter(struct ring *r, const struct trace2_event *ev)
 {
 	struct ask ask = { kept_for_leaves(r), 2 * LEAVE_SLACK, 0 };
 	size_t n = ev->nesting;
-	int res = n < r->resv_max ? append(r, encode_event, ev, &ask) : RING_FULL;
+	int res;
+
+	if (flight)
+		return append_flight_enter(r, ev);
+	res = n < r->resv_max ? append(r, encode_event, ev, &ask) : RING_FULL;
 
 	if (res == APPENDED)
 		set_reservation(r, n, r->last_size + LEAVE_SLACK);
@@ -1113,7 +1584,9 @@ int tr2_defer_push(struct tr2_tls *tls, const struct tr2_ev *ev)
 		__atomic_add_fetch(&r->drops, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r->busy = 0;
-	if (res == TOO_LARGE)
+	if (res == TOO_LARGE && flight)
+		__atomic_add_fetch(&r->lost, 1, __ATOMIC_RELAXED); /* nothing goes out now */
+	else if (res == TOO_LARGE)
 		return out_now(tls, ev);
 	if (__atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
 		wake_writer();
@@ -1195,15 +1668,20 @@ static size_t power_of_two(size_t n)
 	return p;
 }
 
-int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size)
+int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size, int flight_mode)
 {
 	int err;
 
-	if (writer_running)
+	if (writer_running || __atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED))
 		return 0;
 	tr2_run_once(&key_made, &registry_mutex, create_key);
 	ops = o;
 	ring_cap = power_of_two(ring_size);
+	flight = flight_mode;
+	if (flight) {
+		__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
 	wait_when_full = tr2_sysenv_ring_full_waits();
 	__atomic_store_n(&writer_stop, 0, __ATOMIC_RELAXED);
 	/* the UTC offset known before the writer's first localtime_r(): a
@@ -1240,6 +1718,10 @@ void tr2_defer_stop(void)
 {
 	struct tr2_tls *self;
 
+	if (flight) {
+		__atomic_store_n(&tr2_defer_on, 0, __ATOMIC_RELEASE);
+		return; /* what the rings hold is written only by a dump */
+	}
 	if (!writer_running)
 		return;
 	__atomic_store_n(&writer_stop, 1, __ATOMIC_RELEASE);
@@ -1267,6 +1749,9 @@ static void empty_after_fork(void)
 		r->drops = 0;
 		r->busy = 0;
 		r->told = NULL;
+		r->lost = 0;
+		r->overwriting = r->frozen = 0;
+		r->aside.len = r->aside.top = r->kept.len = r->kept.top = 0;
 		if (r != my_ring)
 			r->state = r->state == OWNED ? RETIRED : r->state;
 	}
@@ -1276,4 +1761,9 @@ static void empty_after_fork(void)
 	writer_running = 0;
 	writer_sleeping = 0;
 	tr2_defer_on = 0;
+}
+
+int tr2_defer_flight(void)
+{
+	return flight && __atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED);
 }

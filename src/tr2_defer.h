@@ -29,8 +29,10 @@ struct tr2_defer_ops {
 #define TR2_DEFER_BUFFER ((size_t)64 << 10)
 
 /* At initialize: start the writer thread with rings of ring_size bytes
- * (rounded up to a power of two).  0, or -1 (the mode stays off). */
-int tr2_defer_start(const struct tr2_defer_ops *ops, size_t ring_size);
+ * (rounded up to a power of two).  0, or -1 (the mode stays off).  With
+ * flight set, flight mode instead: no writer, rings that overwrite their
+ * oldest records, written only by tr2_defer_dump(). */
+int tr2_defer_start(const struct tr2_defer_ops *ops, size_t ring_size, int flight);
 
 /* Queue the calling thread's record: 0 when it is queued or counted as
  * dropped, -1 when the caller must dispatch it now (a signal record, the
@@ -48,7 +50,19 @@ void tr2_defer_drain(void);
 void tr2_defer_drain_from_signal(void);
 
 /* At exit: stop and join the writer, drain, report the drops still
- * pending, and turn the mode off. */
+ * pending, and turn the mode off.  Flight mode: only off, nothing
+ * written (dump first to have it). */
 void tr2_defer_stop(void);
+
+/* Flight mode: what every ring holds out through the targets (from a
+ * signal handler only the async-signal-safe ones: no lock, no
+ * allocation, bounded waits), each thread's losses told, and a "trace2"
+ * "flight" data record with the reason; the rings are then empty.  0,
+ * or -1 when not in flight mode or another dump held the rings too
+ * long.  Async-signal-safe with from_signal set. */
+int tr2_defer_dump(const char *reason, int from_signal);
+
+/* Whether flight mode is on. */
+int tr2_defer_flight(void);
 
 #endif

@@ -48,6 +48,8 @@ static struct row rows[TR2_SYSENV_MAX] = {
 	ROW(TR2_SYSENV_RING_FULL, "_RING_FULL", "ringfull", TR2_PARSE_TEXT),
 	ROW(TR2_SYSENV_STATS_FORMAT, "_STATS_FORMAT", "statsformat", TR2_PARSE_TEXT),
 	ROW(TR2_SYSENV_SAMPLE, "_SAMPLE", "sample", TR2_PARSE_RATE),
+	ROW(TR2_SYSENV_FLIGHT, "_FLIGHT", "flight", TR2_PARSE_SIZE),
+	ROW(TR2_SYSENV_FLIGHT_SLOW, "_FLIGHT_SLOW", "flightslow", TR2_PARSE_INT),
 };
 static int nrows = TR2_SYSENV_BUILTIN_COUNT;
 
@@ -347,19 +349,32 @@ int tr2_sysenv_int(int id, int dflt)
 	return v ? tr2_parse_atoi(v) : dflt;
 }
 
-int tr2_sysenv_dst_timeout_ms(void)
+/* The setting as a whole number of milliseconds from 0 to max, or dflt
+ * when unset or anything else. */
+static long whole_ms(int id, long dflt, long max)
 {
-	const char *v = tr2_sysenv_get(TR2_SYSENV_DST_TIMEOUT);
+	const char *v = tr2_sysenv_get(id);
 	char *end;
 	long n;
 
 	if (!v || !isdigit((unsigned char)*v))
-		return TR2_DST_TIMEOUT_DEFAULT_MS;
+		return dflt;
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (errno || *end || n > TR2_DST_TIMEOUT_MAX_MS)
-		return TR2_DST_TIMEOUT_DEFAULT_MS;
-	return (int)n;
+	if (errno || *end || n > max)
+		return dflt;
+	return n;
+}
+
+int tr2_sysenv_dst_timeout_ms(void)
+{
+	return (int)whole_ms(TR2_SYSENV_DST_TIMEOUT, TR2_DST_TIMEOUT_DEFAULT_MS,
+			     TR2_DST_TIMEOUT_MAX_MS);
+}
+
+long tr2_sysenv_flight_slow_ms(void)
+{
+	return whole_ms(TR2_SYSENV_FLIGHT_SLOW, -1, INT_MAX);
 }
 
 int tr2_sysenv_ring_full_waits(void)

@@ -39,6 +39,8 @@ enum tr2_sysenv {
 	TR2_SYSENV_RING_FULL,
 	TR2_SYSENV_STATS_FORMAT,
 	TR2_SYSENV_SAMPLE,
+	TR2_SYSENV_FLIGHT,
+	TR2_SYSENV_FLIGHT_SLOW,
 	TR2_SYSENV_BUILTIN_COUNT
 };
 
@@ -117,6 +119,11 @@ int tr2_parse_size(const char *v, size_t *out);
 int tr2_parse_atoi(const char *v);
 /* tr2_parse_atoi() of the setting, or dflt when unset. */
 int tr2_sysenv_int(int id, int dflt);
+
+/* GIT_TRACE2_FLIGHT_SLOW / trace2.flightSlow: a run longer than this many
+ * milliseconds dumps the flight recorder at exit; -1 (never) when unset
+ * or not a whole number from 0 to INT_MAX. */
+long tr2_sysenv_flight_slow_ms(void);
 
 /* GIT_TRACE2_DST_TIMEOUT / trace2.destinationTimeout when unset or not a
  * whole number of milliseconds from 0 to TR2_DST_TIMEOUT_MAX_MS. */

@@ -28,6 +28,7 @@
 #include "tr2_tls.h"
 #include "tr2_traceparent.h"
 #include "tr2_plat.h"
+#include "trace2/flight.h"
 #include "trace2/run.h"
 
 #include <errno.h>
@@ -277,7 +278,9 @@ static void report_signal(int signo, int fatal)
 	tr2_clock_signal_context(1);
 	tr2_dst_signal_context(1);
 	tr2_dst_finish_interrupted();
-	if (fatal)
+	if (fatal && tr2_defer_flight())
+		tr2_defer_dump("signal", 1);
+	else if (fatal)
 		tr2_defer_drain_from_signal();
 	ev_init(&ev, TRACE2_EVENT_SIGNAL, tls, NULL, 0);
 	ev.pub.signal.signo = signo;
@@ -438,15 +441,31 @@ static void dispatch_metric(void *ctx, enum trace2_event_kind kind,
 	dispatch(r->tls, ev);
 }
 
+/* The flight recorder at exit: dumped when the run failed or was slow;
+ * 0 when it stays unwritten (nor is the end written then). */
+static int flight_at_exit(void)
+{
+	long slow = tr2_sysenv_flight_slow_ms();
+	uint64_t start = tr2_start_us();
+
+	if (exit_code)
+		return !tr2_defer_dump("exit", 0);
+	if (slow >= 0 && start && tr2_now_us() - start > (uint64_t)slow * 1000)
+		return !tr2_defer_dump("slow", 0);
+	return 0;
+}
+
 static void tr2_atexit(void)
 {
 	struct tr2_ev ev;
 	struct metric_report r = { NULL, &ev };
+	int quiet;
 
 	if (!tr2_enabled())
 		return;
+	quiet = tr2_defer_flight() && !flight_at_exit();
 	tr2_defer_stop(); /* from here on, records go out directly */
-	if ((r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
+	if (!quiet && (r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
 		tr2_tls_unwind(r.tls);
 		ev.pub.nesting = tr2_tls_nesting(r.tls);
 		tr2_metrics_report_thread(&r.tls->metrics, dispatch_metric, &r);
@@ -479,20 +498,34 @@ static void restart_in_forked_child(void)
 	config_listed = env_listed = 0;
 }
 
+/* The flight recorder's ring size (GIT_TRACE2_FLIGHT), 0 when off. */
+static size_t flight_size(void)
+{
+	const char *v = tr2_sysenv_get(TR2_SYSENV_FLIGHT);
+	size_t size = 0;
+
+	return v && !tr2_parse_size(v, &size) ? size : 0;
+}
+
 /* Buffered mode, and deferred mode on top of it (the writer thread
- * writes through a buffer of its own, 64 KiB unless set). */
+ * writes through a buffer of its own, 64 KiB unless set), or the flight
+ * recorder (its dumps write through such a buffer). */
 static void start_deferred_mode(void)
 {
 	int deferred = tr2_sysenv_bool(TR2_SYSENV_DEFERRED, 0);
-	size_t ring = 0;
+	size_t ring = 0, flight = flight_size();
 	const char *v = tr2_sysenv_get(TR2_SYSENV_DEFERRED_RING);
 
-	tr2_dst_buffer_init(deferred ? TR2_DEFER_BUFFER : 0);
+	tr2_dst_buffer_init(deferred || flight ? TR2_DEFER_BUFFER : 0);
+	if (flight) {
+		tr2_defer_start(&defer_ops, flight, 1);
+		return;
+	}
 	if (!deferred)
 		return;
 	if (!v || tr2_parse_size(v, &ring) || !ring)
 		ring = TR2_DEFER_RING;
-	tr2_defer_start(&defer_ops, ring);
+	tr2_defer_start(&defer_ops, ring, 0);
 }
 
 /* A thread's context goes, and its timers and counters with it. */
@@ -963,7 +996,14 @@ void trace2_child_exit_fl(const char *file, int line, struct child_process *cmd,
 	if (tls) {
 		ev.pub.child.code = child_exit_code;
 		dispatch(tls, &ev);
+		if (child_exit_code && tr2_defer_flight())
+			tr2_defer_dump("child", 0);
 	}
+}
+
+int trace2_flight_dump(const char *reason)
+{
+	return tr2_enabled() ? tr2_defer_dump(reason, 1) : -1;
 }
 
 void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd,
