@@ -818,6 +818,11 @@ void tr2_dst_signal_context(int on)
 	in_signal_handler = on;
 }
 
+int tr2_dst_in_signal_context(void)
+{
+	return in_signal_handler;
+}
+
 /*
  * Wait, with signals deliverable, until the destination takes more bytes
  * or the deadline passes (then EAGAIN): a reader that stopped reading

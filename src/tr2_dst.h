@@ -200,6 +200,8 @@ static inline void tr2_dst_write(struct tr2_dst *dst, const char *buf, size_t le
 /* While on, writes wait only briefly and failures are not reported (the
  * reporting is not async-signal-safe). */
 void tr2_dst_signal_context(int on);
+/* Whether the calling thread is inside tr2_dst_signal_context(1). */
+int tr2_dst_in_signal_context(void);
 /* From a signal handler: complete the record the interrupted code of this
  * thread was writing, so the handler's own record does not land inside. */
 void tr2_dst_finish_interrupted(void);

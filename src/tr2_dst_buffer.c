@@ -173,11 +173,14 @@ static struct tbuf *claim_buffer(struct tr2_dst *dst, uint64_t us_now)
 	return b;
 }
 
+/* The thread's buffer for dst, claimed on its first record (not inside
+ * a signal handler: that takes a lock and may allocate; the record is
+ * then written at once). */
 static TR2_HOT struct tbuf *thread_buffer(struct tr2_dst *dst, uint64_t us_now)
 {
 	struct tbuf *b = mine[dst->slot];
 
-	if (!b && (b = claim_buffer(dst, us_now))) {
+	if (!b && !tr2_dst_in_signal_context() && (b = claim_buffer(dst, us_now))) {
 		mine[dst->slot] = b;
 		tr2_key_set(release_key, b);
 	}

@@ -1001,9 +1001,22 @@ void trace2_child_exit_fl(const char *file, int line, struct child_process *cmd,
 	}
 }
 
+/* Maybe inside a signal handler: the clock and the destinations keep to
+ * what is async-signal-safe (no localtime_r(), bounded waits), and a
+ * record the signal cut short is finished first. */
 int trace2_flight_dump(const char *reason)
 {
-	return tr2_enabled() ? tr2_defer_dump(reason, 1) : -1;
+	int rc;
+
+	if (!tr2_enabled())
+		return -1;
+	tr2_clock_signal_context(1);
+	tr2_dst_signal_context(1);
+	tr2_dst_finish_interrupted();
+	rc = tr2_defer_dump(reason, 1);
+	tr2_dst_signal_context(0);
+	tr2_clock_signal_context(0);
+	return rc;
 }
 
 void trace2_child_ready_fl(const char *file, int line, struct child_process *cmd,
