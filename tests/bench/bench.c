@@ -111,7 +111,8 @@ struct scenario {
 			      * GIT_TRACE2_CATEGORIES=bench,-noise; "d": and
 			      * GIT_TRACE2_DEFERRED=1; "s": GIT_TRACE2_STATS;
 			      * "o": and GIT_TRACE2_SAMPLE under a root it
-			      * samples out (tracing stays off) */
+			      * samples out (tracing stays off); "f": and
+			      * GIT_TRACE2_FLIGHT=1m (never triggered) */
 	const char *what;
 };
 
@@ -145,6 +146,7 @@ static const struct scenario scenarios[] = {
 	{ "record", REGION, 1, 1, "r", "record target; region pairs (its writer running, not drained)" },
 	{ "floor_ring_mono", MONO_RING_FLOOR, 1, 1, "", "no Trace2 calls: 2 CLOCK_MONOTONIC reads + 2 32-byte records into a per-thread ring of 64 Ki records" },
 	{ "record_threads", REGION, 1, 2, "r", "record target; 2 threads x region pairs" },
+	{ "flight", REGION, 1, 1, "pf", "perf target, flight recorder (1 MiB rings, never triggered); region pairs (not written)" },
 	{ "record_rate", RATE, 1, 1, "r", "record target; 4M region pairs/s from one thread, records and drops counted" },
 	{ "floor", FLOOR, 1, 1, "", "clock_gettime + write(), no Trace2 calls" },
 	/* not listed: run.sh runs it once, separately */

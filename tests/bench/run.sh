@@ -69,7 +69,7 @@
 # GIT_TRACE2_DEFERRED=1, s GIT_TRACE2_STATS, its table at exit to a file,
 # o GIT_TRACE2_SAMPLE=0.5 with GIT_TRACE2_PARENT_SID a root whose tree that
 # rate samples out (its hash is 0.92 x 2^64: docs/configuration.md
-# "Sampling"), r GIT_TRACE2_RECORD, a file on disk: in the scratch directory, or in one
+# "Sampling"), f GIT_TRACE2_FLIGHT=1m, r GIT_TRACE2_RECORD, a file on disk: in the scratch directory, or in one
 # under BENCH_BIN_DIR when that is a tmpfs); GIT_TRACE2_CLOCK,
 # GIT_TRACE2_DEFERRED_RING, GIT_TRACE2_RECORD_RING and GIT_TRACE2_RING_FULL
 # pass through when set (floor_ring follows GIT_TRACE2_CLOCK as the
@@ -145,6 +145,7 @@ clean_env() {
 	case $1 in *d*) E+=("GIT_TRACE2_DEFERRED=1") ;; esac
 	case $1 in *s*) E+=("GIT_TRACE2_STATS=$dir/trace.stats") ;; esac
 	case $1 in *r*) E+=("GIT_TRACE2_RECORD=$rec_dir/trace.rec") ;; esac
+	case $1 in *f*) E+=("GIT_TRACE2_FLIGHT=1m") ;; esac
 	case $1 in *o*) E+=("GIT_TRACE2_SAMPLE=0.5"
 			    "GIT_TRACE2_PARENT_SID=20260101T000000.000000Z-H00000000-P00000007") ;; esac
 	rm -f "$dir"/trace.* "$rec_dir"/trace.*
@@ -348,7 +349,7 @@ for ((r = 1; r <= runs; r++)); do
 		perf_buffered) floor=floor_buffered ;;
 		perf_buffered_threads) floor=floor_buffered_threads ;;
 		perf_deferred) floor=floor_ring ;;
-		record) floor=floor_ring_mono ;;
+		record | flight) floor=floor_ring_mono ;;
 		*) case ${targets[$s]} in *b* | *c* | *d* | *o* | *r* | *s*) floor=- ;; esac ;;
 		esac
 		echo "$floor" >"$dir/floorof.$s"
@@ -502,6 +503,9 @@ lim=1.3
 m=$(med "$dir/ns.record")
 goal "record pair (traced thread) <= $lim x floor_ring_mono" "${m:-?} ns" \
 	"$(ratio "$m" "$(med "$dir/ns.floor_ring_mono")")" "$lim"
+m=$(med "$dir/ns.flight")
+goal "flight pair, not triggered (traced thread) <= 1.0 x floor_ring_mono" "${m:-?} ns" \
+	"$(ratio "$m" "$(med "$dir/ns.floor_ring_mono")")" 1.0
 m=$(med "$dir/cpu.record")
 goal "record CPU per pair <= 0.5 x floor_buffered CPU" "${m:-?} ns" \
 	"$(ratio "$m" "$(med "$dir/cpu.floor_buffered")")" 0.5
