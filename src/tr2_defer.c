@@ -1359,8 +1359,8 @@ static uint32_t take_reservation(struct ring *r, size_t n)
 {
 	uint32_t mine;
 
-	if (n > r->resv_top)
-		return 0;
+	if (!r->resv || n > r->resv_top)
+		return 0; /* flight mode reserves nothing */
 	mine = r->resv[n];
 	r->resv[n] = 0;
 	r->reserved -= mine;

@@ -22,7 +22,9 @@
  * tests/support/t2rec.h) and the files are emptied.
  *
  * The settings not reset here come from the environment: the replay
- * runs the corpus again with GIT_TRACE2_DEFERRED=1 and a small ring.  An
+ * runs the corpus again with GIT_TRACE2_DEFERRED=1 and a small ring, and
+ * with the flight recorder (GIT_TRACE2_FLIGHT), whose rings each input
+ * writes out with trace2_flight_dump() after trace2_flush().  An
  * input that runs in a forked child (the replay) initializes again
  * there, so that a deferred mode has its rings and writer thread in that
  * process too.
@@ -31,6 +33,7 @@
 #include "t2rec.h"
 #include "t2va.h"
 #include "trace2.h"
+#include "trace2/flight.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -84,6 +87,7 @@ static void wait_for_writer(void)
 	const struct timespec one_ms = { 0, 1000000 };
 	int i, ms;
 
+	trace2_flight_dump("fuzz-start"); /* with the flight recorder: out now */
 	for (i = 0; i < 3; i++) {
 		for (ms = 0; !file_has(files[i], "fuzz-api") && ms < WRITER_WAIT_MS; ms++)
 			nanosleep(&one_ms, NULL);
@@ -529,6 +533,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (; p.timers[i]; p.timers[i]--)
 			trace2_timer_stop((enum trace2_timer_id)i);
 	trace2_flush();
+	trace2_flight_dump("fuzz");
 	check_files();
 	fz_pool_free(&p.pool);
 	return 0;

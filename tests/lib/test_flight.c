@@ -405,6 +405,41 @@ static void host_handler_dumps_and_recording_goes_on(void **state)
 	t2_out_free(&o);
 }
 
+/* At exit, the recording and the chrome target get the dump too: the
+ * recording validates --strict as written, and the chrome trace has the
+ * regions' slices, the reason, and ends as it does without the flight
+ * recorder: with the process's slice (docs/targets.md, "Chrome"). */
+static void every_target_gets_the_dump(void **state)
+{
+	static const struct run run = { 20000, 1 };
+	char *rec = t2_path(dir, "flight.rec"), *chrome = t2_path(dir, "flight.json");
+	char *rv = t2_xfmt("GIT_TRACE2_RECORD=%s", rec), *cv = t2_xfmt("GIT_TRACE2_CHROME=%s", chrome);
+	const char *env[] = { rv, cv, "GIT_TRACE2_FLIGHT=64k", NULL };
+	char *out, *text;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(t2_run(workers_scenario, (void *)&run, env), 0);
+	out = trace2_of("validate", rec);
+	assert_non_null(strstr(out, " 0 errors, 0 warnings"));
+	free(out);
+	out = trace2_of("summary", rec);
+	assert_null(strstr(out, "never left"));
+	assert_null(strstr(out, "without region_enter"));
+	free(out);
+	text = t2_read_file(chrome, &len);
+	assert_non_null(text);
+	assert_true(len > 2 && text[0] == '[');
+	assert_true(t2_matches(text, "\"name\":\"process\"[^\n]*\"code\":1\\}\\},\n$"));
+	assert_non_null(strstr(text, "\"name\":\"middle\""));
+	assert_non_null(strstr(text, "\"flight\""));
+	free(text);
+	free(rv);
+	free(cv);
+	free(rec);
+	free(chrome);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +449,7 @@ int main(void)
 		cmocka_unit_test(failed_child_triggers),
 		cmocka_unit_test(fatal_signal_writes),
 		cmocka_unit_test(host_handler_dumps_and_recording_goes_on),
+		cmocka_unit_test(every_target_gets_the_dump),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
