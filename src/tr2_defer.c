@@ -408,6 +408,7 @@ struct ring {
 	int state; /* atomic */
 	size_t cap, mask;
 	int flight; /* made for flight mode */
+	uint64_t ended; /* atomic: when its thread ended (a count) */
 	char *data;
 	uint32_t *resv;  /* the producer's: by nesting, the bytes the queued
 			  * enter there reserved for its leave */
@@ -443,11 +444,15 @@ static int key_made; /* atomic */
 static _Thread_local struct ring *my_ring;
 static _Thread_local int draining; /* this thread holds the consumer lock */
 
+static uint64_t ended_count; /* atomic */
+
 static void retire(void *ring)
 {
 	struct ring *r = ring;
 
 	my_ring = NULL;
+	__atomic_store_n(&r->ended, __atomic_add_fetch(&ended_count, 1, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->state, RETIRED, __ATOMIC_RELEASE);
 }
 
@@ -502,6 +507,46 @@ static struct ring *new_ring(void)
 	return r;
 }
 
+static int try_lock_consumer(void);
+static void release_consumer(void);
+
+/* Whether r was made for the current mode and size. */
+static int fits_mode(const struct ring *r)
+{
+	return r->cap == ring_cap && r->flight == flight;
+}
+
+/*
+ * Flight mode keeps the rings of threads that ended until a trigger
+ * writes them, but only the FLIGHT_ENDED_KEPT last ones: past that, a
+ * new thread takes the oldest, its records gone unwritten (the thread
+ * is then absent from later dumps), so a host that starts threads
+ * without end does not grow without end.  Not while a dump reads them.
+ */
+#define FLIGHT_ENDED_KEPT 8
+
+static struct ring *reuse_ended(void)
+{
+	struct ring *r, *oldest = NULL;
+	int ended = 0;
+
+	for (r = rings; r; r = r->next)
+		if (fits_mode(r) && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == RETIRED) {
+			if (!oldest || __atomic_load_n(&r->ended, __ATOMIC_RELAXED) <
+					       __atomic_load_n(&oldest->ended, __ATOMIC_RELAXED))
+				oldest = r;
+			ended++;
+		}
+	if (ended < FLIGHT_ENDED_KEPT || !try_lock_consumer())
+		return NULL;
+	oldest->tail = oldest->tail_seen = oldest->head;
+	oldest->lost = oldest->drops = 0;
+	oldest->level = oldest->dumped_level = 0;
+	oldest->aside.len = oldest->aside.top = oldest->kept.len = oldest->kept.top = 0;
+	release_consumer();
+	return oldest;
+}
+
 /* An empty free ring of the current size, or a new one. */
 static struct ring *claim_ring(void)
 {
@@ -509,9 +554,10 @@ static struct ring *claim_ring(void)
 
 	tr2_mutex_lock(&registry_mutex);
 	for (r = rings; r; r = r->next)
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FREE && r->cap == ring_cap &&
-		    r->flight == flight)
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == FREE && fits_mode(r))
 			break;
+	if (!r && flight)
+		r = reuse_ended();
 	if (!r)
 		r = new_ring();
 	if (r) {
@@ -581,10 +627,15 @@ static int lock_consumer(long wait_ms)
 	return got;
 }
 
+static void release_consumer(void)
+{
+	__atomic_store_n(&consumer_lock, 0, __ATOMIC_RELEASE);
+}
+
 static void unlock_consumer(void)
 {
 	draining = 0;
-	__atomic_store_n(&consumer_lock, 0, __ATOMIC_RELEASE);
+	release_consumer();
 }
 
 /* ---------------------------------------------------------------- */

@@ -440,6 +440,37 @@ static void every_target_gets_the_dump(void **state)
 	free(chrome);
 }
 
+/* Threads one after another, 200 of them: the rings of the last 8 that
+ * ended are kept for the dump, the older ones reused (memory stays
+ * bounded), and the log is still whole. */
+static void one_thread_at_a_time(void *arg)
+{
+	long iterations = 100;
+	pthread_t t;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 200; i++) {
+		CHECK(!pthread_create(&t, NULL, worker_main, &iterations));
+		CHECK(!pthread_join(t, NULL));
+	}
+	trace2_cmd_exit(1);
+}
+
+static void ended_threads_keep_the_last_rings(void **state)
+{
+	struct t2_out o;
+
+	(void)state;
+	t2_run_all_raw(one_thread_at_a_time, NULL, flight_env, &o);
+	assert_int_equal(count(o.event, "\"event\":\"thread_start\""), 8);
+	assert_non_null(strstr(o.event, "\"thread\":\"th200:fw\""));
+	assert_non_null(strstr(o.event, "\"thread\":\"th193:fw\""));
+	assert_null(strstr(o.event, "\"thread\":\"th192:fw\""));
+	assert_well_formed(o.event);
+	t2_out_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +481,7 @@ int main(void)
 		cmocka_unit_test(fatal_signal_writes),
 		cmocka_unit_test(host_handler_dumps_and_recording_goes_on),
 		cmocka_unit_test(every_target_gets_the_dump),
+		cmocka_unit_test(ended_threads_keep_the_last_rings),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
