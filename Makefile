@@ -247,6 +247,10 @@ deps: chrome-deps
 		echo "installing python3"; \
 		apt-get update -qq && apt-get install -y -qq python3 || \
 		echo "deps: python3 not installed; the tests that need it skip"; }
+	@command -v strace >/dev/null || { \
+		echo "installing strace"; \
+		apt-get update -qq && apt-get install -y -qq strace || \
+		echo "deps: strace not installed; the tests that need it skip"; }
 
 # The viewers the Chrome tests load traces in, Chrome DevTools' trace
 # engine and speedscope (node, npm ci from tests/chrome/package-lock.json

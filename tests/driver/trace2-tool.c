@@ -808,6 +808,21 @@ static int ut_101timer(int argc, const char **argv)
 	return 0;
 }
 
+/* Not in Git's test-tool: count region pairs, then the exit code (for
+ * the flight recorder's tests: what an event costs in system calls). */
+static int ut_500regions(int argc, const char **argv)
+{
+	int v[2], k;
+
+	if (get_n_ints(argc, argv, 2, v))
+		die("expect <count> <exit_code>");
+	for (k = 0; k < v[0]; k++) {
+		trace2_region_enter("t2", "pair", NULL);
+		trace2_region_leave("t2", "pair", NULL);
+	}
+	return v[1];
+}
+
 static int ut_200counter(int argc, const char **argv)
 {
 	if (!argc)
@@ -946,6 +961,7 @@ static const struct subcommand subcommands[] = {
 	{ "303redact_def_param", "<key> <value>", ut_303redact_def_param },
 	{ "400ancestry", "<target> <output_file> [<child_command_line>]",
 	  ut_400ancestry },
+	{ "500regions", "<count> <exit_code>", ut_500regions },
 };
 
 static int print_trace2_usage(void)
