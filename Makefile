@@ -25,8 +25,8 @@
 #                                for aarch64 and s390x, run under qemu;
 #                                recordings made on x86-64 and on s390x
 #                                read alike by both (record_byte_order.sh)
-#                   check-windows-some  the target, destination, process
-#                                (and Windows process), named-pipe,
+#                   check-windows-some  the target, destination, process,
+#                                (and Windows process), named-pipe, flight,
 #                                record target and t2test tests built
 #                                with mingw-w64, run
 #                                under Wine (all of the Windows build:

@@ -29,7 +29,7 @@ TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
 # What make check runs of the Windows build (the rest: make check-windows).
 WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
-	test_named_pipe test_record_target test_t2test
+	test_named_pipe test_record_target test_t2test test_flight
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
 
