@@ -636,8 +636,10 @@ void tr2_dst_close(struct tr2_dst *dst)
 		tr2_sys.close(fd);
 	/* REOPENING: the reopen closes it when done, and the name stays
 	 * (the reopen reads it) until the next open replaces it; so does
-	 * the name of a file being made */
-	if (fd != REOPENING && __atomic_load_n(&dst->later, __ATOMIC_ACQUIRE) != LATER_MAKING) {
+	 * the name of a file being made.  A file to be made at the first
+	 * write that never was: nothing reads its name any more. */
+	if (fd >= 0 ||
+	    (fd == -1 && __atomic_load_n(&dst->later, __ATOMIC_ACQUIRE) == LATER_DONE)) {
 		tr2_sys.free(dst->path);
 		dst->path = NULL;
 	}
