@@ -24,6 +24,25 @@
 
 static int max_files;
 static int wait_limit_ms = TR2_DST_TIMEOUT_DEFAULT_MS;
+/* tr2_dst_create_at_first_write() */
+static int create_later;
+
+/* A TR2_DST_LATER destination's fd until its file is made: on, never a
+ * descriptor (no process has INT_MAX of them). */
+#define LATER_ON INT_MAX
+
+/* A TR2_DST_LATER destination's progress (dst->later). */
+enum {
+	LATER_NONE,    /* made at open, as always */
+	LATER_PENDING, /* named, not made */
+	LATER_MAKING,  /* its first write makes it */
+	LATER_DONE,    /* made, or given up */
+};
+
+void tr2_dst_create_at_first_write(int on)
+{
+	create_later = on;
+}
 
 int tr2_dst_wait_limit_ms(void)
 {
@@ -63,14 +82,14 @@ static void set_identity(struct tr2_dst *dst, const struct stat *st)
 	dst->has_identity = 1;
 }
 
-static int set_fd(struct tr2_dst *dst, int fd, int need_close)
+/* What an earlier open left, cleared: fd of the given kind, open_fd what
+ * trace2 opened (-1: nothing). */
+static void start_afresh(struct tr2_dst *dst, int fd, int open_fd, enum tr2_dst_kind kind)
 {
-	struct stat st;
-
 	dst->fd = fd;
-	dst->open_fd = need_close ? fd : -1;
+	dst->open_fd = open_fd;
 	dst->failed = 0;
-	dst->kind = TR2_DST_STREAM;
+	dst->kind = kind;
 	dst->nonblocking = 0;
 	dst->poll_first = 0;
 	dst->hold_signals = 0;
@@ -80,6 +99,13 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 	dst->fifo = 0;
 	dst->fd_closed = 0;
 	dst->has_identity = 0;
+}
+
+static int set_fd(struct tr2_dst *dst, int fd, int need_close)
+{
+	struct stat st;
+
+	start_afresh(dst, fd, need_close ? fd : -1, TR2_DST_STREAM);
 	if (!tr2_sys.fstat(fd, &st)) {
 		set_identity(dst, &st);
 		dst->fifo = S_ISFIFO(st.st_mode);
@@ -112,6 +138,7 @@ static int shared_stream(struct tr2_dst *dst, int fd, int need_close)
  * a FIFO stays non-blocking (its writes wait a bounded time for room).
  */
 #define FILE_STATUS_FLAGS (O_WRONLY | O_APPEND)
+#define FILE_OPEN_FLAGS (FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK)
 
 static void settle_blocking_mode(struct tr2_dst *dst)
 {
@@ -132,18 +159,25 @@ static uint64_t read_max_file_size(void)
 	return v && !tr2_parse_size(v, &size) ? size : 0;
 }
 
-/* A file trace2 opened: its name for tr2_dst_reopen() (NULL: never
- * reopened) and its size limit, counted from its size now. */
+/* A file's name for tr2_dst_reopen() (NULL: never reopened) and its
+ * size limit. */
+static void keep_name(struct tr2_dst *dst, const char *path)
+{
+	tr2_sys.free(dst->path);
+	dst->path = path ? tr2_strdup(path) : NULL;
+	dst->max_size = read_max_file_size();
+	dst->capped = 0;
+}
+
+/* A file trace2 opened: its name, and its size limit counted from its
+ * size now. */
 static void keep_file(struct tr2_dst *dst, const char *path)
 {
 	struct stat st;
 
-	tr2_sys.free(dst->path);
-	dst->path = path ? tr2_strdup(path) : NULL;
-	dst->max_size = read_max_file_size();
+	keep_name(dst, path);
 	/* only a size limit reads the size: one system call less at start-up */
 	dst->size = dst->max_size && !tr2_sys.fstat(dst->fd, &st) ? (uint64_t)st.st_size : 0;
-	dst->capped = 0;
 }
 
 /*
@@ -166,18 +200,28 @@ static int open_waiting(const char *path, int flags)
 	return fd;
 }
 
+/* path opened with flags, exclusively first if asked (*created: whether
+ * that made it).  Async-signal-safe where named pipes do not wait (POSIX). */
+static int open_appending(const char *path, int flags, int exclusive_first, int *created)
+{
+	int fd = -1;
+
+	if (exclusive_first)
+		fd = open_waiting(path, flags | O_EXCL);
+	*created = fd >= 0;
+	if (fd < 0 && (!exclusive_first || errno == EEXIST))
+		fd = open_waiting(path, flags);
+	return fd;
+}
+
 /* An absolute path: the file, or a new file in it when it names a
  * directory.  Opening a directory for writing fails with EISDIR, so no
  * stat() comes first: one system call less for every traced process. */
 static int open_file(struct tr2_dst *dst, const char *path, int want_created)
 {
-	int flags = FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK, fd = -1;
+	int created, fd = open_appending(path, FILE_OPEN_FLAGS, want_created, &created);
 
-	if (want_created)
-		fd = open_waiting(path, flags | O_EXCL);
-	dst->created = fd >= 0;
-	if (fd < 0 && (!want_created || errno == EEXIST))
-		fd = open_waiting(path, flags);
+	dst->created = created;
 
 	if (fd < 0 && errno == EISDIR)
 		return open_in_directory(dst, path);
@@ -308,6 +352,27 @@ static int create_numbered(const char *base, int *taken)
 	return fd;
 }
 
+/* A file named now, made by the first write (make_file()): path, or a
+ * directory's own file by its base name; 0 without memory for the name. */
+static int name_for_later(struct tr2_dst *dst, const char *path)
+{
+	start_afresh(dst, LATER_ON, -1, TR2_DST_LATER);
+	dst->created = 0; /* its head goes in when it is made */
+	keep_name(dst, path);
+	dst->later = LATER_PENDING;
+	return dst->path != NULL;
+}
+
+/* create_later: the directory's own file, by its base name (freed). */
+static int name_own_file(struct tr2_dst *dst, char *base)
+{
+	int named = name_for_later(dst, base);
+
+	dst->own_file = named;
+	tr2_sys.free(base);
+	return named;
+}
+
 static int open_in_directory(struct tr2_dst *dst, const char *dir)
 {
 	const char *sid = tr2_sid_get(), *last = strrchr(sid, '/');
@@ -319,6 +384,8 @@ static int open_in_directory(struct tr2_dst *dst, const char *dir)
 		return 0;
 	read_max_files();
 	state = check_max_files(dst, dir, &fd);
+	if (state == DIR_OPEN && create_later)
+		return name_own_file(dst, base);
 	if (state == DIR_OPEN)
 		fd = create_numbered(base, &taken);
 	if (fd < 0 && state != DIR_HAS_SENTINEL && dst_debug())
@@ -454,6 +521,29 @@ enum tr2_dst_form tr2_dst_classify(const char *v)
 	return TR2_DST_UNKNOWN;
 }
 
+/*
+ * An absolute path.  create_later: one that names a regular file, a
+ * directory or nothing yet is named now and made by the first write
+ * (a symlink there now is the user's, followed as always; one planted
+ * later is not); whatever else it names is opened now.
+ */
+static int open_path(struct tr2_dst *dst, const char *path, int want_created)
+{
+	struct stat st;
+	int exists;
+
+	if (!create_later || tr2_plat_is_pipe_name(path))
+		return open_file(dst, path, want_created);
+	exists = !tr2_sys.stat(path, &st);
+	if (exists && S_ISDIR(st.st_mode))
+		return open_in_directory(dst, path);
+	if (exists ? !S_ISREG(st.st_mode) : errno != ENOENT)
+		return open_file(dst, path, want_created);
+	dst->exclusive_first = want_created;
+	dst->nofollow = !tr2_plat_is_symlink(path);
+	return name_for_later(dst, path);
+}
+
 static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 {
 	switch (tr2_dst_classify(v)) {
@@ -464,7 +554,7 @@ static int resolve(struct tr2_dst *dst, const char *v, int want_created)
 	case TR2_DST_FD:
 		return shared_stream(dst, v[0] - '0', 0);
 	case TR2_DST_PATH:
-		return open_file(dst, v, want_created);
+		return open_path(dst, v, want_created);
 	case TR2_DST_AF_UNIX:
 		return open_af_unix(dst, v);
 	case TR2_DST_UNKNOWN:
@@ -494,6 +584,7 @@ int tr2_dst_open(struct tr2_dst *dst, int want_created)
 {
 	if (!dst->initialized) {
 		dst->initialized = 1;
+		dst->later = LATER_NONE;
 		wait_limit_ms = tr2_sysenv_dst_timeout_ms();
 		if (!resolve(dst, tr2_sysenv_get(dst->setting), want_created))
 			dst->fd = -1;
@@ -536,11 +627,19 @@ void tr2_dst_forget(struct tr2_dst *dst)
 void tr2_dst_close(struct tr2_dst *dst)
 {
 	int fd = __atomic_exchange_n(&dst->open_fd, -1, __ATOMIC_ACQ_REL);
+	int pending = LATER_PENDING;
 
-	/* REOPENING: the reopen closes it when done, and the name stays
-	 * (the reopen reads it) until the next open replaces it */
-	if (fd >= 0) {
+	/* a file not made yet never will be */
+	__atomic_compare_exchange_n(&dst->later, &pending, LATER_DONE, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	if (fd >= 0)
 		tr2_sys.close(fd);
+	/* REOPENING: the reopen closes it when done, and the name stays
+	 * (the reopen reads it) until the next open replaces it; so does
+	 * the name of a file being made.  A file to be made at the first
+	 * write that never was: nothing reads its name any more. */
+	if (fd >= 0 ||
+	    (fd == -1 && __atomic_load_n(&dst->later, __ATOMIC_ACQUIRE) == LATER_DONE)) {
 		tr2_sys.free(dst->path);
 		dst->path = NULL;
 	}
@@ -588,8 +687,7 @@ static int put_in_place(struct tr2_dst *dst, int fd, int old, off_t size)
 /* A file target: its name opened as at the first open, onto old. */
 static int replace_file(struct tr2_dst *dst, int old)
 {
-	int fd = tr2_open(dst->path, FILE_STATUS_FLAGS | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-			  0666);
+	int fd = tr2_open(dst->path, FILE_OPEN_FLAGS, 0666);
 	struct stat st;
 
 	if (fd < 0)
@@ -727,7 +825,13 @@ int tr2_dst_room_for(struct tr2_dst *dst, const char *record, size_t len)
 
 void tr2_dst_after_fork(struct tr2_dst *dst)
 {
+	int making = LATER_MAKING;
+
 	tr2_mutex_init(&dst->lock);
+	/* the thread making the file is not in the child: its first write
+	 * makes it */
+	__atomic_compare_exchange_n(&dst->later, &making, LATER_PENDING, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
 }
 
 /* Turn the destination off; 1 if this was its first failure. */
@@ -1043,6 +1147,101 @@ static void unlock_record(struct tr2_dst *dst, int locked)
 	}
 }
 
+/* The destination whose file this thread is making (signal handlers). */
+static _Thread_local struct tr2_dst *making_here;
+
+/* An open descriptor of a regular file, turned to blocking writes. */
+static int regular_and_blocking(int fd, struct stat *st)
+{
+	if (tr2_sys.fstat(fd, st))
+		return 0;
+	if (!S_ISREG(st->st_mode)) {
+		errno = EINVAL; /* something else put in its place */
+		return 0;
+	}
+	return !tr2_plat_set_blocking(fd);
+}
+
+/* The made file's fd in place of LATER_ON, unless the destination was
+ * closed meanwhile (at exit): then fd is closed. */
+static void put_made_file(struct tr2_dst *dst, int fd)
+{
+	int on = LATER_ON;
+
+	__atomic_store_n(&dst->open_fd, fd, __ATOMIC_RELEASE);
+	if (__atomic_compare_exchange_n(&dst->fd, &on, fd, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		__atomic_store_n(&dst->kind, TR2_DST_FILE, __ATOMIC_RELEASE);
+	else if (__atomic_exchange_n(&dst->open_fd, -1, __ATOMIC_ACQ_REL) == fd)
+		tr2_sys.close(fd);
+}
+
+/*
+ * Make the file of a TR2_DST_LATER destination with what tr2_dst_open()
+ * would have used: the flags, exclusively and never through a symlink in
+ * a directory, never through a symlink put at a file's name since it was
+ * named; a new file starts with the head.  A failure switches it off as
+ * a failed write does.  Async-signal-safe: no allocation, no lock.
+ */
+static void make_file(struct tr2_dst *dst)
+{
+	int fd, created = 1, taken = 0, err;
+	struct stat st;
+
+	if (dst->own_file)
+		fd = create_numbered(dst->path, &taken);
+	else
+		fd = open_appending(dst->path, FILE_OPEN_FLAGS | (dst->nofollow ? O_NOFOLLOW : 0),
+				    dst->exclusive_first, &created);
+	if (fd >= 0 && !regular_and_blocking(fd, &st)) {
+		err = errno;
+		tr2_sys.close(fd);
+		errno = err;
+		fd = -1;
+	}
+	if (fd < 0) {
+		fail(dst, errno, !in_signal_handler);
+		return;
+	}
+	if (created && dst->head_len &&
+	    tr2_sys.write(fd, dst->head, dst->head_len) == (ssize_t)dst->head_len)
+		st.st_size += (off_t)dst->head_len;
+	set_identity(dst, &st);
+	dst->size = (uint64_t)st.st_size;
+	dst->taken = taken;
+	put_made_file(dst, fd);
+}
+
+static int made_elsewhere(void *arg)
+{
+	return __atomic_load_n(&((struct tr2_dst *)arg)->later, __ATOMIC_ACQUIRE) != LATER_MAKING;
+}
+
+/*
+ * The first write of a TR2_DST_LATER destination makes its file; a
+ * write of another thread meanwhile waits for it (briefly).  A signal
+ * handler that interrupted its own thread's making cannot: its record
+ * is lost.  1 if the file is there to write to.
+ */
+static int made_at_first_write(struct tr2_dst *dst)
+{
+	int state = LATER_PENDING;
+
+	if (__atomic_compare_exchange_n(&dst->later, &state, LATER_MAKING, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		making_here = dst;
+		make_file(dst);
+		making_here = NULL;
+		__atomic_store_n(&dst->later, LATER_DONE, __ATOMIC_RELEASE);
+	} else if (state == LATER_MAKING &&
+		   (making_here == dst ||
+		    !tr2_nap_until(made_elsewhere, dst,
+				   in_signal_handler ? signal_wait_ms() : wait_limit_ms)))
+		return 0;
+	return __atomic_load_n(&dst->kind, __ATOMIC_ACQUIRE) == TR2_DST_FILE &&
+	       tr2_dst_is_on(dst);
+}
+
 /* Write what is left of a record after its first done bytes: as one
  * in-flight record that a signal handler can finish. */
 static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
@@ -1066,6 +1265,14 @@ static void write_record(struct tr2_dst *dst, const char *buf, size_t len,
 	unlock_record(dst, locked);
 }
 
+/* Whether a write() failed with EBADF as one that raced the making of
+ * the file (its fd read as LATER_ON): then the file takes it. */
+static int raced_making(const struct tr2_dst *dst, ssize_t written)
+{
+	return written < 0 && errno == EBADF &&
+	       __atomic_load_n(&dst->later, __ATOMIC_ACQUIRE) == LATER_DONE;
+}
+
 void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 			ssize_t written)
 {
@@ -1076,12 +1283,17 @@ void tr2_dst_write_rest(struct tr2_dst *dst, const char *buf, size_t len,
 			fail(dst, errno, 0);
 		return;
 	}
+	if (__atomic_load_n(&dst->kind, __ATOMIC_ACQUIRE) == TR2_DST_LATER) {
+		if (made_at_first_write(dst))
+			tr2_dst_write_now(dst, buf, len);
+		return;
+	}
 	if (dst->fd_closed) {
 		fail(dst, EBADF, !in_signal_handler);
 		return;
 	}
 	if (dst->kind == TR2_DST_FILE) {
-		if (written < 0 && errno != EINTR) {
+		if (written < 0 && errno != EINTR && !raced_making(dst, written)) {
 			fail(dst, errno, !in_signal_handler);
 			return;
 		}

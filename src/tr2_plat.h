@@ -256,6 +256,11 @@ int tr2_plat_fstat(int fd, struct stat *st);
 int tr2_plat_same_file(int a, int b);
 /* Whether path names the open file fd now (not a file put there since). */
 int tr2_plat_names_file(const char *path, int fd);
+/* Whether path itself is a symbolic link (Windows: never, as O_NOFOLLOW
+ * is nothing there). */
+int tr2_plat_is_symlink(const char *path);
+/* Whether path is a named pipe's name (POSIX has none). */
+int tr2_plat_is_pipe_name(const char *path);
 /* setenv() (which not every C library has). */
 int tr2_plat_setenv(const char *name, const char *value, int overwrite);
 

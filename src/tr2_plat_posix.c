@@ -151,6 +151,19 @@ int tr2_plat_names_file(const char *path, int fd)
 	       now.st_dev == mine.st_dev && now.st_ino == mine.st_ino;
 }
 
+int tr2_plat_is_symlink(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISLNK(st.st_mode);
+}
+
+int tr2_plat_is_pipe_name(const char *path)
+{
+	(void)path;
+	return 0;
+}
+
 int tr2_plat_setenv(const char *name, const char *value, int overwrite)
 {
 	return setenv(name, value, overwrite);

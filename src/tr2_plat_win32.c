@@ -288,7 +288,7 @@ int tr2_plat_setenv(const char *name, const char *value, int overwrite)
 
 /* A named pipe's client end: two separators, '.', a separator, "pipe"
  * in any case, a separator and a name (any mix of '/' and '\\'). */
-static int is_pipe_name(const char *p)
+int tr2_plat_is_pipe_name(const char *p)
 {
 	return is_separator(p[0]) && is_separator(p[1]) && p[2] == '.' && is_separator(p[3]) &&
 	       !_strnicmp(p + 4, "pipe", 4) && is_separator(p[8]) && p[9];
@@ -406,7 +406,7 @@ static void never_wait(HANDLE h)
 int tr2_plat_open(const char *path, int flags, mode_t mode)
 {
 	wchar_t wide[MAX_PATH * 2];
-	int pipe = is_pipe_name(path), fd;
+	int pipe = tr2_plat_is_pipe_name(path), fd;
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, !(flags & _O_NOINHERIT) };
 	HANDLE h;
 
@@ -434,7 +434,7 @@ int tr2_plat_wait_pipe(const char *path, int limit_ms)
 {
 	wchar_t wide[MAX_PATH * 2];
 
-	if (!is_pipe_name(path) || wide_path(path, wide, MAX_PATH * 2))
+	if (!tr2_plat_is_pipe_name(path) || wide_path(path, wide, MAX_PATH * 2))
 		return -1;
 	return WaitNamedPipeW(wide, limit_ms > 0 ? (DWORD)limit_ms : 1) ? 0 : -1;
 }
@@ -472,6 +472,12 @@ int tr2_plat_same_file(int a, int b)
 
 /* The name opened for its attributes alone (shared every way, a link
  * itself rather than what it points to), compared by identity. */
+int tr2_plat_is_symlink(const char *path)
+{
+	(void)path;
+	return 0;
+}
+
 int tr2_plat_names_file(const char *path, int fd)
 {
 	wchar_t wide[MAX_PATH * 2];

@@ -576,6 +576,9 @@ void trace2_initialize_fl(const char *file, int line)
 	tr2_diag_set_hook(on_diag);
 	tr2_tls_set_free_hook(free_thread_metrics);
 	tr2_config_load_settings();
+	/* the flight recorder writes only when triggered: a run it never
+	 * triggers leaves no file behind */
+	tr2_dst_create_at_first_write(flight_size() > 0);
 	if (sample_tree() || !tr2_registry_open())
 		return;
 	tr2_clock_init(tr2_sysenv_get(TR2_SYSENV_CLOCK));

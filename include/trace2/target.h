@@ -365,7 +365,9 @@ int trace2_output_write(struct trace2_output *out, const void *record,
  * The bytes that start the output's file, for files the library puts in
  * its place later: trace2_reopen() (log rotation) writes them at the
  * start of a new, empty file, as open() wrote them at the start of the
- * first (when config->created).  A format with an opening, such as the
+ * first (when config->created).  With the flight recorder a file or a
+ * directory's new file is made by its first write, which starts it with
+ * them (config->created is 0 then: open() writes nothing).  A format with an opening, such as the
  * "[" of a JSON array, sets it in open().  At most TRACE2_OUTPUT_HEAD_MAX
  * bytes, copied.  Returns 0, or -1 (no output, too long).
  */
