@@ -33,6 +33,8 @@ void *memrchr(const void *s, int c, size_t n);
 #define mkdir(path, mode) t2_posix_mkdir(path)
 #define stat(path, st) t2_posix_stat(path, st)
 #define lstat(path, st) t2_posix_stat(path, st)
+/* ... so nothing is a link. */
+#define S_ISLNK(mode) 0
 struct stat;
 int t2_posix_unlink(const char *path);
 int t2_posix_mkdir(const char *path);
