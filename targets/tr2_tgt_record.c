@@ -226,9 +226,16 @@ struct enc {
 	int over;
 };
 
+/* The bytes a string may take at w: none once the fixed parts after the
+ * strings before it went past the limit. */
+static inline size_t left(const struct enc *e, const char *w)
+{
+	return w < e->lim ? (size_t)(e->lim - w) : 0;
+}
+
 static inline char *put_bytes(struct enc *e, char *w, const char *s, size_t len)
 {
-	if (len > (size_t)(e->lim - w) || (size_t)(e->lim - w) - len < 10) {
+	if (len > left(e, w) || left(e, w) - len < 10) {
 		e->over = 1;
 		return w;
 	}
@@ -246,7 +253,7 @@ static inline char *put_str(struct enc *e, char *w, const char *s)
 		return w;
 	}
 	len = strlen(s);
-	if (len + 10 > (size_t)(e->lim - w)) {
+	if (len + 10 > left(e, w)) {
 		e->over = 1;
 		return w;
 	}
@@ -275,7 +282,7 @@ static inline char *put_json(struct enc *e, char *w, const struct trace2_ev_data
 {
 	if (!d->json)
 		*w++ = 0;
-	else if (d->json_len + 10 > (size_t)(e->lim - w))
+	else if (d->json_len + 10 > left(e, w))
 		e->over = 1;
 	else {
 		w = put_uv(w, d->json_len + 1);

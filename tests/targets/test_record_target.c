@@ -518,6 +518,46 @@ static void test_full_ring_drops_are_counted(void **state)
 	assert_true(dropped > 0);
 }
 
+/*
+ * Data records whose strings run up to the encoder's limit: a file name
+ * too long for the string table, written in place up to a few bytes
+ * before the limit (its length tried over a range: the times before it
+ * vary), then a long line number, a category and key whose numbers take
+ * two bytes each, so the value starts past the limit.
+ */
+static void strings_up_to_the_limit(void *arg)
+{
+	static char file[4000], value[20000], names[200][8];
+	int i, len;
+
+	(void)arg;
+	for (i = 0; i < 200; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%d", i);
+		trace2_data_string("pad", NULL, names[i], "x");
+	}
+	memset(value, 'v', sizeof(value) - 1);
+	for (len = 3780; len < 3840; len++) {
+		memset(file, 'f', (size_t)len);
+		file[len] = '\0';
+		trace2_flush();
+		trace2_data_string_fl(file, 0x7fffffff, names[150], NULL, names[199], value);
+	}
+}
+
+/* A string that would start past the encoder's limit goes, with its
+ * record, to the heap like any long one: nothing written past the ring. */
+static void test_strings_up_to_the_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	assert_int_equal(t2_run(strings_up_to_the_limit, NULL, (const char *const *)f->env), 0);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].dropped[0], 0);
+}
+
 /* The same stall with trace2.ringFull=wait loses nothing. */
 static void test_full_ring_waits(void **state)
 {
@@ -876,6 +916,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rings_wrap_nothing_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_drops_are_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strings_up_to_the_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forked_child_records_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forked_child_fills_its_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_message_whole, setup, teardown),
