@@ -1464,22 +1464,27 @@ static void release_if_done(state *st, struct tr2_rec_stream *s)
 	__atomic_store_n(&s->in_use, FREE, __ATOMIC_RELEASE);
 }
 
-/* Every stream's committed records; 1 if some were written. */
+/* Every stream's committed records, the main thread's first (the list
+ * starts with the newest): its version and start go out before any
+ * other thread's records, so that a reader reads the file as a whole
+ * process's; 1 if some were written. */
 static int drain_all(state *st)
 {
 	struct tr2_rec_stream *s;
-	int any = 0;
+	int any = 0, main_pass;
 
 	if (!st->base.dst || !tr2_dst_is_on(st->base.dst))
 		return 0;
 	announce(st);
 	check_tz(st);
-	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
-		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE || s->owner != st)
-			continue;
-		any |= drain_stream(st, s);
-		release_if_done(st, s);
-	}
+	for (main_pass = 1; main_pass >= 0; main_pass--)
+		for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
+			if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE ||
+			    s->owner != st || (s->tid == 0) != main_pass)
+				continue;
+			any |= drain_stream(st, s);
+			release_if_done(st, s);
+		}
 	return any;
 }
 

@@ -621,9 +621,6 @@ static void run_nested_stalled(void *arg)
 	real_write = tr2_sys.write;
 	tr2_sys.write = slow_write;
 	trace2_initialize();
-	/* the process's first records first: validate then reads the file
-	 * as a whole process's, not as one starting mid-process */
-	trace2_flush();
 	for (i = 0; i < NEST_THREADS; i++)
 		CHECK(!pthread_create(&th[i], NULL, nested_loop, &made[i]));
 	for (i = 0; i < NEST_THREADS; i++) {
