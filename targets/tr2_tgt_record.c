@@ -20,7 +20,11 @@
  * A ring without room: the record is dropped and counted (a DROPPED
  * marker goes in first once there is room again), or with
  * trace2.ringFull=wait the thread waits for the writer, at most the
- * destination's wait limit.
+ * destination's wait limit.  Lost records never break the log: a region
+ * whose enter was lost is left out whole (its leave, and the region and
+ * data records inside it, counted as lost), and every enter written keeps
+ * room in the ring for its leave (LEAVE_ROOM), so that leave is never
+ * lost.
  */
 #include "tr2_tgt_record.h"
 
@@ -77,6 +81,19 @@ enum block_type {
  * line, every integer field): the part a string check need not see. */
 #define FIXED_MAX 256
 
+/* Room any record takes in the ring (a longer one goes on the heap). */
+#define RECORD_ROOM (RING_WORD + TR2_RECORD_INLINE_MAX)
+
+/*
+ * Room kept for the leave of each region entered: what the leave takes
+ * with its length word as a site record (at most 37 bytes, its site
+ * number copied as 4), as a heap record (14), or bare (at most 53: see
+ * put_bare_leave()).  A record goes into the ring only if room for its
+ * own longest form and for the leaves of the regions open after it
+ * stays free.
+ */
+#define LEAVE_ROOM 64
+
 struct tr2_rec_string {
 	char *s;
 	uint32_t len;
@@ -128,6 +145,10 @@ struct tr2_rec_stream {
 	size_t mask;
 	uint64_t head;
 	uint64_t tail_seen;
+	uint64_t fast_lim;               /* record()'s bound: set_fast_lim() */
+	size_t hole;                     /* the nesting of a region whose
+					  * enter was lost, until its leave;
+					  * 0: none */
 	uint64_t next_kick;              /* head at which to wake the writer */
 	uint64_t prev_time, prev_t_abs;
 	uint64_t dropped;                /* atomic (the consumer reads it
@@ -226,9 +247,16 @@ struct enc {
 	int over;
 };
 
+/* The bytes a string may take at w: none once the fixed parts after the
+ * strings before it went past the limit. */
+static inline size_t left(const struct enc *e, const char *w)
+{
+	return w < e->lim ? (size_t)(e->lim - w) : 0;
+}
+
 static inline char *put_bytes(struct enc *e, char *w, const char *s, size_t len)
 {
-	if (len > (size_t)(e->lim - w) || (size_t)(e->lim - w) - len < 10) {
+	if (len > left(e, w) || left(e, w) - len < 10) {
 		e->over = 1;
 		return w;
 	}
@@ -246,7 +274,7 @@ static inline char *put_str(struct enc *e, char *w, const char *s)
 		return w;
 	}
 	len = strlen(s);
-	if (len + 10 > (size_t)(e->lim - w)) {
+	if (len + 10 > left(e, w)) {
 		e->over = 1;
 		return w;
 	}
@@ -275,7 +303,7 @@ static inline char *put_json(struct enc *e, char *w, const struct trace2_ev_data
 {
 	if (!d->json)
 		*w++ = 0;
-	else if (d->json_len + 10 > (size_t)(e->lim - w))
+	else if (d->json_len + 10 > left(e, w))
 		e->over = 1;
 	else {
 		w = put_uv(w, d->json_len + 1);
@@ -682,16 +710,46 @@ static char *encode_region(state *st, struct tr2_rec_stream *s, char *w, event_t
 	return put_site_record(s, site, w, ev);
 }
 
-/* Bytes free in the ring, from the consumer's tail as last seen. */
-static inline size_t room(struct tr2_rec_stream *s)
+/* Whether the ring's used bytes and bytes more stay under lim: from the
+ * consumer's tail as last seen, else as it is now. */
+static inline int under(struct tr2_rec_stream *s, uint64_t bytes, uint64_t lim)
 {
-	uint64_t used = s->head - s->tail_seen;
-
-	if (used + RING_WORD + TR2_RECORD_INLINE_MAX <= s->mask + 1)
+	if (s->head - s->tail_seen + bytes < lim)
 		return 1;
 	s->tail_seen = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
-	used = s->head - s->tail_seen;
-	return used + RING_WORD + TR2_RECORD_INLINE_MAX <= s->mask + 1;
+	return s->head - s->tail_seen + bytes < lim;
+}
+
+/* Whether bytes more fit in the ring. */
+static inline int room_for(struct tr2_rec_stream *s, uint64_t bytes)
+{
+	return under(s, bytes, s->mask + 2);
+}
+
+/* The room a record needs free: its own, and the leaves of the regions
+ * open after it (open). */
+static inline uint64_t room_with_leaves(size_t open)
+{
+	return RECORD_ROOM + (uint64_t)open * LEAVE_ROOM;
+}
+
+/*
+ * record()'s bound for its common case, that the ring's used bytes and
+ * LEAVE_ROOM per region open stay under: what leaves room for a record
+ * besides (room_with_leaves()); 0, so that every record goes to
+ * record_any(), while a drop is to be told or records are left out.
+ */
+static void set_fast_lim(struct tr2_rec_stream *s)
+{
+	s->fast_lim = s->dropped || s->hole ? 0 : s->mask + 2 - RECORD_ROOM;
+}
+
+/* The regions open after ev whose enters are in the ring (all of them
+ * outside a hole: ev's nesting counts them, one more for a leave or a
+ * data record). */
+static inline size_t open_after(const struct tr2_rec_stream *s, event_t *ev)
+{
+	return s->hole ? s->hole - 1 : ev->nesting;
 }
 
 static inline void commit(struct tr2_rec_stream *s, size_t len)
@@ -722,9 +780,16 @@ static void push_dropped(struct tr2_rec_stream *s)
 	commit(s, RING_WORD + 8);
 }
 
+/* The stream's state after ev's record. */
+static inline void moved_to(struct tr2_rec_stream *s, event_t *ev)
+{
+	s->prev_time = ev->time_us;
+	s->prev_t_abs = ev->t_abs_us;
+}
+
 /* A record longer than a ring takes: encoded on the heap, in a buffer
  * grown until it fits, the ring holding its length and address; 0 when
- * memory ran out (the record is counted as dropped). */
+ * memory ran out. */
 static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 {
 	struct enc e = { st, s, NULL, 0 };
@@ -736,7 +801,6 @@ static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 
 		if (!grown) {
 			free(rec);
-			count_drop(s);
 			return 0;
 		}
 		rec = grown;
@@ -747,7 +811,6 @@ static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 			break;
 		if (size > SIZE_MAX / 8) {
 			free(rec);
-			count_drop(s);
 			return 0;
 		}
 		size *= 4;
@@ -757,6 +820,7 @@ static int push_heap(state *st, struct tr2_rec_stream *s, event_t *ev)
 	put_u32(p + RING_WORD, (uint32_t)(end - rec));
 	memcpy(p + RING_WORD + 4, &rec, sizeof(rec));
 	commit(s, RING_WORD + 4 + sizeof(rec));
+	moved_to(s, ev);
 	return 1;
 }
 
@@ -833,6 +897,7 @@ static struct tr2_rec_stream *stream_of(state *st, event_t *ev)
 	memcpy(s->name, ev->thread->name, s->name_len);
 	s->named_gen = 0;
 	__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+	s->hole = 0;
 	memset(s->cache, 0, sizeof(s->cache));
 	memset(s->sites, 0, sizeof(s->sites));
 	s->next_kick = s->head + (s->mask + 1) / 4;
@@ -856,22 +921,25 @@ static void wake_writer(state *st)
 struct full_ring {
 	state *st;
 	struct tr2_rec_stream *s;
+	uint64_t need;
 };
 
 static int room_made(void *arg)
 {
 	struct full_ring *f = arg;
 
-	if (room(f->s))
+	if (room_for(f->s, f->need))
 		return 1;
 	wake_writer(f->st);
 	return 0;
 }
 
-static int wait_for_room(state *st, struct tr2_rec_stream *s)
+static int wait_for_room(state *st, struct tr2_rec_stream *s, uint64_t need)
 {
-	struct full_ring f = { st, s };
+	struct full_ring f = { st, s, need };
 
+	if (need > s->mask + 1)
+		return 0; /* nesting deeper than the ring keeps leaves for */
 	wake_writer(st);
 	return tr2_nap_until(room_made, &f, tr2_dst_wait_limit_ms());
 }
@@ -885,8 +953,7 @@ static inline void publish(struct tr2_rec_stream *s, event_t *ev, char *p, char 
 {
 	put_word(p, (unsigned)(end - p - RING_WORD));
 	commit(s, (size_t)(end - p));
-	s->prev_time = ev->time_us;
-	s->prev_t_abs = ev->t_abs_us;
+	moved_to(s, ev);
 }
 
 static __attribute__((noinline)) void kick(state *st, struct tr2_rec_stream *s)
@@ -907,44 +974,143 @@ static int is_region(event_t *ev)
 	return ev->kind == TRACE2_EVENT_REGION_ENTER || ev->kind == TRACE2_EVENT_REGION_LEAVE;
 }
 
+/* ev is lost: counted; a lost enter leaves its whole region out. */
+static void lose(struct tr2_rec_stream *s, event_t *ev)
+{
+	count_drop(s);
+	if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+		s->hole = ev->nesting;
+}
+
+/*
+ * Whether ev is left out (and lost): a region or data record inside the
+ * region whose enter was lost, or that region's leave.  Records of other
+ * kinds inside it are kept (no reader checks their nesting).  The first
+ * record at the lost region's level or above ends the hole: its leave,
+ * or a record after the thread's regions were discarded (thread_exit,
+ * atexit).
+ */
+static int left_out(struct tr2_rec_stream *s, event_t *ev)
+{
+	int its_leave;
+
+	if (!s->hole)
+		return 0;
+	if (ev->nesting > s->hole)
+		return is_region(ev) || ev->kind == TRACE2_EVENT_DATA ||
+		       ev->kind == TRACE2_EVENT_DATA_JSON;
+	its_leave = ev->kind == TRACE2_EVENT_REGION_LEAVE && ev->nesting == s->hole;
+	s->hole = 0;
+	return its_leave;
+}
+
+/* The record of ev at the ring's head, as a site record or a full one,
+ * on the heap if longer than a ring takes; 0 when memory ran out. */
+static int put_record(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	char *p = s->ring + (s->head & s->mask), *end;
+	struct enc e = { st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
+
+	end = is_region(ev) ? encode_region(st, s, p + RING_WORD, ev) : NULL;
+	if (!end)
+		end = encode(&e, p + RING_WORD, ev);
+	if (e.over)
+		return push_heap(st, s, ev);
+	publish(s, ev, p, end);
+	return 1;
+}
+
+/*
+ * A leave with its file, category, label and message left out, for when
+ * memory ran out for a longer form: its head, three times and t_rel (10
+ * bytes at most each), nesting (10), four absent strings, line 0 and
+ * repo (5) take at most 53 bytes with the length word.
+ */
+_Static_assert(LEAVE_ROOM >= RING_WORD + 1 + 4 * 10 + 5 + 5, "a bare leave fits its room");
+static void put_bare_leave(struct tr2_rec_stream *s, event_t *ev)
+{
+	struct trace2_event bare = *ev;
+	char *p = s->ring + (s->head & s->mask);
+	struct enc e = { NULL, s, p + LEAVE_ROOM, 0 };
+
+	bare.file = NULL;
+	bare.line = 0;
+	bare.region.category = bare.region.label = bare.region.msg = NULL;
+	publish(s, ev, p, encode(&e, p + RING_WORD, &bare));
+}
+
+/* A leave into the room its enter kept (LEAVE_ROOM): as a site record,
+ * as a full record if that fits, on the heap, else bare. */
+static void put_kept_leave(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	char *p = s->ring + (s->head & s->mask), *end;
+	char buf[LEAVE_ROOM + FIXED_MAX];
+	struct enc e = { st, s, buf + LEAVE_ROOM, 0 };
+	size_t len;
+
+	if ((end = encode_region(st, s, p + RING_WORD, ev))) {
+		publish(s, ev, p, end);
+		return;
+	}
+	len = (size_t)(encode(&e, buf, ev) - buf);
+	if (!e.over && len <= LEAVE_ROOM - RING_WORD) {
+		memcpy(p + RING_WORD, buf, len);
+		publish(s, ev, p, p + RING_WORD + len);
+	} else if (!push_heap(st, s, ev))
+		put_bare_leave(s, ev);
+}
+
+/* ev found no room in the ring, or no memory: a leave (its enter is in
+ * the ring) goes into the room its enter kept, anything else is lost. */
+static void not_put(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	if (ev->kind == TRACE2_EVENT_REGION_LEAVE && room_for(s, LEAVE_ROOM))
+		put_kept_leave(st, s, ev);
+	else
+		lose(s, ev);
+}
+
+/*
+ * ev into the ring if room for it and for the leaves of the regions open
+ * after it stays free (with trace2.ringFull=wait, once the writer made
+ * that room), else lost; a leave, whose enter is in the ring, goes into
+ * the room its enter kept.  A drop to tell goes in first if there is room
+ * for it too.
+ */
+static void put_in_ring(state *st, struct tr2_rec_stream *s, event_t *ev)
+{
+	uint64_t need = room_with_leaves(open_after(s, ev));
+
+	if (!room_for(s, need) && !st->writer_running)
+		drain_here(st);
+	if (!room_for(s, need) && !(st->wait_when_full && wait_for_room(st, s, need))) {
+		not_put(st, s, ev);
+		wake_writer(st);
+		return;
+	}
+	if (s->dropped && room_for(s, need + RING_MARKER))
+		push_dropped(s);
+	if (!put_record(st, s, ev))
+		not_put(st, s, ev);
+	kick_at_quarter(st, s);
+}
+
 /* Any record, in every case: a new stream, a full ring, a drop to tell,
- * a record too long for the ring, a thread's exit, a fatal signal. */
+ * records being left out, a record too long for the ring, a thread's
+ * exit, a fatal signal. */
 static __attribute__((noinline)) void record_any(state *st, event_t *ev)
 {
 	struct tr2_rec_stream *s = stream_of(st, ev);
-	struct enc e;
-	char *p, *end;
 
 	if (!s || s->busy)
 		return; /* no memory, or a signal handler inside a record */
 	s->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!room(s) && !st->writer_running)
-		drain_here(st);
-	if (!room(s) && !(st->wait_when_full && wait_for_room(st, s))) {
+	if (left_out(s, ev))
 		count_drop(s);
-		wake_writer(st);
-		goto out;
-	}
-	if (s->dropped)
-		push_dropped(s);
-	if (!room(s)) {
-		count_drop(s);
-		goto out;
-	}
-	p = s->ring + (s->head & s->mask);
-	e = (struct enc){ st, s, p + TR2_RECORD_INLINE_MAX - FIXED_MAX, 0 };
-	end = is_region(ev) ? encode_region(st, s, p + RING_WORD, ev) : NULL;
-	if (!end)
-		end = encode(&e, p + RING_WORD, ev);
-	if (!e.over)
-		publish(s, ev, p, end);
-	else if (push_heap(st, s, ev)) {
-		s->prev_time = ev->time_us;
-		s->prev_t_abs = ev->t_abs_us;
-	}
-	kick_at_quarter(st, s);
-out:
+	else
+		put_in_ring(st, s, ev);
+	set_fast_lim(s);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->busy = 0;
 	if (ev->kind == TRACE2_EVENT_THREAD_EXIT) {
@@ -960,7 +1126,8 @@ out:
 }
 
 /* The common record first: a site record from a site the thread knows,
- * into its stream's ring with room and no drop to tell; anything else
+ * into its stream's ring with room (for it and the leaves it keeps room
+ * for), no drop to tell and no records being left out; anything else
  * record_any(). */
 static HOT void record(void *ctx, event_t *ev)
 {
@@ -969,7 +1136,8 @@ static HOT void record(void *ctx, event_t *ev)
 	struct site *site;
 	char *p, *end;
 
-	if (!s || !is_region(ev) || s->busy || s->dropped || !room(s) || !site_recordable(s, ev) ||
+	if (!s || !is_region(ev) || s->busy ||
+	    !under(s, (uint64_t)ev->nesting * LEAVE_ROOM, s->fast_lim) || !site_recordable(s, ev) ||
 	    !site_same(site = site_of(s, ev->file, ev->line), ev)) {
 		record_any(st, ev);
 		return;
@@ -1296,22 +1464,27 @@ static void release_if_done(state *st, struct tr2_rec_stream *s)
 	__atomic_store_n(&s->in_use, FREE, __ATOMIC_RELEASE);
 }
 
-/* Every stream's committed records; 1 if some were written. */
+/* Every stream's committed records, the main thread's first (the list
+ * starts with the newest): its version and start go out before any
+ * other thread's records, so that a reader reads the file as a whole
+ * process's; 1 if some were written. */
 static int drain_all(state *st)
 {
 	struct tr2_rec_stream *s;
-	int any = 0;
+	int any = 0, main_pass;
 
 	if (!st->base.dst || !tr2_dst_is_on(st->base.dst))
 		return 0;
 	announce(st);
 	check_tz(st);
-	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
-		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE || s->owner != st)
-			continue;
-		any |= drain_stream(st, s);
-		release_if_done(st, s);
-	}
+	for (main_pass = 1; main_pass >= 0; main_pass--)
+		for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next) {
+			if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) != ACTIVE ||
+			    s->owner != st || (s->tid == 0) != main_pass)
+				continue;
+			any |= drain_stream(st, s);
+			release_if_done(st, s);
+		}
 	return any;
 }
 
@@ -1455,6 +1628,8 @@ static void after_fork(void)
 	for (s = st->streams; s; s = s->next) {
 		s->head = s->tail_seen = s->tail = s->committed;
 		__atomic_store_n(&s->dropped, 0, __ATOMIC_RELAXED);
+		s->hole = 0;
+		set_fast_lim(s);
 		s->busy = 0;
 		s->time = s->t_abs = s->prev_time = s->prev_t_abs = 0;
 		if (s != mine)

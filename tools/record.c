@@ -665,10 +665,11 @@ static int offset_at(const struct rproc *p, uint64_t time, int32_t *offset)
 	return 1;
 }
 
-/* rec, of thread t of p, to the reader. */
+/* rec, of thread t of p, to the reader (nesting -1: at the thread's
+ * level). */
 static void deliver(struct t2_recording *rc, struct rproc *p, const struct rthread *t,
 		    struct t2_record *rec, uint64_t off, const void *bytes, size_t len,
-		    uint64_t nesting)
+		    int64_t nesting)
 {
 	struct trace2_event *ev = &rec->ev;
 
@@ -683,13 +684,15 @@ static void deliver(struct t2_recording *rc, struct rproc *p, const struct rthre
 	t2_reader_owner(rc->r, rc->s, rec, p->sid, p->sid_len, t->name, t->len);
 	p->last_time = ev->time_us;
 	p->last_t_abs = ev->t_abs_us;
-	t2_reader_take(rc->r, rc->s, rec, bytes, len, (int64_t)nesting);
+	t2_reader_take(rc->r, rc->s, rec, bytes, len, nesting);
 }
 
 /* The "dropped" data record (as deferred mode writes it) of t's lost
- * records, at the time and nesting given. */
+ * records, at the time given, at the level the thread's records so far
+ * leave it (the level of where it is written: the records lost are not
+ * in the output, nor any region whose enter was among them). */
 static void deliver_drops(struct t2_recording *rc, struct rproc *p, struct rthread *t,
-			  uint64_t off, uint64_t time, uint64_t t_abs, uint64_t nesting)
+			  uint64_t off, uint64_t time, uint64_t t_abs)
 {
 	struct t2_record rec;
 	char digits[24];
@@ -704,7 +707,7 @@ static void deliver_drops(struct t2_recording *rc, struct rproc *p, struct rthre
 	rec.ev.data.repo_id = TRACE2_NO_REPO;
 	rec.ev.data.key = "dropped";
 	rec.ev.data.value = digits;
-	deliver(rc, p, t, &rec, off, digits, strlen(digits), nesting);
+	deliver(rc, p, t, &rec, off, digits, strlen(digits), -1);
 }
 
 /* Drops not told yet of p's threads: at its END, or the input's end. */
@@ -716,7 +719,7 @@ static void deliver_all_drops(struct t2_recording *rc, struct rproc *p, uint64_t
 		struct rthread *t = p->threads.slot[i].used ? p->threads.slot[i].val.p : NULL;
 
 		if (t && t->drops)
-			deliver_drops(rc, p, t, off, p->last_time, p->last_t_abs, 1);
+			deliver_drops(rc, p, t, off, p->last_time, p->last_t_abs);
 	}
 }
 
@@ -766,9 +769,8 @@ static int read_events(struct t2_recording *rc, struct cur *c, struct rproc *p,
 			return cut && c->short_ ? 0 : -1;
 		}
 		if (t->drops)
-			deliver_drops(rc, p, t, at, rec.ev.time_us, rec.ev.t_abs_us,
-				      nesting);
-		deliver(rc, p, t, &rec, at, start, (size_t)(c->p - start), nesting);
+			deliver_drops(rc, p, t, at, rec.ev.time_us, rec.ev.t_abs_us);
+		deliver(rc, p, t, &rec, at, start, (size_t)(c->p - start), (int64_t)nesting);
 	}
 	return 0;
 }

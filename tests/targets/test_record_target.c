@@ -47,6 +47,8 @@ struct proc_count {
 	int end_reason;
 	uint64_t last_time[THREADS];
 	int backwards;             /* a thread's times went back */
+	uint64_t level[THREADS];   /* 1 + the regions open (0: not seen) */
+	size_t unpaired;           /* records whose nesting does not fit */
 };
 
 #define WALK_STRINGS 256
@@ -222,6 +224,39 @@ static void walk_site(const struct walk *w, const struct proc_count *pc, int kin
 		table_string(w, w->site_labels[site], label);
 }
 
+/*
+ * A record's nesting against its thread's level: an enter at the level,
+ * a leave of an open region at the level below, a data record at the
+ * level; a thread ends with its regions left.  What does not fit is
+ * counted in pc->unpaired.
+ */
+static void walk_nesting(struct proc_count *pc, int tid, int kind, uint64_t nesting)
+{
+	uint64_t *level = &pc->level[tid];
+
+	if (!*level)
+		*level = 1;
+	switch (kind) {
+	case TRACE2_EVENT_REGION_ENTER:
+		pc->unpaired += nesting != *level;
+		*level = nesting + 1;
+		break;
+	case TRACE2_EVENT_REGION_LEAVE:
+		pc->unpaired += *level <= 1 || nesting != *level - 1;
+		*level = nesting;
+		break;
+	case TRACE2_EVENT_DATA:
+	case TRACE2_EVENT_DATA_JSON:
+		pc->unpaired += nesting != *level;
+		break;
+	case TRACE2_EVENT_THREAD_EXIT:
+		pc->unpaired += *level != 1;
+		break;
+	default:
+		break;
+	}
+}
+
 /* One record of an EVENTS block of thread tid: a full record or a site
  * record (head bit 7). */
 static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct cur *c,
@@ -235,7 +270,7 @@ static void walk_record(struct walk *w, struct proc_count *pc, int tid, struct c
 	*time += (uint64_t)((int64_t)(dtime >> 1) ^ -(int64_t)(dtime & 1));
 	if (!(head & HEAD_SITE))
 		uv(c); /* dt_abs */
-	uv(c); /* nesting */
+	walk_nesting(pc, tid, kind, uv(c));
 	if (head & HEAD_T_REL)
 		uv(c);
 	if (head & HEAD_SITE) {
@@ -418,12 +453,14 @@ static void run_threads(void *arg)
 }
 
 static ssize_t (*real_write)(int, const void *, size_t);
+static useconds_t stall_us = 20000;
 
-/* The writer stalls: every write of the recording waits 20 ms. */
+/* The writer stalls: every write of the recording waits stall_us (20 ms
+ * unless a test says). */
 static ssize_t slow_write(int fd, const void *buf, size_t n)
 {
 	if (n > 64)
-		usleep(20000);
+		usleep(stall_us);
 	return real_write(fd, buf, n);
 }
 
@@ -468,6 +505,15 @@ static int teardown(void **state)
 static int scale(int n)
 {
 	return UNDER_SANITIZER ? n / 10 : n;
+}
+
+/* fn with the smallest ring, its recording walked into w and readable. */
+static void run_small_ring(struct fixture *f, t2_scenario_fn *fn, struct walk *w)
+{
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	assert_int_equal(t2_run(fn, NULL, (const char *const *)f->env), 0);
+	walk_file(w, f->path);
+	assert_false(w->bad);
 }
 
 /* Every region pair of every thread, through rings that wrap ~50 times. */
@@ -516,6 +562,353 @@ static void test_full_ring_drops_are_counted(void **state)
 		dropped += w.p[0].dropped[t];
 	}
 	assert_true(dropped > 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Lost records never break the log.                                  */
+
+static int nest_pairs(void)
+{
+	return scale(100000);
+}
+
+/*
+ * Regions three deep, data and data_json inside them, the deepest with
+ * messages (full records, not site records), a printf in the middle;
+ * the records the calls make counted as they are made.
+ */
+static void *nested_loop(void *arg)
+{
+	uint64_t *made = arg;
+	struct json_writer jw;
+	int i;
+
+	trace2_jw_init(&jw);
+	t2_jw_api_example(&jw);
+	trace2_thread_start("nest");
+	*made = 1;
+	for (i = 0; i < nest_pairs(); i++) {
+		trace2_region_enter("rec", "outer", NULL);
+		trace2_data_intmax("rec", NULL, "i", i);
+		trace2_region_enter("rec", "inner", NULL);
+		trace2_data_string("rec", NULL, "k", "v");
+		trace2_region_enter_printf("rec", "deep", NULL, "at %d", i);
+		trace2_data_json("rec", NULL, "j", &jw);
+		trace2_region_leave_printf("rec", "deep", NULL, "left %d", i);
+		trace2_region_leave("rec", "inner", NULL);
+		trace2_printf("between %d", i);
+		trace2_region_leave("rec", "outer", NULL);
+		*made += 10;
+	}
+	trace2_thread_exit();
+	*made += 1;
+	trace2_jw_release(&jw);
+	return NULL;
+}
+
+#define NEST_THREADS 4
+
+/* Four threads at full speed, a writer slowed down (stall_us a write);
+ * the records they made into the file "made" (a number a line). */
+static void run_nested_stalled(void *arg)
+{
+	const struct fixture *f = arg;
+	pthread_t th[NEST_THREADS];
+	uint64_t made[NEST_THREADS];
+	char *path = t2_path(f->dir, "made"), *text = NULL;
+	int i;
+
+	real_write = tr2_sys.write;
+	tr2_sys.write = slow_write;
+	trace2_initialize();
+	for (i = 0; i < NEST_THREADS; i++)
+		CHECK(!pthread_create(&th[i], NULL, nested_loop, &made[i]));
+	for (i = 0; i < NEST_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		t2_append(&text, "%llu\n", (unsigned long long)made[i]);
+	}
+	CHECK(!t2_write_file(path, text));
+	free(text);
+	free(path);
+}
+
+static void exec_trace2(void *arg)
+{
+	t2_exec_program(t2_bin_dir(), "trace2", arg);
+}
+
+/* The trace2 command with args (NULL-terminated), into p; its status
+ * asserted 0. */
+static void trace2_ok(const char *const *args, struct t2_proc *p)
+{
+	static const char *const env[] = { "TZ=UTC", "GIT_TRACE2_EVENT_NESTING=10", NULL };
+
+	t2_capture(exec_trace2, (void *)args, env, 120, p);
+	if (p->status)
+		print_message("trace2 %s: status %d\n%s%s", args[0], p->status, p->out, p->err);
+	assert_int_equal(p->status, 0);
+}
+
+/* `trace2 validate --strict` of path: 0, and not a word of warning. */
+static void validates_strictly(const char *path)
+{
+	const char *args[] = { "validate", "--strict", path, NULL };
+	struct t2_proc p;
+
+	trace2_ok(args, &p);
+	assert_string_equal(p.out, "");
+	assert_true(t2_matches(p.err, "^trace2 validate: [0-9]+ lines, [0-9]+ records, "
+			       "0 errors, 0 warnings\n$"));
+	t2_proc_free(&p);
+}
+
+/* `trace2 convert`: nothing but the output file. */
+static void converts(const char *const *args)
+{
+	struct t2_proc p;
+
+	trace2_ok(args, &p);
+	assert_string_equal(p.out, "");
+	assert_string_equal(p.err, "");
+	t2_proc_free(&p);
+}
+
+/* The first needle in [p, end), or NULL (strstr() would measure the
+ * rest of a large text at each call under the sanitizers). */
+static const char *find_in(const char *p, const char *end, const char *needle)
+{
+	size_t len = strlen(needle);
+
+	for (; (p = memchr(p, needle[0], (size_t)(end - p))) && (size_t)(end - p) >= len; p++)
+		if (!memcmp(p, needle, len))
+			return p;
+	return NULL;
+}
+
+/* The sum of the values of the trace2/dropped data records of an event
+ * log. */
+static uint64_t dropped_in_event_log(const char *text)
+{
+	const char *key = "\"category\":\"trace2\",\"key\":\"dropped\",\"value\":\"";
+	const char *p, *end = text + strlen(text);
+	uint64_t sum = 0;
+
+	for (p = find_in(text, end, key); p; p = find_in(p, end, key)) {
+		p += strlen(key);
+		sum += strtoull(p, NULL, 10);
+	}
+	return sum;
+}
+
+static size_t occurrences(const char *text, const char *needle)
+{
+	const char *end = text + strlen(text);
+	size_t n = 0;
+
+	for (text = find_in(text, end, needle); text; text = find_in(text + 1, end, needle))
+		n++;
+	return n;
+}
+
+/*
+ * Overload: four threads at full speed, the smallest ring, a writer that
+ * cannot keep up (200 us a write), trace2.ringFull=drop.  The recording and what it converts to
+ * validate strictly (no region left whose enter was lost, none left
+ * open, the drop records at the thread's level), and the drops told are
+ * exactly the records made less the records written.
+ */
+static void test_overload_keeps_the_log_whole(void **state)
+{
+	struct fixture *f = *state;
+	char *made_path = t2_path(f->dir, "made"), *ev_path = t2_path(f->dir, "ev.json");
+	char *perf_path = t2_path(f->dir, "perf.txt"), *made_text, *ev, **lines;
+	const char *to_event[] = { "convert", "--to", "event", "-o", ev_path, f->path, NULL };
+	const char *to_perf[] = { "convert", "--to", "perf", "-o", perf_path, f->path, NULL };
+	const char *summary[] = { "summary", f->path, NULL };
+	uint64_t made = 0, written = 0, dropped = 0;
+	struct t2_proc p;
+	struct walk w;
+	size_t n, i;
+	int t;
+
+	T2_SKIP_UNDER_EMULATOR("the trace2 command runs natively only");
+	stall_us = 200;
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	f->env[2] = strdup("GIT_TRACE2_RING_FULL=drop");
+	assert_int_equal(t2_run_noinit(run_nested_stalled, f, (const char *const *)f->env), 0);
+	stall_us = 20000;
+	made_text = t2_read_file(made_path, NULL);
+	assert_non_null(made_text);
+	lines = t2_lines(made_text, &n);
+	assert_int_equal(n, NEST_THREADS);
+	for (i = 0; i < n; i++)
+		made += strtoull(lines[i], NULL, 10);
+	t2_strv_free(lines);
+	free(made_text);
+
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].dropped[0], 0); /* the main thread's ring kept up */
+	for (t = 1; t <= NEST_THREADS; t++) {
+		written += w.p[0].records[t];
+		dropped += w.p[0].dropped[t];
+	}
+	print_message("made %llu, written %llu, dropped %llu\n", (unsigned long long)made,
+		      (unsigned long long)written, (unsigned long long)dropped);
+	assert_true(dropped > 0);
+	assert_true(written > 0);
+	assert_int_equal(dropped, made - written);
+	assert_int_equal(w.p[0].unpaired, 0);
+
+	validates_strictly(f->path);
+	converts(to_event);
+	validates_strictly(ev_path);
+	ev = t2_read_file(ev_path, NULL);
+	assert_non_null(ev);
+	assert_int_equal(dropped_in_event_log(ev), dropped);
+	free(ev);
+	converts(to_perf);
+	ev = t2_read_file(perf_path, NULL);
+	assert_non_null(ev);
+	assert_true(occurrences(ev, "| region_enter |") > 0);
+	assert_int_equal(occurrences(ev, "| region_enter |"), occurrences(ev, "| region_leave |"));
+	free(ev);
+	trace2_ok(summary, &p);
+	assert_string_equal(p.err, "");
+	assert_null(strstr(p.out, "never left"));
+	assert_null(strstr(p.out, "without region_enter"));
+	t2_proc_free(&p);
+	free(made_path);
+	free(ev_path);
+	free(perf_path);
+}
+
+static void *no_memory(void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	return NULL;
+}
+
+/* Records longer than a ring holds (4 KiB) while memory for them runs
+ * out: see test_no_memory_keeps_the_log_whole. */
+static void long_records_without_memory(void *arg)
+{
+	void *(*real_realloc)(void *, size_t) = tr2_sys.realloc;
+	char msg[8192];
+
+	(void)arg;
+	memset(msg, 'm', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	tr2_sys.realloc = no_memory;
+	trace2_region_enter_printf("rec", "lost", NULL, "%s", msg);
+	trace2_data_string("rec", NULL, "in", "lost");
+	trace2_region_enter("rec", "inside", NULL);
+	trace2_region_leave("rec", "inside", NULL);
+	trace2_region_leave("rec", "lost", NULL);
+	trace2_region_enter("rec", "kept", NULL);
+	trace2_region_leave_printf("rec", "kept", NULL, "%s", msg);
+	tr2_sys.realloc = real_realloc;
+}
+
+/*
+ * An enter that cannot be recorded (no memory for its long message) is
+ * lost with its whole region: the data, the region inside it, its leave;
+ * a leave whose enter was recorded is written all the same, without its
+ * message.  The recording validates strictly.
+ */
+static void test_no_memory_keeps_the_log_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+
+	T2_SKIP_UNDER_EMULATOR("the trace2 command runs natively only");
+	run_small_ring(f, long_records_without_memory, &w);
+	assert_int_equal(w.p[0].regions[0], 2);
+	assert_int_equal(w.p[0].dropped[0], 5);
+	assert_int_equal(w.p[0].unpaired, 0);
+	assert_int_equal(w.nlabels, 1);
+	assert_string_equal(w.labels[0], "kept");
+	validates_strictly(f->path);
+}
+
+#define DEEP 300
+/* Regions the smallest ring keeps the leaves of, from an empty ring:
+ * (16 KiB - a record's 4 KiB and 2) / 64 bytes per leave. */
+#define DEEP_KEPT 191
+
+/* Regions DEEP deep, the ring emptied before each enter. */
+static void deep_regions(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < DEEP; i++) {
+		trace2_flush();
+		trace2_region_enter("rec", "deep", NULL);
+	}
+	for (i = 0; i < DEEP; i++)
+		trace2_region_leave("rec", "deep", NULL);
+}
+
+/*
+ * A region nested deeper than the ring keeps leaves for is lost with
+ * everything inside it, at once even with trace2.ringFull=wait (waiting
+ * would never make that room); the regions around it are whole.
+ */
+static void test_deeper_than_the_ring_keeps_leaves_for(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+	double start = t2_now();
+
+	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
+	f->env[2] = strdup("GIT_TRACE2_RING_FULL=wait");
+	assert_int_equal(t2_run(deep_regions, NULL, (const char *const *)f->env), 0);
+	/* not the destination timeout's 5 s for the lost enter */
+	assert_true(t2_now() - start < 2.5);
+	walk_file(&w, f->path);
+	assert_false(w.bad);
+	assert_int_equal(w.p[0].regions[0], 2 * DEEP_KEPT);
+	assert_int_equal(w.p[0].dropped[0], 2 * (DEEP - DEEP_KEPT));
+	assert_int_equal(w.p[0].unpaired, 0);
+}
+
+/*
+ * Data records whose strings run up to the encoder's limit: a file name
+ * too long for the string table, written in place up to a few bytes
+ * before the limit (its length tried over a range: the times before it
+ * vary), then a long line number, a category and key whose numbers take
+ * two bytes each, so the value starts past the limit.
+ */
+static void strings_up_to_the_limit(void *arg)
+{
+	static char file[4000], value[20000], names[200][8];
+	int i, len;
+
+	(void)arg;
+	for (i = 0; i < 200; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%d", i);
+		trace2_data_string("pad", NULL, names[i], "x");
+	}
+	memset(value, 'v', sizeof(value) - 1);
+	for (len = 3780; len < 3840; len++) {
+		memset(file, 'f', (size_t)len);
+		file[len] = '\0';
+		trace2_flush();
+		trace2_data_string_fl(file, 0x7fffffff, names[150], NULL, names[199], value);
+	}
+}
+
+/* A string that would start past the encoder's limit goes, with its
+ * record, to the heap like any long one: nothing written past the ring. */
+static void test_strings_up_to_the_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct walk w;
+
+	run_small_ring(f, strings_up_to_the_limit, &w);
+	assert_int_equal(w.p[0].dropped[0], 0);
 }
 
 /* The same stall with trace2.ringFull=wait loses nothing. */
@@ -618,10 +1011,7 @@ static void test_huge_message_whole(void **state)
 	struct fixture *f = *state;
 	struct walk w;
 
-	f->env[1] = strdup("GIT_TRACE2_RECORD_RING=16k");
-	assert_int_equal(t2_run(huge_messages, NULL, (const char *const *)f->env), 0);
-	walk_file(&w, f->path);
-	assert_false(w.bad);
+	run_small_ring(f, huge_messages, &w);
 	assert_int_equal(w.big_msgs, 3);
 	assert_int_equal(w.p[0].regions[0], 6);
 }
@@ -876,6 +1266,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rings_wrap_nothing_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_drops_are_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strings_up_to_the_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overload_keeps_the_log_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_memory_keeps_the_log_whole, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_deeper_than_the_ring_keeps_leaves_for, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_forked_child_records_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forked_child_fills_its_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_message_whole, setup, teardown),

@@ -12,6 +12,7 @@
 #   records give, per process, and afresh in the next file of a process;
 # - local times come from the recording's TZ blocks, whatever the
 #   machine's time zone, a daylight-saving change included;
+# - a thread's lost records come out as a count at the thread's level;
 # - a recording cut anywhere reads its whole records and says it is cut;
 # - every malformed block is reported as FILE: offset N: WHAT, skipped,
 #   and the blocks after it read, with no crash;
@@ -269,6 +270,48 @@ cat >"$tmp/threads.exp" <<'EOF'
 EOF
 TZ=XXX-3 converted perf "$tmp/threads.perf" "$tmp/threads.rec" &&
 	same "threads: blocks in file order, deltas per block" "$tmp/threads.exp" "$tmp/threads.perf"
+
+# --- drops: the count at the level of where it comes -----------------------
+# Lost before the inner region's leave, before the outer one's, before the
+# END: each count a data record at the thread's level there (3, 2, then 1
+# after atexit), as validate --strict wants it.
+mkrec drops <<'EOF'
+[("magic",),
+ ("process", 6, {"sid": "20231114T221320.000000Z-H00000001-P00000006", "pid": 6,
+                 "start": 1700000000000000, "version": "0.1.0"}),
+ ("thread", 6, 0, "main"),
+ ("tz", 6, 0, 0),
+ ("events", 6, 0, 1700000000000000, 0, [
+   ("version", {"time": 1700000000000001, "t_abs": 1, "exe": "0.1.0"}),
+   ("start", {"time": 1700000000000002, "t_abs": 2, "argv": ["prog"]}),
+   ("region_enter", {"time": 1700000000000003, "t_abs": 3, "category": "c",
+                     "label": "outer"}),
+   ("region_enter", {"time": 1700000000000004, "t_abs": 4, "nesting": 2, "category": "c",
+                     "label": "inner"})]),
+ ("dropped", 6, 0, 3),
+ ("events", 6, 0, 1700000000000004, 4, [
+   ("region_leave", {"time": 1700000000000005, "t_abs": 5, "t_rel": 1, "nesting": 2,
+                     "category": "c", "label": "inner"})]),
+ ("dropped", 6, 0, 2),
+ ("events", 6, 0, 1700000000000005, 5, [
+   ("region_leave", {"time": 1700000000000006, "t_abs": 6, "t_rel": 3, "category": "c",
+                     "label": "outer"}),
+   ("exit", {"time": 1700000000000007, "t_abs": 7}),
+   ("atexit", {"time": 1700000000000008, "t_abs": 8})]),
+ ("dropped", 6, 0, 4),
+ ("end", 6, 0)]
+EOF
+if GIT_TRACE2_EVENT_NESTING=10 converted event "$tmp/drops.event" "$tmp/drops.rec"; then
+	key='"category":"trace2","key":"dropped","value"'
+	sed -n "s/.*\"nesting\":\([0-9]*\),$key:\"\([0-9]*\)\".*/\1 \2/p" "$tmp/drops.event" |
+		tr '\n' ' ' >"$tmp/drops.got"
+	printf '3 3 2 2 1 4 ' >"$tmp/drops.exp"
+	same "drops: each at its thread's level" "$tmp/drops.exp" "$tmp/drops.got"
+fi
+for f in drops.rec drops.event; do
+	"$T2" validate --strict "$tmp/$f" >"$tmp/drops.val" 2>&1 && ok ||
+		bad "validate --strict $f: $(head -3 "$tmp/drops.val")"
+done
 
 # the tests' other reader of recordings, decode.py, reads mkrec.py's too
 # (kinds.rec: with a block of a later version, skipped)
