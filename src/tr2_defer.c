@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 int tr2_defer_on;
+int tr2_defer_flight_lane;
 
 /* ---------------------------------------------------------------- */
 /* Records in a ring.                                                  */
@@ -61,6 +62,22 @@ struct region_rec {
 	uint32_t category, label, msg;
 	int32_t repo_id;
 };
+
+/* Flight mode's region records of the common case (tr2_defer_region()):
+ * the kind with REC_AT set, then the strings by address, all of them in
+ * the program's read-only segments (tr2_plat_immutable()), where they
+ * never change nor go away; no message. */
+#define REC_AT 0x8000
+struct region_at {
+	const char *file, *category, *label;
+	int64_t repo_id;
+};
+
+/* The record's kind, whatever its form. */
+static inline unsigned rec_kind(const struct rec *r)
+{
+	return r->kind & ~REC_AT;
+}
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 #define NO_ARGV 0xff
@@ -289,15 +306,23 @@ static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
 		   const struct trace2_thread *thread)
 {
 	struct rec *r = (struct rec *)base;
-	const struct layout *l = &layouts[r->kind];
+	const struct layout *l = &layouts[rec_kind(r)];
 	char *payload = (char *)&ev->pub.version;
 	size_t i;
 
-	tr2_ev_start(ev, (enum trace2_event_kind)r->kind, at_offset(base, r->file), r->line,
+	tr2_ev_start(ev, (enum trace2_event_kind)rec_kind(r), at_offset(base, r->file), r->line,
 		     r->time_us, r->t_abs_us, times);
 	ev->pub.t_rel_us = r->t_rel_us;
 	ev->pub.nesting = r->nesting;
 	ev->pub.thread = thread;
+	if (r->kind & REC_AT) {
+		const struct region_at *p = (const struct region_at *)(base + sizeof(*r));
+
+		ev->pub.file = p->file;
+		ev->pub.region = (struct trace2_ev_region){ p->category, p->label,
+							    (int)p->repo_id, NULL };
+		return;
+	}
 	if (r->kind == TRACE2_EVENT_REGION_ENTER || r->kind == TRACE2_EVENT_REGION_LEAVE) {
 		/* encode_region()'s counterpart, written out */
 		const struct region_rec *p = (const struct region_rec *)(base + sizeof(*r));
@@ -359,6 +384,13 @@ struct entry {
 	uint32_t prev; /* 1 + the offset of the entry before, 0 for none */
 };
 
+/* A region call site whose strings are all immutable, as last seen. */
+struct seen_site {
+	const char *file, *category, *label;
+	intptr_t line;
+};
+#define SEEN_SLOTS 64
+
 /* A thread's name as its records show it, copied into the ring. */
 struct thread_id {
 	int32_t id;
@@ -417,6 +449,8 @@ struct ring {
 				 * of the last enter there */
 	uint64_t *dumped_start; /* flight mode, by nesting: the start of the
 				 * regions a dump wrote open */
+	struct seen_site *seen; /* flight mode: region sites whose strings are
+				 * known immutable (site_immutable()) */
 	struct ring *next;
 };
 
@@ -480,7 +514,8 @@ static struct ring *new_ring(void)
 {
 	size_t resv_max = RESV_MAX(ring_cap), arena = arena_size();
 	size_t by_nesting = flight ? 2 * sizeof(uint64_t) : sizeof(uint32_t);
-	char *data = tr2_sys.malloc(ring_cap + 2 * arena + resv_max * by_nesting);
+	size_t seen = flight ? SEEN_SLOTS * sizeof(struct seen_site) : 0;
+	char *data = tr2_sys.malloc(ring_cap + 2 * arena + seen + resv_max * by_nesting);
 	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
 	if (!r) {
@@ -493,8 +528,11 @@ static struct ring *new_ring(void)
 	r->flight = flight;
 	r->aside = (struct arena){ data + ring_cap, 0, arena, 0 };
 	r->kept = (struct arena){ data + ring_cap + arena, 0, arena, 0 };
+	r->seen = flight ? (struct seen_site *)(void *)(data + ring_cap + 2 * arena) : NULL;
+	if (r->seen)
+		memset(r->seen, 0, seen);
 	/* touched only as deep as regions nest */
-	data += ring_cap + 2 * arena;
+	data += ring_cap + 2 * arena + seen;
 	if (flight) {
 		r->open_at = (uint64_t *)(void *)data;
 		r->dumped_start = r->open_at + resv_max;
@@ -1086,20 +1124,21 @@ static int closes_dumped(const struct ring *r, const struct rec *rec)
 static void overwrite(struct ring *r, char *base, uint64_t pos, size_t now)
 {
 	const struct rec *rec = (const struct rec *)base;
+	unsigned kind = rec_kind(rec);
 
-	if (rec->kind == REC_PAD)
+	if (kind == REC_PAD)
 		return;
-	if (rec->kind == REC_THREAD) {
+	if (kind == REC_THREAD) {
 		take_thread(r, base); /* the name its next records have */
 		r->dumped_level = 0;
 		return;
 	}
-	if (kept_for_good(rec->kind) && arena_put(&r->aside, base, pos))
+	if (kept_for_good(kind) && arena_put(&r->aside, base, pos))
 		return;
-	if (rec->kind == TRACE2_EVENT_REGION_ENTER && still_open(r, rec, pos, now) &&
+	if (kind == TRACE2_EVENT_REGION_ENTER && still_open(r, rec, pos, now) &&
 	    arena_put(&r->kept, base, pos))
 		return;
-	if (rec->kind == TRACE2_EVENT_REGION_LEAVE && closes_dumped(r, rec) &&
+	if (kind == TRACE2_EVENT_REGION_LEAVE && closes_dumped(r, rec) &&
 	    arena_put(&r->aside, base, pos)) {
 		r->dumped_level = rec->nesting;
 		return;
@@ -1298,7 +1337,7 @@ static int dump_ring(struct ring *r, struct tr2_tls *self, int from_signal)
 	flow_kept(r, &f, self, from_signal);
 	for (tail = r->tail; tail != head; tail += ((struct rec *)(r->data + (tail & r->mask)))->size) {
 		char *base = r->data + (tail & r->mask);
-		unsigned kind = ((struct rec *)base)->kind;
+		unsigned kind = rec_kind((struct rec *)base);
 
 		if (kind == REC_THREAD) {
 			take_thread(r, base);
@@ -1558,6 +1597,69 @@ push_into(struct ring *r, struct tr2_tls *tls, const struct tr2_ev *ev)
 	return append_event(r, &ev->pub);
 }
 
+/* Whether the site's strings all lie in the program's read-only
+ * segments; remembered in the slot when they do. */
+static __attribute__((noinline)) int learn_site(struct seen_site *s,
+						const struct trace2_event *ev)
+{
+	const char *str[3] = { ev->file, ev->region.category, ev->region.label };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (str[i] && !tr2_plat_immutable(str[i], strlen(str[i]) + 1))
+			return 0;
+	*s = (struct seen_site){ ev->file, ev->region.category, ev->region.label, ev->line };
+	return 1;
+}
+
+static inline int site_immutable(struct ring *r, const struct trace2_event *ev)
+{
+	struct seen_site *s =
+		&r->seen[((uintptr_t)ev->file >> 4 ^ (uintptr_t)ev->line) & (SEEN_SLOTS - 1)];
+
+	if (s->file == ev->file && s->line == ev->line && s->category == ev->region.category &&
+	    s->label == ev->region.label)
+		return 1;
+	return learn_site(s, ev);
+}
+
+/*
+ * Flight mode, a region record of the common case: its strings by
+ * address (struct region_at), in one pass of stores where the ring has
+ * room as it is.  Anything else takes the long way: the thread's first
+ * record, drops or a lost region to tell, a message, strings that may
+ * change, a PAD due, or the oldest records to overwrite.
+ */
+int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev)
+{
+	struct ring *r = my_ring;
+	size_t size = sizeof(struct rec) + sizeof(struct region_at), n = ev->nesting;
+	struct rec *rec;
+	uint64_t head;
+
+	if (!r || r->busy || r->told != tls || r->told_id != tls->pub.id || r->hole ||
+	    __atomic_load_n(&r->drops, __ATOMIC_RELAXED) || n >= r->resv_max ||
+	    ev->region.msg || !site_immutable(r, ev))
+		return -1;
+	head = r->head;
+	if (r->cap - (head & r->mask) < r->cap / 4 || room(r, head) < size)
+		return -1;
+	r->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rec = (struct rec *)(void *)(r->data + (head & r->mask));
+	*rec = (struct rec){ (uint32_t)size, (uint16_t)(ev->kind | REC_AT), 0, ev->line,
+			     (uint32_t)n, ev->time_us, ev->t_abs_us, ev->t_rel_us };
+	*(struct region_at *)(void *)(rec + 1) = (struct region_at){ ev->file, ev->region.category,
+								   ev->region.label,
+								   ev->region.repo_id };
+	if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+		r->open_at[n] = head + 1;
+	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r->busy = 0;
+	return 0;
+}
+
 /* A record too large for the ring goes out now: after every record the
  * rings hold, and written before the writer can write a later one. */
 static int out_now(struct tr2_tls *tls, const struct tr2_ev *ev)
@@ -1730,7 +1832,9 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size, int flight_
 	ring_cap = power_of_two(ring_size);
 	flight = flight_mode;
 	if (flight) {
+		tr2_plat_find_immutable();
 		__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&tr2_defer_flight_lane, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	wait_when_full = tr2_sysenv_ring_full_waits();
@@ -1770,6 +1874,7 @@ void tr2_defer_stop(void)
 	struct tr2_tls *self;
 
 	if (flight) {
+		__atomic_store_n(&tr2_defer_flight_lane, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&tr2_defer_on, 0, __ATOMIC_RELEASE);
 		return; /* what the rings hold is written only by a dump */
 	}
@@ -1812,6 +1917,7 @@ static void empty_after_fork(void)
 	writer_running = 0;
 	writer_sleeping = 0;
 	tr2_defer_on = 0;
+	tr2_defer_flight_lane = 0;
 }
 
 int tr2_defer_flight(void)

@@ -52,7 +52,10 @@ struct tr2_dst {
 	unsigned fd_closed : 1;      /* a number given not open at open: its
 				      * first write fails (EBADF) without
 				      * touching it, as Git's first write does */
-	unsigned has_identity : 1;   /* dev and ino are known */
+	int has_identity;       /* dev and ino are known; not a bit: a file
+				 * made at its first write (the flight
+				 * recorder) sets it on whichever thread
+				 * writes first, while others read the bits */
 	dev_t dev;              /* what it writes to (an AF_UNIX target: the */
 	ino_t ino;              /* socket's file), to find the targets that
 				 * share a stalled destination */

@@ -1163,54 +1163,99 @@ static int repo_id(const struct repository *repo)
 	return repo ? repo->trace2_repo_id : TRACE2_NO_REPO;
 }
 
-/* Whether a record needs no more than the targets: no deferred mode, no
- * probe and no listener. */
-static TR2_HOT inline int targets_alone(void)
+/* Whether no tracer is attached to a probe (nor a listener). */
+static TR2_HOT inline int no_probe(void)
 {
-	return !__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) &&
-	       !((__atomic_load_n(&tr2_probe_word, __ATOMIC_RELAXED) |
+	return !((__atomic_load_n(&tr2_probe_word, __ATOMIC_RELAXED) |
 		  TRACE2_LOAD_RELAXED(&trace2_listener_mask)) &
 		 TR2_PROBE_SEMAPHORE_BITS);
 }
 
+/* Whether a record needs no more than the targets: no deferred mode, no
+ * probe and no listener. */
+static TR2_HOT inline int targets_alone(void)
+{
+	return !__atomic_load_n(&tr2_defer_on, __ATOMIC_RELAXED) && no_probe();
+}
+
 /*
- * The lane: a region event of the common case goes straight to the one
- * target open (tr2_registry_lane), in fewer steps than dispatch() takes:
- * when targets_alone(), the category passes, and the thread has its
- * context, is not in a callback, and has no region open that is filtered
- * or not pushed, and room on its stack (an enter) or a region to leave.
- * 0 when it did not take the event: the long way then, which handles
- * every case.
+ * The lanes: a region event of the common case goes straight to the one
+ * target open (tr2_registry_lane) when targets_alone(), or with the
+ * flight recorder to the thread's ring in its compact form
+ * (tr2_defer_region(), when the event has no message and no probe
+ * listens), in fewer steps than dispatch() takes.  What they share,
+ * lane_record(): the category passes, and the thread has its context, is
+ * not in a callback, and has no region open that is filtered or not
+ * pushed, and room on its stack (an enter) or a region to leave; then the
+ * clock is read, the stack moved and the record filled.  0 or NULL when a
+ * lane did not take the event: the long way then, which handles every
+ * case.
  */
+static TR2_HOT inline __attribute__((always_inline)) struct tr2_tls *
+lane_record(struct tr2_ev *ev, enum trace2_event_kind kind, const char *file, int line,
+	    const char *category, const char *label, const struct repository *repo,
+	    const char *msg)
+{
+	struct tr2_tls *tls;
+	uint64_t now, start;
+
+	if (!(tls = tr2_tls_current()) || tls->dispatching || tls->unpushed || tls->filtered ||
+	    (kind == TRACE2_EVENT_REGION_ENTER ? tls->nr == tls->alloc : tls->nr < 2) ||
+	    !tr2_category_pass(category))
+		return NULL;
+	now = tr2_now_us();
+	start = tr2_tls_main() ? tr2_start_us() : 0;
+	tr2_ev_start(ev, kind, file, line, now, start ? now - start : 0, &tls->times);
+	if (kind == TRACE2_EVENT_REGION_ENTER) {
+		ev->pub.nesting = tls->nr;
+		tls->stack[tls->nr++] = now;
+	} else {
+		ev->pub.t_rel_us = now - tls->stack[--tls->nr];
+		ev->pub.nesting = tls->nr;
+	}
+	ev->pub.thread = &tls->pub;
+	ev->pub.process = process;
+	ev->pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
+	return tls;
+}
+
 static TR2_HOT inline __attribute__((always_inline)) int
 lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
      const char *label, const struct repository *repo, const char *msg)
 {
 	const struct tr2_slot *s = tr2_registry_lane;
-	struct tr2_tls *tls;
 	struct tr2_ev ev;
-	uint64_t now, start;
 
 	if (!s || !targets_alone() || !__atomic_load_n(&s->on, __ATOMIC_RELAXED) ||
-	    !(tls = tr2_tls_current()) || tls->dispatching || tls->unpushed || tls->filtered ||
-	    (kind == TRACE2_EVENT_REGION_ENTER ? tls->nr == tls->alloc : tls->nr < 2) ||
-	    !tr2_category_pass(category))
+	    !lane_record(&ev, kind, file, line, category, label, repo, msg))
 		return 0;
-	now = tr2_now_us();
-	start = tr2_tls_main() ? tr2_start_us() : 0;
-	tr2_ev_start(&ev, kind, file, line, now, start ? now - start : 0, &tls->times);
-	if (kind == TRACE2_EVENT_REGION_ENTER) {
-		ev.pub.nesting = tls->nr;
-		tls->stack[tls->nr++] = now;
-	} else {
-		ev.pub.t_rel_us = now - tls->stack[--tls->nr];
-		ev.pub.nesting = tls->nr;
-	}
-	ev.pub.thread = &tls->pub;
-	ev.pub.process = process;
-	ev.pub.region = (struct trace2_ev_region){ category, label, repo_id(repo), msg };
 	s->event(s->ctx, &ev.pub);
 	return 1;
+}
+
+static TR2_HOT __attribute__((noinline)) int
+flight_lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
+	    const char *label, const struct repository *repo, const char *msg)
+{
+	struct tr2_tls *tls;
+	struct tr2_ev ev;
+
+	if (msg || !no_probe() ||
+	    !(tls = lane_record(&ev, kind, file, line, category, label, repo, msg)))
+		return 0;
+	if (tr2_defer_region(tls, &ev.pub))
+		dispatch(tls, &ev); /* the long way from here */
+	return 1;
+}
+
+/* Whether a lane took the event. */
+static TR2_HOT inline __attribute__((always_inline)) int
+lanes(enum trace2_event_kind kind, const char *file, int line, const char *category,
+      const char *label, const struct repository *repo, const char *msg)
+{
+	return lane(kind, file, line, category, label, repo, msg) ||
+	       (__atomic_load_n(&tr2_defer_flight_lane, __ATOMIC_RELAXED) &&
+		flight_lane(kind, file, line, category, label, repo, msg));
 }
 
 /*
@@ -1267,12 +1312,12 @@ leave_region_long(const char *file, int line, const char *category, const char *
 	dispatch(tls, &ev);
 }
 
-/* A region event: the lane, else the long way. */
+/* A region event: a lane, else the long way. */
 static TR2_HOT inline __attribute__((always_inline)) void
 enter_region(const char *file, int line, const char *category, const char *label,
 	     const struct repository *repo, const char *msg)
 {
-	if (!lane(TRACE2_EVENT_REGION_ENTER, file, line, category, label, repo, msg))
+	if (!lanes(TRACE2_EVENT_REGION_ENTER, file, line, category, label, repo, msg))
 		enter_region_long(file, line, category, label, repo, msg);
 }
 
@@ -1280,7 +1325,7 @@ static TR2_HOT inline __attribute__((always_inline)) void
 leave_region(const char *file, int line, const char *category, const char *label,
 	     const struct repository *repo, const char *msg)
 {
-	if (!lane(TRACE2_EVENT_REGION_LEAVE, file, line, category, label, repo, msg))
+	if (!lanes(TRACE2_EVENT_REGION_LEAVE, file, line, category, label, repo, msg))
 		leave_region_long(file, line, category, label, repo, msg);
 }
 

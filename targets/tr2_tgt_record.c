@@ -1468,12 +1468,26 @@ static void release_if_done(state *st, struct tr2_rec_stream *s)
  * starts with the newest): its version and start go out before any
  * other thread's records, so that a reader reads the file as a whole
  * process's; 1 if some were written. */
+/* Whether a stream of st has records to write. */
+static int have_records(const state *st)
+{
+	struct tr2_rec_stream *s;
+
+	for (s = __atomic_load_n(&st->streams, __ATOMIC_ACQUIRE); s; s = s->next)
+		if (__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE) == ACTIVE && s->owner == st &&
+		    s->tail != __atomic_load_n(&s->committed, __ATOMIC_ACQUIRE))
+			return 1;
+	return 0;
+}
+
+/* Nothing is written, not even the process's blocks, before a record
+ * is (the flight recorder's run that never triggers leaves no file). */
 static int drain_all(state *st)
 {
 	struct tr2_rec_stream *s;
 	int any = 0, main_pass;
 
-	if (!st->base.dst || !tr2_dst_is_on(st->base.dst))
+	if (!st->base.dst || !tr2_dst_is_on(st->base.dst) || (!st->announced && !have_records(st)))
 		return 0;
 	announce(st);
 	check_tz(st);
