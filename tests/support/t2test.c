@@ -367,6 +367,55 @@ static void exec_tool_fn(void *arg)
 	t2_exec_tool(arg);
 }
 
+static void exec_trace2_fn(void *arg)
+{
+	t2_exec_program(t2_bin_dir(), "trace2", arg);
+}
+
+void t2_trace2(const char *const *env, const char *const *args, int timeout_s,
+	       struct t2_proc *p)
+{
+	t2_capture(exec_trace2_fn, (void *)args, env, timeout_s, p);
+}
+
+/* What trace2 SUBCOMMAND [--strict] FILE printed, or NULL (said why on
+ * stderr) when it did not exit 0. */
+static char *trace2_said(const char *subcommand, const char *path)
+{
+	const char *args[] = { subcommand, "--strict", path, NULL };
+	struct t2_proc p;
+	char *said = NULL;
+
+	if (strcmp(subcommand, "validate")) {
+		args[1] = path;
+		args[2] = NULL;
+	}
+	t2_trace2(NULL, args, 120, &p);
+	if (p.status)
+		fprintf(stderr, "trace2 %s %s: status %d\n%.2000s%.2000s\n", subcommand, path,
+			p.status, p.out, p.err);
+	else
+		said = t2_xfmt("%s%s", p.out, p.err);
+	t2_proc_free(&p);
+	return said;
+}
+
+int t2_log_whole(const char *path, int open_at_end)
+{
+	char *valid = trace2_said("validate", path), *summary = trace2_said("summary", path);
+	int whole = valid && summary && strstr(valid, " 0 errors, 0 warnings") &&
+		    !strstr(summary, "without region_enter") &&
+		    (open_at_end || !strstr(summary, "never left"));
+
+	if (valid && summary && !whole)
+		fprintf(stderr, "%s: not a whole log:\n%.2000s%.2000s\n", path, valid, summary);
+	else if (valid)
+		fprintf(stderr, "%s", valid);
+	free(valid);
+	free(summary);
+	return whole;
+}
+
 void t2_tool(const char *const *env, struct t2_proc *p, ...)
 {
 	const char *args[64];

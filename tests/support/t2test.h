@@ -240,6 +240,18 @@ void t2_capture(t2_scenario_fn *fn, void *arg, const char *const *env,
  */
 void t2_tool(const char *const *env, struct t2_proc *p, ...)
 	__attribute__((sentinel));
+/* t2_capture() of "<t2_bin_dir()>/trace2" (the trace2 command) with the
+ * NULL-terminated args, env as t2_capture() takes it. */
+void t2_trace2(const char *const *env, const char *const *args, int timeout_s,
+	       struct t2_proc *p);
+/*
+ * Whether the log at path (an event log or a recording) is whole as
+ * trace2 reads it: validate --strict says 0 errors and 0 warnings, and
+ * summary finds no region_leave without its region_enter, and no region
+ * never left unless open_at_end (a process that ended inside them).
+ * What validate said goes to stderr, and what is wrong.
+ */
+int t2_log_whole(const char *path, int open_at_end);
 /* In a child: exec the driver with the NULL-terminated args (args[0] is
  * its first argument); _exit(127) if that fails. */
 void t2_exec_tool(const char *const *args) __attribute__((noreturn));

@@ -632,18 +632,13 @@ static void run_nested_stalled(void *arg)
 	free(path);
 }
 
-static void exec_trace2(void *arg)
-{
-	t2_exec_program(t2_bin_dir(), "trace2", arg);
-}
-
 /* The trace2 command with args (NULL-terminated), into p; its status
  * asserted 0. */
 static void trace2_ok(const char *const *args, struct t2_proc *p)
 {
 	static const char *const env[] = { "TZ=UTC", "GIT_TRACE2_EVENT_NESTING=10", NULL };
 
-	t2_capture(exec_trace2, (void *)args, env, 120, p);
+	t2_trace2(env, args, 120, p);
 	if (p->status)
 		print_message("trace2 %s: status %d\n%s%s", args[0], p->status, p->out, p->err);
 	assert_int_equal(p->status, 0);

@@ -105,17 +105,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void exec_trace2(void *arg)
-{
-	t2_exec_program(t2_bin_dir(), "trace2", arg);
-}
-
 /* trace2 with args (NULL-terminated). */
 static void trace2(struct t2_proc *p, const char *const *args)
 {
 	static const char *const env[] = { "TZ=UTC", NULL };
 
-	t2_capture(exec_trace2, (void *)args, env, 20, p);
+	t2_trace2(env, args, 20, p);
 }
 
 /* What the rotated file is: Git's format, starting mid-process. */
