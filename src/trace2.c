@@ -1233,7 +1233,7 @@ lane(enum trace2_event_kind kind, const char *file, int line, const char *catego
 	return 1;
 }
 
-static TR2_HOT __attribute__((noinline)) int
+static TR2_HOT inline __attribute__((always_inline)) int
 flight_lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
 	    const char *label, const struct repository *repo, const char *msg)
 {
