@@ -301,9 +301,11 @@ static void pointer_fix(char *payload, uint8_t off, char *base)
 	memcpy(payload + off, &p, sizeof(p));
 }
 
-/* The record back as an event, its pointers into the ring. */
-static void decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
-		   const struct trace2_thread *thread)
+/* The record back as an event, its pointers into the ring (inline: the
+ * writer runs it on every record). */
+static inline __attribute__((always_inline)) void
+decode(char *base, struct tr2_ev *ev, struct tr2_time_cache *times,
+       const struct trace2_thread *thread)
 {
 	struct rec *r = (struct rec *)base;
 	const struct layout *l = &layouts[rec_kind(r)];
