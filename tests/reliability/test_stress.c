@@ -1353,8 +1353,10 @@ static char *files_written(const struct run *r)
 		if (strncmp(v[i], "stderr.", 7) && strcmp(v[i], "sock") && strcmp(v[i], "traces"))
 			t2_append(&found, " %s", v[i]);
 	free(names);
-	if (r->d->kind == D_DIR && (names = t2_listdir(traces)) && *names) {
-		t2_append(&found, " traces/{%s}", names);
+	if (r->d->kind == D_DIR) {
+		names = t2_listdir(traces);
+		if (*names)
+			t2_append(&found, " traces/{%s}", names);
 		free(names);
 	}
 	t2_strv_free(v);
