@@ -24,7 +24,8 @@
  * The settings not reset here come from the environment: the replay
  * runs the corpus again with GIT_TRACE2_DEFERRED=1 and a small ring, and
  * with the flight recorder (GIT_TRACE2_FLIGHT), whose rings each input
- * writes out with trace2_flight_dump() after trace2_flush().  An
+ * writes out with trace2_flight_dump() after trace2_flush(), and sampled
+ * (GIT_TRACE2_SAMPLE, in a tree the rate keeps).  An
  * input that runs in a forked child (the replay) initializes again
  * there, so that a deferred mode has its rings and writer thread in that
  * process too.

@@ -24,8 +24,16 @@
  * and 4 KiB rings): nor its parent's queued records, and every record of
  * the parent written once or reported dropped, the same in every target.
  * A smaller deferred scenario checks children that initialize again (a
- * writer thread and a SID of their own) and children that do not.  The
- * figures are printed.
+ * writer thread and a SID of their own) and children that do not.
+ * Then the storm with sampling by command tree (GIT_TRACE2_SAMPLE=0.25,
+ * docs/configuration.md "Sampling"), the parent under a root the rate
+ * keeps: the same checks (the reinitialised children kept, with SIDs
+ * under their parent's), and every process that records its start (the
+ * parent, the drivers) says so in one trace2/sample record; and under a
+ * root the rate drops, also in deferred mode: every child as above (no
+ * deadlock, fds as expected), and nothing written by anyone (under a
+ * sanitizer these storms fork a tenth as often).  The roots' hashes are
+ * tests/process/test_sample.sh's.  The figures are printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,6 +74,11 @@
 #define LIST_FDS_ARG "--list-fds"
 /* What an exec'd child must see: 0-2 and the fd left inheritable. */
 #define EXPECTED_FDS "fds 0 1 2 3"
+/* Sampling: the rate, and roots whose hashes over 2^64 are 0.007 (kept at
+ * that rate) and 0.923 (dropped). */
+#define SAMPLE_RATE "0.25"
+#define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
+#define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
 
 enum variant { V_EXIT, V_REINIT, V_DRIVER, V_FDS, V_LIBC_EXIT, NVARIANTS };
 /* The word of each variant's printf record ("" for the exec variants). */
@@ -73,6 +86,12 @@ static const char *const VARIANT_WORD[] = { "child", "reinit", "", "", "exiting"
 static const char *const VARIANT_NAME[] = {
 	"_exit", "reinit+_exit", "exec driver", "exec fd lister", "exit()"
 };
+
+/* The storms with sampling fork this many times fewer under a sanitizer,
+ * whose forks are slow (about 0.2 s each under ThreadSanitizer, the busy
+ * threads running): the storm's size. */
+#define SAMPLED_SANITIZER_SHARE 10
+static int fork_share = 1;
 
 /* The number of forks: a multiple of NVARIANTS. */
 static int forks(void)
@@ -82,6 +101,9 @@ static int forks(void)
 
 	if (n < NVARIANTS || n > MAX_FORKS)
 		n = CHECK_FORKS;
+	n /= fork_share;
+	if (n < NVARIANTS)
+		n = NVARIANTS;
 	return n - n % NVARIANTS;
 }
 
@@ -327,6 +349,8 @@ struct seen {
 	unsigned char child[NVARIANTS][MAX_FORKS];
 	unsigned same_sid[NVARIANTS];	/* child messages naming the parent's SID */
 	unsigned versions_parent, versions_child, atexit_parent, exits_child;
+	/* trace2/sample records, at the rate set: all; EVENT: by SID */
+	unsigned samples, samples_parent, samples_child;
 	unsigned stray;			/* records that fit nowhere */
 	/* deferred mode: records of the parent's threads (0: main, EVENT
 	 * only: PERF shows the children's main threads as "main" too) and
@@ -357,8 +381,32 @@ static void split_key_value(struct t2_slice payload, struct item *it)
 	it->value = (struct t2_slice){ colon + 1, payload.len - it->key.len - 1 };
 }
 
-/* The deferred mode's report of dropped records on the NORMAL target. */
-#define NORMAL_DROPPED "data trace2/dropped value:"
+/* The library's own data records (category trace2: "dropped", "sample")
+ * on the NORMAL target: "data trace2/<key> value:<value>". */
+#define NORMAL_TRACE2 "data trace2/"
+#define NORMAL_VALUE " value:"
+
+/* A NORMAL payload that is one of the library's own data records. */
+static int normal_trace2_data(struct t2_slice payload, struct item *it)
+{
+	const char *p = payload.p + strlen(NORMAL_TRACE2), *end = payload.p + payload.len;
+	const char *v;
+
+	if (payload.len <= strlen(NORMAL_TRACE2) ||
+	    memcmp(payload.p, NORMAL_TRACE2, strlen(NORMAL_TRACE2)))
+		return 0;
+	for (v = p; v < end && *v != ' '; v++)
+		;
+	if ((size_t)(end - v) < strlen(NORMAL_VALUE) ||
+	    memcmp(v, NORMAL_VALUE, strlen(NORMAL_VALUE)))
+		return 0;
+	it->event = (struct t2_slice){ "data", 4 };
+	it->category = (struct t2_slice){ "trace2", 6 };
+	it->key = (struct t2_slice){ p, (size_t)(v - p) };
+	it->value = (struct t2_slice){ v + strlen(NORMAL_VALUE),
+				       (size_t)(end - v) - strlen(NORMAL_VALUE) };
+	return 1;
+}
 
 static void to_item(const struct t2_rec *r, struct item *it)
 {
@@ -376,14 +424,7 @@ static void to_item(const struct t2_rec *r, struct item *it)
 		it->category = r->category;
 		if (t2_slice_eq(r->event, "data"))
 			split_key_value(r->payload, it);
-	} else if (r->payload.len > strlen(NORMAL_DROPPED) &&
-		   !memcmp(r->payload.p, NORMAL_DROPPED, strlen(NORMAL_DROPPED))) {
-		it->event = (struct t2_slice){ "data", 4 };
-		it->category = (struct t2_slice){ "trace2", 6 };
-		it->key = (struct t2_slice){ "dropped", 7 };
-		it->value = (struct t2_slice){ r->payload.p + strlen(NORMAL_DROPPED),
-					       r->payload.len - strlen(NORMAL_DROPPED) };
-	} else {
+	} else if (!normal_trace2_data(r->payload, it)) {
 		it->msg = r->payload;
 		it->event.p = "printf";	/* NORMAL: every other first word is an event name */
 		it->event.len = 6;
@@ -516,10 +557,30 @@ static int is_main_record(const struct item *it)
 	return t2_slice_eq(it->event, "data") && t2_slice_eq(it->key, "fork");
 }
 
-static int is_drop_report(const struct item *it)
+/* A data record of the library's own (category trace2) with this key. */
+static int is_trace2_data(const struct item *it, const char *key)
 {
 	return t2_slice_eq(it->event, "data") && t2_slice_eq(it->category, "trace2") &&
-	       t2_slice_eq(it->key, "dropped");
+	       t2_slice_eq(it->key, key);
+}
+
+static int is_drop_report(const struct item *it)
+{
+	return is_trace2_data(it, "dropped");
+}
+
+/* A process's trace2/sample record: at the rate set, on its main thread
+ * (NORMAL names none); else stray. */
+static void count_sample(struct seen *z, const struct item *it)
+{
+	if (!t2_slice_eq(it->value, SAMPLE_RATE) ||
+	    (z->kind != T2_REC_NORMAL && !t2_slice_eq(it->thread, "main"))) {
+		z->stray++;
+		return;
+	}
+	z->samples++;
+	z->samples_parent += z->kind == T2_REC_EVENT && is_parent_sid(z, it->sid);
+	z->samples_child += z->kind == T2_REC_EVENT && is_child_sid(z, it->sid);
 }
 
 /* A "dropped" report: n records of its thread never reached a target. */
@@ -537,27 +598,34 @@ static void count_drops(struct seen *z, const struct item *it)
 		z->drops[k] += (unsigned long)n;
 }
 
+/* A record of the scenario's own (not the library's trace2 data). */
+static void count_item(struct seen *z, const struct item *it)
+{
+	int k;
+
+	if ((k = parent_thread(z, it)) > 0 || (!k && is_main_record(it)))
+		z->records[k]++;
+	if (t2_slice_eq(it->event, "data"))
+		z->stray += !count_data(z, it);
+	else if (t2_slice_eq(it->event, "printf"))
+		count_message(z, it);
+	count_lifecycle(z, it);
+}
+
 static void seen_line(void *ctx, const char *line, size_t len)
 {
 	struct seen *z = ctx;
 	struct t2_rec r;
 	struct item it;
-	int k;
 
 	if (t2_rec_parse(line, len, &r) == (enum t2_rec_kind)z->kind) {
 		to_item(&r, &it);
-		if (is_drop_report(&it)) {
+		if (is_drop_report(&it))
 			count_drops(z, &it);
-			t2_rec_free(&r);
-			return;
-		}
-		if ((k = parent_thread(z, &it)) > 0 || (!k && is_main_record(&it)))
-			z->records[k]++;
-		if (t2_slice_eq(it.event, "data"))
-			z->stray += !count_data(z, &it);
-		else if (t2_slice_eq(it.event, "printf"))
-			count_message(z, &it);
-		count_lifecycle(z, &it);
+		else if (is_trace2_data(&it, "sample"))
+			count_sample(z, &it);
+		else
+			count_item(z, &it);
 	}
 	t2_rec_free(&r);
 }
@@ -611,12 +679,17 @@ static unsigned variant_total(const struct seen *z, int v, unsigned *dup)
 
 static const char *const KIND_NAME[] = { "", "normal", "perf", "event" };
 
+/* Sampling off, or on under a root the rate keeps or drops. */
+enum sampling { S_OFF, S_KEPT, S_OUT };
+static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
+
 /* How the scenario traces. */
 struct mode {
 	const char *label;
 	const char *buffer;	/* GIT_TRACE2_BUFFER, or NULL */
 	const char *ring;	/* deferred mode: GIT_TRACE2_DEFERRED_RING ("":
 				 * the default), or NULL */
+	enum sampling sample;
 };
 
 struct verdict {
@@ -738,6 +811,9 @@ static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
 		printf("; versions parent %u, child SIDs %u; atexit under the parent's SID %u; "
 		       "exit of child SIDs %u", z->versions_parent, z->versions_child,
 		       z->atexit_parent, z->exits_child);
+	printf("; trace2/sample records %u", z->samples);
+	if (z->kind == T2_REC_EVENT)
+		printf(" (parent %u, child SIDs %u)", z->samples_parent, z->samples_child);
 	printf("\n");
 }
 
@@ -776,6 +852,22 @@ static void assert_judgement(const struct seen *z, const struct verdict *v,
 	assert_int_equal(z->atexit_parent, 1 + each);
 }
 
+/* Sampled, kept: one trace2/sample record per process that records its
+ * start (it follows the start record: the parent, the drivers), none by
+ * the children that do not (the reinitialised ones) or do not initialize
+ * again; not sampled, none. */
+static void assert_samples(const struct seen *z, const struct mode *m)
+{
+	const unsigned each = (unsigned)forks() / NVARIANTS;
+	const unsigned kept = m->sample == S_KEPT;
+
+	assert_int_equal(z->samples, kept * (1 + each));
+	if (z->kind != T2_REC_EVENT)
+		return;
+	assert_int_equal(z->samples_parent, kept);
+	assert_int_equal(z->samples_child, kept * each);
+}
+
 /* One target's file: checked, its records counted into z (the caller
  * frees it). */
 static void check_target(const char *dir, const struct summary *sum, int kind,
@@ -798,6 +890,7 @@ static void check_target(const char *dir, const struct summary *sum, int kind,
 	assert_int_equal(w.partial, 0);
 	assert_int_equal(w.kinds[kind], w.lines);
 	assert_judgement(z, &v, m);
+	assert_samples(z, m);
 	free(path);
 }
 
@@ -853,6 +946,48 @@ static void assert_storm_ended_well(const struct t2_proc *p)
 	assert_string_equal(p->err, "");
 }
 
+/* Every target's file checked, and the records the targets share. */
+static void check_targets(const char *dir, const struct summary *sum, const struct mode *m)
+{
+	struct seen z[T2_REC_EVENT + 1];
+	unsigned long diff;
+	int kind;
+
+	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
+		check_target(dir, sum, kind, m, &z[kind]);
+	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT]);
+	printf("[fork] %-6s records or drop reports that differ between the targets: %lu\n",
+	       m->label, diff);
+	fflush(stdout);
+	assert_int_equal(diff, 0);
+	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
+		seen_free(&z[kind]);
+}
+
+/* A tree sampled out: no file of any target, by the parent or a child. */
+static void check_nothing_written(const char *dir, const struct mode *m)
+{
+	char *files = t2_listdir(dir);
+
+	printf("[fork] %-6s sampled out: files written: %.300s\n", m->label,
+	       *files ? files : "none");
+	fflush(stdout);
+	assert_string_equal(files, "");
+	free(files);
+}
+
+/* The scenario's SID: under the root when sampled. */
+static void assert_sid_under_root(const struct summary *sum, const struct mode *m)
+{
+	const char *root = SAMPLE_ROOT[m->sample];
+
+	if (!root)
+		return;
+	assert_true(strlen(sum->sid) > strlen(root) + 1);
+	assert_memory_equal(sum->sid, root, strlen(root));
+	assert_int_equal(sum->sid[strlen(root)], '/');
+}
+
 static void run_fork_storm(const struct mode *m)
 {
 	const char *dir;
@@ -862,13 +997,12 @@ static void run_fork_storm(const struct mode *m)
 	dir = t2_scratch_dir();
 	struct t2_proc p;
 	struct summary sum;
-	struct seen z[T2_REC_EVENT + 1];
 	double t0 = t2_now();
-	unsigned long diff;
-	int kind;
 
-	if (m->ring)
+	/* sampled out, no process starts a thread of the library's */
+	if (m->ring && m->sample != S_OUT)
 		skip_deferred_under_sanitizer(m->label);
+	fork_share = m->sample && UNDER_SANITIZER ? SAMPLED_SANITIZER_SHARE : 1;
 
 	t2_env_add(&env, "GIT_TRACE2=%s/normal", dir);
 	t2_env_add(&env, "GIT_TRACE2_PERF=%s/perf", dir);
@@ -879,6 +1013,10 @@ static void run_fork_storm(const struct mode *m)
 		t2_env_add(&env, "GIT_TRACE2_DEFERRED=1");
 	if (m->ring && *m->ring)
 		t2_env_add(&env, "GIT_TRACE2_DEFERRED_RING=%s", m->ring);
+	if (m->sample) {
+		t2_env_add(&env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
+		t2_env_add(&env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[m->sample]);
+	}
 	t2_capture(fork_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
 	parse_stdout(p.out, &sum);
 	printf("[fork] %-6s %d forks (%d per variant: %s, %s, %s, %s, %s) in %.2f s: ok %d, "
@@ -896,28 +1034,30 @@ static void run_fork_storm(const struct mode *m)
 	assert_int_equal(sum.ok, forks());
 	assert_int_equal(sum.fd_lines, forks() / NVARIANTS);
 	assert_int_equal(sum.fd_lines_ok, forks() / NVARIANTS);
-	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
-		check_target(dir, &sum, kind, m, &z[kind]);
-	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT]);
-	printf("[fork] %-6s records or drop reports that differ between the targets: %lu\n",
-	       m->label, diff);
-	fflush(stdout);
-	assert_int_equal(diff, 0);
-	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
-		seen_free(&z[kind]);
+	assert_sid_under_root(&sum, m);
+	if (m->sample == S_OUT)
+		check_nothing_written(dir, m);
+	else
+		check_targets(dir, &sum, m);
 	t2_proc_free(&p);
 	t2_env_free(&env);
 }
 
-static const struct mode PLAIN = { "plain", NULL, NULL };
-static const struct mode BUFFERED = { "64k", "64k", NULL };
-static const struct mode DEFERRED = { "defer", NULL, "" };
-static const struct mode DEFERRED_4K = { "defer4k", NULL, "4k" };
+static const struct mode PLAIN = { "plain", NULL, NULL, S_OFF };
+static const struct mode BUFFERED = { "64k", "64k", NULL, S_OFF };
+static const struct mode DEFERRED = { "defer", NULL, "", S_OFF };
+static const struct mode DEFERRED_4K = { "defer4k", NULL, "4k", S_OFF };
+static const struct mode SAMPLED_KEPT = { "kept", NULL, NULL, S_KEPT };
+static const struct mode SAMPLED_OUT = { "out", NULL, NULL, S_OUT };
+static const struct mode SAMPLED_OUT_DEFERRED = { "out+defer", NULL, "", S_OUT };
 
 static void fork_storm(void **state) { (void)state; run_fork_storm(&PLAIN); }
 static void fork_storm_buffered(void **state) { (void)state; run_fork_storm(&BUFFERED); }
 static void fork_storm_deferred(void **state) { (void)state; run_fork_storm(&DEFERRED); }
 static void fork_storm_deferred_4k(void **state) { (void)state; run_fork_storm(&DEFERRED_4K); }
+static void fork_storm_sampled_kept(void **state) { (void)state; run_fork_storm(&SAMPLED_KEPT); }
+static void fork_storm_sampled_out(void **state) { (void)state; run_fork_storm(&SAMPLED_OUT); }
+static void fork_storm_sampled_out_deferred(void **state) { (void)state; run_fork_storm(&SAMPLED_OUT_DEFERRED); }
 
 /* ------------------------------------------------------------------ */
 /* Deferred mode: children with and without their own writer.          */
@@ -1305,6 +1445,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(fork_storm_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_deferred_4k, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_sampled_kept, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_sampled_out, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_sampled_out_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_deferred_children, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_while_tz_lock_held, t2_scratch_cleanup),
 	};

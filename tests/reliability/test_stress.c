@@ -10,7 +10,14 @@
  *       poll() and a deadline,
  *   (e) (a), (b) and (c) again with GIT_TRACE2_BUFFER=64k,
  *   (f) (a) and (b) in deferred mode (GIT_TRACE2_DEFERRED=1), and (a) and
- *       (c) with 4 KiB rings, where most records are dropped.
+ *       (c) with 4 KiB rings, where most records are dropped,
+ *   (g) sampling by command tree (GIT_TRACE2_SAMPLE=0.25, docs/
+ *       configuration.md "Sampling") under a root the rate keeps, (a):
+ *       the same checks, plus one trace2/sample record per process on
+ *       each target, its EVENT SID under the root; and under a root the
+ *       rate drops, (a), (b), (b) deferred and (c): nothing written (no
+ *       file, no connection), stderr empty, every exit code the one the
+ *       writer gave.  The roots' hashes are tests/process/test_sample.sh's.
  * Every record carries "s<proc>w<thread>#<seq>", so each line is checked
  * for: a known layout (EVENT: strict JSON; PERF: the fixed columns), the
  * event the pattern prescribes at that sequence number, its nesting
@@ -68,6 +75,13 @@
 #define WRITER_ALARM_S 900
 #define RUN_DEADLINE_S 960
 #define READ_CHUNK (1 << 20)
+/* Sampling: the rate, and roots whose hashes over 2^64 are 0.007 (kept at
+ * that rate) and 0.923 (dropped).  A sampled writer exits with an exit
+ * code of its own, which must come out unchanged. */
+#define SAMPLE_RATE "0.25"
+#define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
+#define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
+#define SAMPLED_EXIT 9
 
 /* ------------------------------------------------------------------ */
 /* The pattern every thread repeats.                                    */
@@ -140,6 +154,7 @@ struct writer {
 	const struct cfg *cfg;
 	int proc;
 	int gate[2];	/* readable end hits EOF when the parent says "go" */
+	int code;	/* its exit code */
 };
 
 struct worker {
@@ -200,7 +215,7 @@ static void writer_main(void *arg)
 	}
 	for (i = 0; i < w->cfg->threads; i++)
 		pthread_join(th[i], NULL);
-	exit(trace2_cmd_exit(0));
+	exit(trace2_cmd_exit(w->code));
 }
 
 /* ------------------------------------------------------------------ */
@@ -230,11 +245,13 @@ struct sid_entry {
 	char leaf[96];		/* last component of the SID */
 	int proc;		/* -1 until a worker record names it */
 	unsigned events[N_PROC_EVENTS];
+	unsigned samples;	/* trace2/sample records */
 	uint64_t drops;		/* reported on the main thread */
 };
 
 struct tally {
 	struct cfg cfg;
+	const char *root;	/* sampling: the tree's root, or NULL */
 	unsigned char *seen;	/* [target][proc][thread][seq]: times seen */
 	int *last;		/* [target][proc][thread]: last seq seen */
 	unsigned *starts, *exits;	/* [target][proc][thread] */
@@ -242,19 +259,21 @@ struct tally {
 	uint64_t *drops;	/* [target][proc][thread]: reported dropped */
 	uint64_t proc_events[NTARGETS][N_PROC_EVENTS];
 	uint64_t main_drops[NTARGETS];	/* reported on the main threads */
+	uint64_t samples[NTARGETS];	/* trace2/sample records */
 	struct counts c[NTARGETS + 1];
 	struct sid_entry sids[PROCS * 2];
 	int nsids, sid_overflow;
 	char problem[256];	/* the first problem, for the failure message */
 };
 
-static struct tally *tally_new(const struct cfg *cfg)
+static struct tally *tally_new(const struct cfg *cfg, const char *root)
 {
 	struct tally *t = calloc(1, sizeof(*t));
 	size_t slots = (size_t)NTARGETS * (size_t)cfg->procs * (size_t)cfg->threads;
 	size_t i;
 
 	t->cfg = *cfg;
+	t->root = root;
 	t->seen = calloc(slots * (size_t)cfg->events, 1);
 	t->last = malloc(slots * sizeof(*t->last));
 	t->starts = calloc(slots, sizeof(*t->starts));
@@ -497,28 +516,38 @@ static int count_thread_event(struct tally *t, int target, const struct t2_rec *
 	return 1;
 }
 
+/* The value of a data record of category trace2 and this key (the
+ * library's own: "dropped", "sample") as the target writes it; no text
+ * (p NULL) if the record is something else. */
+static struct t2_slice trace2_value(int target, const struct t2_rec *r, const char *key)
+{
+	const struct t2_slice none = { NULL, 0 };
+	char prefix[48];
+	size_t n;
+
+	if (target == T2_REC_EVENT - T2_REC_NORMAL)
+		return t2_slice_eq(r->event, "data") &&
+		       t2_slice_eq(t2_rec_str(r, "category"), "trace2") &&
+		       t2_slice_eq(t2_rec_str(r, "key"), key) ? t2_rec_str(r, "value") : none;
+	if (target == T2_REC_PERF - T2_REC_NORMAL) {
+		if (!t2_slice_eq(r->event, "data") || !t2_slice_eq(r->category, "trace2"))
+			return none;
+		n = (size_t)snprintf(prefix, sizeof(prefix), "%s:", key);
+	} else {
+		n = (size_t)snprintf(prefix, sizeof(prefix), "data trace2/%s value:", key);
+	}
+	if (r->payload.len <= n || memcmp(r->payload.p, prefix, n))
+		return none;
+	return (struct t2_slice){ r->payload.p + n, r->payload.len - n };
+}
+
 /* The count of a deferred mode's "dropped" report (category trace2, key
  * dropped), 0 if malformed; -1 if the record is something else. */
 static long long dropped_value(int target, const struct t2_rec *r)
 {
-	static const char normal_prefix[] = "data trace2/dropped value:";
-	struct t2_slice v = { NULL, 0 };
+	struct t2_slice v = trace2_value(target, r, "dropped");
 	char buf[24];
 
-	if (target == T2_REC_EVENT - T2_REC_NORMAL) {
-		if (t2_slice_eq(r->event, "data") &&
-		    t2_slice_eq(t2_rec_str(r, "category"), "trace2") &&
-		    t2_slice_eq(t2_rec_str(r, "key"), "dropped"))
-			v = t2_rec_str(r, "value");
-	} else if (target == T2_REC_PERF - T2_REC_NORMAL) {
-		if (t2_slice_eq(r->event, "data") && t2_slice_eq(r->category, "trace2") &&
-		    r->payload.len > 8 && !memcmp(r->payload.p, "dropped:", 8))
-			v = (struct t2_slice){ r->payload.p + 8, r->payload.len - 8 };
-	} else if (r->payload.len > sizeof(normal_prefix) - 1 &&
-		   !memcmp(r->payload.p, normal_prefix, sizeof(normal_prefix) - 1)) {
-		v = (struct t2_slice){ r->payload.p + sizeof(normal_prefix) - 1,
-				       r->payload.len - (sizeof(normal_prefix) - 1) };
-	}
 	if (!v.p)
 		return -1;
 	if (!v.len || v.len >= sizeof(buf) || v.p[0] == '0')
@@ -554,13 +583,46 @@ static int count_dropped(struct tally *t, int target, const struct t2_rec *r)
 	return 1;
 }
 
+/* Whether the EVENT record's SID is under the sampled tree's root. */
+static int under_root(const struct tally *t, const struct t2_rec *r)
+{
+	size_t n = strlen(t->root);
+
+	return r->sid.len > n + 1 && !memcmp(r->sid.p, t->root, n) && r->sid.p[n] == '/';
+}
+
+/* A sampled process's trace2/sample record: expected only when sampling,
+ * on the main thread (NORMAL names none), the rate as set, under the
+ * root; -1 if the record is something else. */
+static int count_sample(struct tally *t, int target, const struct t2_rec *r)
+{
+	struct t2_slice v = trace2_value(target, r, "sample");
+	struct sid_entry *e;
+
+	if (!v.p)
+		return -1;
+	if (!t->root || !t2_slice_eq(v, SAMPLE_RATE) ||
+	    (target != T_NORMAL && !t2_slice_eq(r->thread, "main")))
+		return 0;
+	if (target == T_EVENT) {
+		if (!under_root(t, r) || !(e = sid_entry(t, r->sid)))
+			return 0;
+		e->samples++;
+	}
+	t->samples[target]++;
+	return 1;
+}
+
 /* One well-formed record of the given target. */
 static int count_record(struct tally *t, int target, const struct t2_rec *r)
 {
 	int thread_event, dropped = count_dropped(t, target, r);
+	int sample = count_sample(t, target, r);
 
 	if (dropped >= 0)
 		return dropped;
+	if (sample >= 0)
+		return sample;
 	if (target == T2_REC_NORMAL - T2_REC_NORMAL)
 		return count_proc_event(t, target, r) || count_pattern(t, target, r);
 	if (t2_slice_eq(r->thread, "main"))
@@ -683,8 +745,10 @@ static void finish_sids(struct tally *t)
 
 	c->unexpected += (uint64_t)t->sid_overflow;
 	expect_count(c, (uint64_t)t->nsids, (uint64_t)t->cfg.procs);
-	for (i = 0; i < t->nsids; i++)
+	for (i = 0; i < t->nsids; i++) {
 		finish_proc_events(c, t->sids[i].events, 1, t->sids[i].drops);
+		expect_count(c, t->sids[i].samples, t->root ? 1 : 0);
+	}
 }
 
 static void tally_finish(struct tally *t)
@@ -712,16 +776,23 @@ static void tally_finish(struct tally *t)
 	t->c[T_EVENT].mismatch += t->main_drops[T_EVENT] != t->main_drops[T_PERF];
 	for (target = T_NORMAL; target < NTARGETS; target += 2)
 		t->c[target].mismatch += t->c[target].dropped != t->c[T_PERF].dropped;
+	/* one per process, on every target, when sampled */
+	for (target = T_NORMAL; target < NTARGETS; target++)
+		expect_count(&t->c[target], t->samples[target],
+			     t->root ? (uint64_t)t->cfg.procs : 0);
 	finish_sids(t);
 }
 
-/* Lines each target must hold. */
-static uint64_t expected_lines(const struct cfg *cfg, int target)
+/* Lines each target must hold (sampled: a trace2/sample record more per
+ * process). */
+static uint64_t expected_lines(const struct tally *t, int target)
 {
+	const struct cfg *cfg = &t->cfg;
 	uint64_t per_thread = target ? (uint64_t)cfg->events + 2 :
 			      (uint64_t)cfg->events / PATTERN_LEN * PRINTFS_PER_PATTERN;
+	uint64_t per_proc = N_PROC_EVENTS + (t->root != NULL);
 
-	return (uint64_t)cfg->procs * (N_PROC_EVENTS + (uint64_t)cfg->threads * per_thread);
+	return (uint64_t)cfg->procs * (per_proc + (uint64_t)cfg->threads * per_thread);
 }
 
 /* ------------------------------------------------------------------ */
@@ -928,6 +999,9 @@ static int listener_open(struct listener *l, int type, const char *path)
 /* ------------------------------------------------------------------ */
 
 enum dest_kind { D_FILES, D_DIR, D_STREAM, D_DGRAM };
+/* Sampling off, or on under a root the rate keeps or drops. */
+enum sampling { S_OFF, S_KEPT, S_OUT };
+static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
 
 struct dest {
 	const char *name;
@@ -936,6 +1010,7 @@ struct dest {
 	/* deferred mode: GIT_TRACE2_DEFERRED_RING ("" for the default), or
 	 * NULL for the direct mode */
 	const char *ring;
+	enum sampling sample;
 };
 
 static const char *const TARGET_VARS[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
@@ -948,7 +1023,8 @@ struct run {
 	struct listener l;
 	struct t2_env env;
 	pid_t pids[PROCS];
-	int failed_writers;	/* writers not exited with 0 */
+	int code;		/* the writers' exit code */
+	int failed_writers;	/* writers not exited with it */
 	char *stderr_text;	/* what the writers wrote to stderr */
 	double t_write, t_check;
 };
@@ -981,6 +1057,10 @@ static void set_env(struct run *r)
 		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED=1");
 	if (r->d->ring && *r->d->ring)
 		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED_RING=%s", r->d->ring);
+	if (r->d->sample) {
+		t2_env_add(&r->env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
+		t2_env_add(&r->env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[r->d->sample]);
+	}
 }
 
 static void spawn_writers(struct run *r, struct writer *w)
@@ -994,7 +1074,7 @@ static void spawn_writers(struct run *r, struct writer *w)
 
 		snprintf(err, sizeof(err), "stderr.%d", i);
 		path = t2_path(r->dir, err);
-		w[i] = (struct writer){ &r->cfg, i, { gate[0], gate[1] } };
+		w[i] = (struct writer){ &r->cfg, i, { gate[0], gate[1] }, r->code };
 		r->pids[i] = t2_spawn(writer_main, &w[i], t2_env_list(&r->env), NULL, path);
 		free(path);
 	}
@@ -1010,7 +1090,7 @@ static void wait_writers(struct run *r, double deadline)
 		double left = deadline - t2_now();
 		int status = t2_wait_timeout(r->pids[i], left > 0 ? (int)(left * 1000) : 0);
 
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != r->code) {
 			r->failed_writers++;
 			fprintf(stderr, "writer %d: status 0x%x\n", i, status);
 		}
@@ -1178,7 +1258,7 @@ static void assert_clean(const struct run *r)
 		 * NORMAL's share of the drops is unknown, but its records
 		 * are PERF's (mismatch, lost, dup) */
 		if (i == T_PERF || i == T_EVENT || (i == T_NORMAL && !c->dropped))
-			assert_int_equal(c->lines, expected_lines(&r->cfg, i) - c->dropped +
+			assert_int_equal(c->lines, expected_lines(r->tally, i) - c->dropped +
 						   c->drop_lines);
 		else if (i == UNKNOWN_TARGET)
 			assert_int_equal(c->lines, 0);
@@ -1248,13 +1328,70 @@ static int check_output(struct run *r)
 	return files;
 }
 
+/* Every record where it belongs. */
+static void check_all_written(struct run *r)
+{
+	int files = check_output(r);
+
+	report(r, files);
+	if (r->d->kind == D_DIR)
+		assert_int_equal(files, r->cfg.procs * NTARGETS);
+	assert_clean(r);
+}
+
+/* The names in the run's directory (and in traces/) other than the
+ * writers' stderr files, the socket and the traces directory itself: a
+ * target's file; caller frees. */
+static char *files_written(const struct run *r)
+{
+	char *names = t2_listdir(r->dir), *traces = t2_path(r->dir, "traces");
+	char **v = t2_split(names, " ", NULL);
+	char *found = strdup("");
+	int i;
+
+	for (i = 0; v[i] && *v[i]; i++)
+		if (strncmp(v[i], "stderr.", 7) && strcmp(v[i], "sock") && strcmp(v[i], "traces"))
+			t2_append(&found, " %s", v[i]);
+	free(names);
+	if (r->d->kind == D_DIR) {
+		names = t2_listdir(traces);
+		if (*names)
+			t2_append(&found, " traces/{%s}", names);
+		free(names);
+	}
+	t2_strv_free(v);
+	free(traces);
+	return found;
+}
+
+/* A tree sampled out: no file, no connection, no datagram; the writers'
+ * exit codes and stderr as without tracing. */
+static void check_nothing_written(struct run *r)
+{
+	char *files = files_written(r);
+
+	printf("[stress] %-13s %dx%dx%d: sampled out: files written:%s%.300s, connections %llu, "
+	       "datagrams %llu, bytes %llu; writers not exited with %d: %d; writers %.2f s\n",
+	       r->d->name, r->cfg.procs, r->cfg.threads, r->cfg.events, *files ? "" : " none",
+	       files, (unsigned long long)r->l.conns, (unsigned long long)r->l.packets,
+	       (unsigned long long)r->l.bytes, r->code, r->failed_writers, r->t_write);
+	if (*r->stderr_text)
+		printf("[stress]   writers' stderr: %.3000s\n", r->stderr_text);
+	fflush(stdout);
+	assert_string_equal(files, "");
+	assert_int_equal(r->l.conns + r->l.packets + r->l.bytes, 0);
+	assert_int_equal(r->l.timed_out, 0);
+	assert_int_equal(r->failed_writers, 0);
+	assert_string_equal(r->stderr_text, "");
+	free(files);
+}
+
 static void run_destination(const struct dest *d)
 {
-	struct run r = { .d = d, .cfg = stress_cfg() };
-	int files;
+	struct run r = { .d = d, .cfg = stress_cfg(), .code = d->sample ? SAMPLED_EXIT : 0 };
 
 	r.dir = t2_scratch_dir();
-	r.tally = tally_new(&r.cfg);
+	r.tally = tally_new(&r.cfg, d->sample == S_KEPT ? ROOT_KEPT : NULL);
 	set_env(&r);
 	if (d->kind == D_DIR) {
 		char *traces = t2_path(r.dir, "traces");
@@ -1263,12 +1400,11 @@ static void run_destination(const struct dest *d)
 		free(traces);
 	}
 	run_writers(&r);
-	files = check_output(&r);
 	collect_stderr(&r);
-	report(&r, files);
-	if (d->kind == D_DIR)
-		assert_int_equal(files, r.cfg.procs * NTARGETS);
-	assert_clean(&r);
+	if (d->sample == S_OUT)
+		check_nothing_written(&r);
+	else
+		check_all_written(&r);
 	free(r.stderr_text);
 	t2_env_free(&r.env);
 	tally_free(r.tally);
@@ -1278,16 +1414,23 @@ static void run_destination(const struct dest *d)
 /* The checker must be able to fail.                                    */
 /* ------------------------------------------------------------------ */
 
-/* A non-brief PERF line of worker s00w0 of process 0. */
-static char *perf_line_in(const char *category, const char *event, const char *rel,
-			  const char *payload)
+/* A non-brief PERF line of a thread of process 0. */
+static char *perf_line_on(const char *thread, const char *category, const char *event,
+			  const char *rel, const char *payload)
 {
 	char *s = NULL;
 
 	t2_append(&s, "12:00:00.000000 %-28s | d0 | %-24s | %-12s |     |  0.000100 | "
-		  "%9s | %-12s | %s", "test_stress.c:1", "th01:s00w0", event, rel,
+		  "%9s | %-12s | %s", "test_stress.c:1", thread, event, rel,
 		  category, payload);
 	return s;
+}
+
+/* The same of worker s00w0. */
+static char *perf_line_in(const char *category, const char *event, const char *rel,
+			  const char *payload)
+{
+	return perf_line_on("th01:s00w0", category, event, rel, payload);
 }
 
 static char *perf_line(const char *event, const char *rel, const char *payload)
@@ -1298,7 +1441,7 @@ static char *perf_line(const char *event, const char *rel, const char *payload)
 static void checker_catches_damage(void **state)
 {
 	struct cfg cfg = { 1, 1, PATTERN_LEN };
-	struct tally *t = tally_new(&cfg);
+	struct tally *t = tally_new(&cfg, NULL);
 	char *good = perf_line("region_enter", "", "label:L1 s00w0#0");
 	char *data = perf_line("data", "0.000001", "..k:s00w0#1");
 	char *flat = perf_line("data", "0.000001", "k:s00w0#3"); /* needs 4 dots */
@@ -1338,7 +1481,7 @@ static void checker_catches_damage(void **state)
 static void checker_catches_bad_drop_reports(void **state)
 {
 	struct cfg cfg = { 1, 1, PATTERN_LEN };
-	struct tally *t = tally_new(&cfg);
+	struct tally *t = tally_new(&cfg, NULL);
 	char *lines[] = {
 		perf_line("thread_start", "", ""),
 		/* reported before the records it counts */
@@ -1369,19 +1512,68 @@ static void checker_catches_bad_drop_reports(void **state)
 	tally_free(t);
 }
 
+/* So must the trace2/sample accounting. */
+static void checker_catches_bad_sample_records(void **state)
+{
+	struct cfg cfg = { 2, 1, PATTERN_LEN };
+	struct tally *kept = tally_new(&cfg, ROOT_KEPT), *off = tally_new(&cfg, NULL);
+	char *perf_ok = perf_line_on("main", "trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
+	char *perf_rate = perf_line_on("main", "trace2", "data", "0.000000", "sample:0.5");
+	char *perf_worker = perf_line_in("trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
+	const char *event_ok = "{\"event\":\"data\",\"sid\":\"" ROOT_KEPT "/S1\",\"thread\":"
+		"\"main\",\"nesting\":1,\"category\":\"trace2\",\"key\":\"sample\","
+		"\"value\":\"" SAMPLE_RATE "\"}";
+	const char *event_root = "{\"event\":\"data\",\"sid\":\"" ROOT_OUT "/S2\",\"thread\":"
+		"\"main\",\"nesting\":1,\"category\":\"trace2\",\"key\":\"sample\","
+		"\"value\":\"" SAMPLE_RATE "\"}";
+	const char *normal_ok = "12:00:00.000000 test_stress.c:1                   "
+		"data trace2/sample value:" SAMPLE_RATE;
+
+	(void)state;
+	/* kept: PERF one record of two, plus one at a wrong rate and one
+	 * not on main; EVENT one under the root and one not; NORMAL none */
+	tally_line(kept, perf_ok, strlen(perf_ok), T2_REC_PERF, NULL);
+	tally_line(kept, perf_rate, strlen(perf_rate), T2_REC_PERF, NULL);
+	tally_line(kept, perf_worker, strlen(perf_worker), T2_REC_PERF, NULL);
+	tally_line(kept, event_ok, strlen(event_ok), T2_REC_EVENT, NULL);
+	tally_line(kept, event_root, strlen(event_root), T2_REC_EVENT, NULL);
+	tally_finish(kept);
+	assert_int_equal(kept->samples[T_PERF], 1);
+	assert_int_equal(kept->c[T_PERF].wrong, 2);
+	assert_int_equal(kept->samples[T_EVENT], 1);
+	assert_int_equal(kept->c[T_EVENT].wrong, 1);
+	assert_int_equal(kept->samples[T_NORMAL], 0);
+	assert_true(kept->c[T_NORMAL].lost >= 2);
+	/* not sampled: any sample record is wrong */
+	tally_line(off, normal_ok, strlen(normal_ok), T2_REC_NORMAL, NULL);
+	tally_line(off, perf_ok, strlen(perf_ok), T2_REC_PERF, NULL);
+	tally_line(off, event_ok, strlen(event_ok), T2_REC_EVENT, NULL);
+	assert_int_equal(off->c[T_NORMAL].wrong + off->c[T_PERF].wrong + off->c[T_EVENT].wrong, 3);
+	free(perf_ok);
+	free(perf_rate);
+	free(perf_worker);
+	tally_free(kept);
+	tally_free(off);
+}
+
 /* ------------------------------------------------------------------ */
 
-static const struct dest DEST_FILES = { "files", D_FILES, NULL, NULL };
-static const struct dest DEST_DIR = { "directory", D_DIR, NULL, NULL };
-static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL, NULL };
-static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL };
-static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL };
-static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL };
-static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL };
-static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "" };
-static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k" };
-static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "" };
-static const struct dest DEST_STREAM_DEFER_4K = { "stream+defer4k", D_STREAM, NULL, "4k" };
+static const struct dest DEST_FILES = { "files", D_FILES, NULL, NULL, S_OFF };
+static const struct dest DEST_DIR = { "directory", D_DIR, NULL, NULL, S_OFF };
+static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL, NULL, S_OFF };
+static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL, S_OFF };
+static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL, S_OFF };
+static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL, S_OFF };
+static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL, S_OFF };
+static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "", S_OFF };
+static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k", S_OFF };
+static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "", S_OFF };
+static const struct dest DEST_STREAM_DEFER_4K = { "stream+defer4k", D_STREAM, NULL, "4k", S_OFF };
+static const struct dest DEST_FILES_KEPT = { "files+kept", D_FILES, NULL, NULL, S_KEPT };
+static const struct dest DEST_FILES_OUT = { "files+out", D_FILES, NULL, NULL, S_OUT };
+static const struct dest DEST_DIR_OUT = { "dir+out", D_DIR, NULL, NULL, S_OUT };
+static const struct dest DEST_DIR_DEFER_OUT = { "dir+defer+out", D_DIR, NULL, "", S_OUT };
+static const struct dest DEST_STREAM_OUT = { "stream+out", D_STREAM, NULL, NULL, S_OUT };
 
 static void stress_files(void **state) { (void)state; run_destination(&DEST_FILES); }
 static void stress_directory(void **state) { (void)state; run_destination(&DEST_DIR); }
@@ -1394,12 +1586,18 @@ static void stress_files_deferred(void **state) { (void)state; run_destination(&
 static void stress_files_deferred_4k(void **state) { (void)state; run_destination(&DEST_FILES_DEFER_4K); }
 static void stress_directory_deferred(void **state) { (void)state; run_destination(&DEST_DIR_DEFER); }
 static void stress_stream_deferred_4k(void **state) { (void)state; run_destination(&DEST_STREAM_DEFER_4K); }
+static void stress_files_sampled_kept(void **state) { (void)state; run_destination(&DEST_FILES_KEPT); }
+static void stress_files_sampled_out(void **state) { (void)state; run_destination(&DEST_FILES_OUT); }
+static void stress_directory_sampled_out(void **state) { (void)state; run_destination(&DEST_DIR_OUT); }
+static void stress_directory_deferred_sampled_out(void **state) { (void)state; run_destination(&DEST_DIR_DEFER_OUT); }
+static void stress_stream_sampled_out(void **state) { (void)state; run_destination(&DEST_STREAM_OUT); }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(checker_catches_damage, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(checker_catches_bad_drop_reports, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(checker_catches_bad_sample_records, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_files, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_af_unix_stream, t2_scratch_cleanup),
@@ -1411,6 +1609,11 @@ int main(void)
 		cmocka_unit_test_teardown(stress_files_deferred_4k, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_stream_deferred_4k, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_sampled_kept, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_sampled_out, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_directory_sampled_out, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_directory_deferred_sampled_out, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_stream_sampled_out, t2_scratch_cleanup),
 	};
 
 	t2_leak_check_runner_only();
