@@ -18,6 +18,14 @@
  *       rate drops, (a), (b), (b) deferred and (c): nothing written (no
  *       file, no connection), stderr empty, every exit code the one the
  *       writer gave.  The roots' hashes are tests/process/test_sample.sh's.
+ *   (h) the flight recorder (GIT_TRACE2_FLIGHT=4k, docs/configuration.md
+ *       "Flight recorder"), (a), (b) and (c): writers that exit 1 dump
+ *       at exit, most records overwritten: the same checks as (f), the
+ *       thread's "overwritten" counts in place of "dropped" (PERF and
+ *       EVENT; NORMAL shows neither, its records still PERF's printf
+ *       records), plus one trace2/flight record "exit" per process on
+ *       PERF and EVENT; writers that exit 0: nothing written (no file, no
+ *       byte), stderr empty, exit codes 0.
  * Every record carries "s<proc>w<thread>#<seq>", so each line is checked
  * for: a known layout (EVENT: strict JSON; PERF: the fixed columns), the
  * event the pattern prescribes at that sequence number, its nesting
@@ -82,6 +90,11 @@
 #define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
 #define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
 #define SAMPLED_EXIT 9
+/* The flight recorder: a ring per thread small enough that most records
+ * are overwritten, and the exit code that triggers its dump at exit. */
+#define FLIGHT_RING "4k"
+#define FLIGHT_EXIT 1
+#define FLIGHT_REASON "exit"
 
 /* ------------------------------------------------------------------ */
 /* The pattern every thread repeats.                                    */
@@ -241,17 +254,29 @@ struct counts {
 	uint64_t dropped, drop_lines, excess, early, mismatch;
 };
 
+/* The library's own records a process writes once, on its main thread:
+ * trace2/sample (sampled: the rate) and trace2/flight (the flight
+ * recorder's trigger: the reason).  NORMAL, which has no data records,
+ * shows the library's "sample" and "dropped" only: not "flight", nor the
+ * flight recorder's "overwritten" counts. */
+enum mark { M_SAMPLE, M_FLIGHT, NMARKS };
+static const char *const MARK_KEY[] = { "sample", "flight" };
+static const char *const MARK_VALUE[] = { SAMPLE_RATE, FLIGHT_REASON };
+static const int MARK_ON_NORMAL[] = { 1, 0 };
+
 struct sid_entry {
 	char leaf[96];		/* last component of the SID */
 	int proc;		/* -1 until a worker record names it */
 	unsigned events[N_PROC_EVENTS];
-	unsigned samples;	/* trace2/sample records */
+	unsigned marks[NMARKS];	/* trace2/sample, trace2/flight records */
 	uint64_t drops;		/* reported on the main thread */
 };
 
 struct tally {
 	struct cfg cfg;
 	const char *root;	/* sampling: the tree's root, or NULL */
+	int flight;		/* the flight recorder triggered at exit */
+	int want[NMARKS];	/* marks expected per process (0 or 1) */
 	unsigned char *seen;	/* [target][proc][thread][seq]: times seen */
 	int *last;		/* [target][proc][thread]: last seq seen */
 	unsigned *starts, *exits;	/* [target][proc][thread] */
@@ -259,14 +284,14 @@ struct tally {
 	uint64_t *drops;	/* [target][proc][thread]: reported dropped */
 	uint64_t proc_events[NTARGETS][N_PROC_EVENTS];
 	uint64_t main_drops[NTARGETS];	/* reported on the main threads */
-	uint64_t samples[NTARGETS];	/* trace2/sample records */
+	uint64_t marks[NMARKS][NTARGETS];	/* trace2/sample, trace2/flight */
 	struct counts c[NTARGETS + 1];
 	struct sid_entry sids[PROCS * 2];
 	int nsids, sid_overflow;
 	char problem[256];	/* the first problem, for the failure message */
 };
 
-static struct tally *tally_new(const struct cfg *cfg, const char *root)
+static struct tally *tally_new(const struct cfg *cfg, const char *root, int flight)
 {
 	struct tally *t = calloc(1, sizeof(*t));
 	size_t slots = (size_t)NTARGETS * (size_t)cfg->procs * (size_t)cfg->threads;
@@ -274,6 +299,9 @@ static struct tally *tally_new(const struct cfg *cfg, const char *root)
 
 	t->cfg = *cfg;
 	t->root = root;
+	t->flight = flight;
+	t->want[M_SAMPLE] = root != NULL;
+	t->want[M_FLIGHT] = flight;
 	t->seen = calloc(slots * (size_t)cfg->events, 1);
 	t->last = malloc(slots * sizeof(*t->last));
 	t->starts = calloc(slots, sizeof(*t->starts));
@@ -541,13 +569,16 @@ static struct t2_slice trace2_value(int target, const struct t2_rec *r, const ch
 	return (struct t2_slice){ r->payload.p + n, r->payload.len - n };
 }
 
-/* The count of a deferred mode's "dropped" report (category trace2, key
- * dropped), 0 if malformed; -1 if the record is something else. */
-static long long dropped_value(int target, const struct t2_rec *r)
+/* The count of a report of records lost (category trace2, key dropped:
+ * the deferred mode's; key overwritten: the flight recorder's), 0 if
+ * malformed or not of the mode; -1 if the record is something else. */
+static long long dropped_value(const struct tally *t, int target, const struct t2_rec *r)
 {
 	struct t2_slice v = trace2_value(target, r, "dropped");
 	char buf[24];
 
+	if (!v.p && (v = trace2_value(target, r, "overwritten")).p && !t->flight)
+		return 0;
 	if (!v.p)
 		return -1;
 	if (!v.len || v.len >= sizeof(buf) || v.p[0] == '0')
@@ -560,7 +591,7 @@ static long long dropped_value(int target, const struct t2_rec *r)
 /* A "dropped" report: to its thread (NORMAL names no thread). */
 static int count_dropped(struct tally *t, int target, const struct t2_rec *r)
 {
-	long long n = dropped_value(target, r);
+	long long n = dropped_value(t, target, r);
 	struct sid_entry *e;
 	int proc, thread;
 
@@ -591,25 +622,32 @@ static int under_root(const struct tally *t, const struct t2_rec *r)
 	return r->sid.len > n + 1 && !memcmp(r->sid.p, t->root, n) && r->sid.p[n] == '/';
 }
 
-/* A sampled process's trace2/sample record: expected only when sampling,
- * on the main thread (NORMAL names none), the rate as set, under the
- * root; -1 if the record is something else. */
-static int count_sample(struct tally *t, int target, const struct t2_rec *r)
+/* Whether each process writes mark m on the target. */
+static int mark_wanted(const struct tally *t, int target, enum mark m)
 {
-	struct t2_slice v = trace2_value(target, r, "sample");
+	return t->want[m] && (target != T_NORMAL || MARK_ON_NORMAL[m]);
+}
+
+/* A process's mark m (trace2/sample, trace2/flight): expected only when
+ * sampling or triggered, on the main thread (NORMAL names none), its
+ * value as set, under the root when sampling; -1 if the record is
+ * something else. */
+static int count_mark(struct tally *t, int target, const struct t2_rec *r, enum mark m)
+{
+	struct t2_slice v = trace2_value(target, r, MARK_KEY[m]);
 	struct sid_entry *e;
 
 	if (!v.p)
 		return -1;
-	if (!t->root || !t2_slice_eq(v, SAMPLE_RATE) ||
+	if (!mark_wanted(t, target, m) || !t2_slice_eq(v, MARK_VALUE[m]) ||
 	    (target != T_NORMAL && !t2_slice_eq(r->thread, "main")))
 		return 0;
 	if (target == T_EVENT) {
-		if (!under_root(t, r) || !(e = sid_entry(t, r->sid)))
+		if ((t->root && !under_root(t, r)) || !(e = sid_entry(t, r->sid)))
 			return 0;
-		e->samples++;
+		e->marks[m]++;
 	}
-	t->samples[target]++;
+	t->marks[m][target]++;
 	return 1;
 }
 
@@ -617,12 +655,13 @@ static int count_sample(struct tally *t, int target, const struct t2_rec *r)
 static int count_record(struct tally *t, int target, const struct t2_rec *r)
 {
 	int thread_event, dropped = count_dropped(t, target, r);
-	int sample = count_sample(t, target, r);
+	int m, mark;
 
 	if (dropped >= 0)
 		return dropped;
-	if (sample >= 0)
-		return sample;
+	for (m = 0; m < NMARKS; m++)
+		if ((mark = count_mark(t, target, r, (enum mark)m)) >= 0)
+			return mark;
 	if (target == T2_REC_NORMAL - T2_REC_NORMAL)
 		return count_proc_event(t, target, r) || count_pattern(t, target, r);
 	if (t2_slice_eq(r->thread, "main"))
@@ -741,13 +780,14 @@ static void finish_proc_events(struct counts *c, const unsigned *events, uint64_
 static void finish_sids(struct tally *t)
 {
 	struct counts *c = &t->c[T2_REC_EVENT - T2_REC_NORMAL];
-	int i;
+	int i, m;
 
 	c->unexpected += (uint64_t)t->sid_overflow;
 	expect_count(c, (uint64_t)t->nsids, (uint64_t)t->cfg.procs);
 	for (i = 0; i < t->nsids; i++) {
 		finish_proc_events(c, t->sids[i].events, 1, t->sids[i].drops);
-		expect_count(c, t->sids[i].samples, t->root ? 1 : 0);
+		for (m = 0; m < NMARKS; m++)
+			expect_count(c, t->sids[i].marks[m], (uint64_t)t->want[m]);
 	}
 }
 
@@ -774,24 +814,28 @@ static void tally_finish(struct tally *t)
 		t->c[T_EVENT].mismatch += t->proc_events[T_EVENT][k] != t->proc_events[T_PERF][k];
 	}
 	t->c[T_EVENT].mismatch += t->main_drops[T_EVENT] != t->main_drops[T_PERF];
-	for (target = T_NORMAL; target < NTARGETS; target += 2)
+	for (target = t->flight ? T_EVENT : T_NORMAL; target < NTARGETS; target += 2)
 		t->c[target].mismatch += t->c[target].dropped != t->c[T_PERF].dropped;
-	/* one per process, on every target, when sampled */
-	for (target = T_NORMAL; target < NTARGETS; target++)
-		expect_count(&t->c[target], t->samples[target],
-			     t->root ? (uint64_t)t->cfg.procs : 0);
+	/* one per process, on every target, when sampled / triggered */
+	for (k = 0; k < NMARKS; k++)
+		for (target = T_NORMAL; target < NTARGETS; target++)
+			expect_count(&t->c[target], t->marks[k][target],
+				     (uint64_t)(mark_wanted(t, target, (enum mark)k) * t->cfg.procs));
 	finish_sids(t);
 }
 
-/* Lines each target must hold (sampled: a trace2/sample record more per
- * process). */
+/* Lines each target must hold (sampled, triggered: a trace2/sample,
+ * trace2/flight record more per process). */
 static uint64_t expected_lines(const struct tally *t, int target)
 {
 	const struct cfg *cfg = &t->cfg;
 	uint64_t per_thread = target ? (uint64_t)cfg->events + 2 :
 			      (uint64_t)cfg->events / PATTERN_LEN * PRINTFS_PER_PATTERN;
-	uint64_t per_proc = N_PROC_EVENTS + (t->root != NULL);
+	uint64_t per_proc = N_PROC_EVENTS;
+	int m;
 
+	for (m = 0; m < NMARKS; m++)
+		per_proc += (uint64_t)mark_wanted(t, target, (enum mark)m);
 	return (uint64_t)cfg->procs * (per_proc + (uint64_t)cfg->threads * per_thread);
 }
 
@@ -1002,6 +1046,9 @@ enum dest_kind { D_FILES, D_DIR, D_STREAM, D_DGRAM };
 /* Sampling off, or on under a root the rate keeps or drops. */
 enum sampling { S_OFF, S_KEPT, S_OUT };
 static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
+/* The flight recorder off, or on (FLIGHT_RING) with writers that exit
+ * with FLIGHT_EXIT (a dump at exit) or 0 (nothing written). */
+enum flight { F_OFF, F_TRIGGERED, F_QUIET };
 
 struct dest {
 	const char *name;
@@ -1011,6 +1058,7 @@ struct dest {
 	 * NULL for the direct mode */
 	const char *ring;
 	enum sampling sample;
+	enum flight flight;
 };
 
 static const char *const TARGET_VARS[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
@@ -1028,6 +1076,18 @@ struct run {
 	char *stderr_text;	/* what the writers wrote to stderr */
 	double t_write, t_check;
 };
+
+/* Records may be lost (and reported): deferred mode, the flight recorder. */
+static int loses_records(const struct dest *d)
+{
+	return d->ring || d->flight;
+}
+
+/* Nothing may be written: a tree sampled out, a flight never triggered. */
+static int writes_nothing(const struct dest *d)
+{
+	return d->sample == S_OUT || d->flight == F_QUIET;
+}
 
 static void set_env(struct run *r)
 {
@@ -1057,6 +1117,8 @@ static void set_env(struct run *r)
 		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED=1");
 	if (r->d->ring && *r->d->ring)
 		t2_env_add(&r->env, "GIT_TRACE2_DEFERRED_RING=%s", r->d->ring);
+	if (r->d->flight)
+		t2_env_add(&r->env, "GIT_TRACE2_FLIGHT=" FLIGHT_RING);
 	if (r->d->sample) {
 		t2_env_add(&r->env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
 		t2_env_add(&r->env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[r->d->sample]);
@@ -1220,9 +1282,10 @@ static void report(const struct run *r, int files)
 	       (unsigned long long)sum.corrupt, (unsigned long long)sum.mixed,
 	       (unsigned long long)sum.wrong, (unsigned long long)sum.unexpected,
 	       (unsigned long long)sum.disorder);
-	if (r->d->ring)
-		printf(", dropped %llu (perf: %llu reports, normal %llu, event %llu), "
+	if (loses_records(r->d))
+		printf(", %s %llu (perf: %llu reports, normal %llu, event %llu), "
 		       "over-reported %llu, reported early %llu, target mismatch %llu",
+		       r->d->flight ? "overwritten" : "dropped",
 		       (unsigned long long)r->tally->c[T_PERF].dropped,
 		       (unsigned long long)r->tally->c[T_PERF].drop_lines,
 		       (unsigned long long)r->tally->c[T_NORMAL].dropped,
@@ -1257,7 +1320,7 @@ static void assert_clean(const struct run *r)
 		/* PERF and EVENT: every record, or a drop and its report;
 		 * NORMAL's share of the drops is unknown, but its records
 		 * are PERF's (mismatch, lost, dup) */
-		if (i == T_PERF || i == T_EVENT || (i == T_NORMAL && !c->dropped))
+		if (i == T_PERF || i == T_EVENT || (i == T_NORMAL && !r->tally->c[T_PERF].dropped))
 			assert_int_equal(c->lines, expected_lines(r->tally, i) - c->dropped +
 						   c->drop_lines);
 		else if (i == UNKNOWN_TARGET)
@@ -1265,7 +1328,7 @@ static void assert_clean(const struct run *r)
 		assert_int_equal(c->excess, 0);
 		assert_int_equal(c->early, 0);
 		assert_int_equal(c->mismatch, 0);
-		if (!r->d->ring)
+		if (!loses_records(r->d))
 			assert_int_equal(c->drop_lines, 0);
 		assert_int_equal(c->corrupt, 0);
 		assert_int_equal(c->mixed, 0);
@@ -1275,6 +1338,9 @@ static void assert_clean(const struct run *r)
 		assert_int_equal(c->dup, 0);
 		assert_int_equal(c->disorder, 0);
 	}
+	/* the flight rings are small: records were overwritten, and told */
+	if (r->d->flight)
+		assert_true(r->tally->c[T_PERF].dropped > 0);
 }
 
 static void start_listener(struct run *r)
@@ -1364,22 +1430,27 @@ static char *files_written(const struct run *r)
 	return found;
 }
 
-/* A tree sampled out: no file, no connection, no datagram; the writers'
- * exit codes and stderr as without tracing. */
+/* A tree sampled out, a flight never triggered: no file, no datagram, no
+ * byte on a stream (a flight recorder connects at start all the same, a
+ * process sampled out does not); the writers' exit codes and stderr as
+ * without tracing. */
 static void check_nothing_written(struct run *r)
 {
 	char *files = files_written(r);
 
-	printf("[stress] %-13s %dx%dx%d: sampled out: files written:%s%.300s, connections %llu, "
+	printf("[stress] %-13s %dx%dx%d: %s: files written:%s%.300s, connections %llu, "
 	       "datagrams %llu, bytes %llu; writers not exited with %d: %d; writers %.2f s\n",
-	       r->d->name, r->cfg.procs, r->cfg.threads, r->cfg.events, *files ? "" : " none",
+	       r->d->name, r->cfg.procs, r->cfg.threads, r->cfg.events,
+	       r->d->sample == S_OUT ? "sampled out" : "not triggered", *files ? "" : " none",
 	       files, (unsigned long long)r->l.conns, (unsigned long long)r->l.packets,
 	       (unsigned long long)r->l.bytes, r->code, r->failed_writers, r->t_write);
 	if (*r->stderr_text)
 		printf("[stress]   writers' stderr: %.3000s\n", r->stderr_text);
 	fflush(stdout);
 	assert_string_equal(files, "");
-	assert_int_equal(r->l.conns + r->l.packets + r->l.bytes, 0);
+	assert_int_equal(r->l.packets + r->l.bytes, 0);
+	if (r->d->sample == S_OUT)
+		assert_int_equal(r->l.conns, 0);
 	assert_int_equal(r->l.timed_out, 0);
 	assert_int_equal(r->failed_writers, 0);
 	assert_string_equal(r->stderr_text, "");
@@ -1388,10 +1459,12 @@ static void check_nothing_written(struct run *r)
 
 static void run_destination(const struct dest *d)
 {
-	struct run r = { .d = d, .cfg = stress_cfg(), .code = d->sample ? SAMPLED_EXIT : 0 };
+	struct run r = { .d = d, .cfg = stress_cfg() };
 
+	r.code = d->sample ? SAMPLED_EXIT : d->flight == F_TRIGGERED ? FLIGHT_EXIT : 0;
 	r.dir = t2_scratch_dir();
-	r.tally = tally_new(&r.cfg, d->sample == S_KEPT ? ROOT_KEPT : NULL);
+	r.tally = tally_new(&r.cfg, d->sample == S_KEPT ? ROOT_KEPT : NULL,
+			    d->flight == F_TRIGGERED);
 	set_env(&r);
 	if (d->kind == D_DIR) {
 		char *traces = t2_path(r.dir, "traces");
@@ -1401,7 +1474,7 @@ static void run_destination(const struct dest *d)
 	}
 	run_writers(&r);
 	collect_stderr(&r);
-	if (d->sample == S_OUT)
+	if (writes_nothing(d))
 		check_nothing_written(&r);
 	else
 		check_all_written(&r);
@@ -1441,7 +1514,7 @@ static char *perf_line(const char *event, const char *rel, const char *payload)
 static void checker_catches_damage(void **state)
 {
 	struct cfg cfg = { 1, 1, PATTERN_LEN };
-	struct tally *t = tally_new(&cfg, NULL);
+	struct tally *t = tally_new(&cfg, NULL, 0);
 	char *good = perf_line("region_enter", "", "label:L1 s00w0#0");
 	char *data = perf_line("data", "0.000001", "..k:s00w0#1");
 	char *flat = perf_line("data", "0.000001", "k:s00w0#3"); /* needs 4 dots */
@@ -1481,7 +1554,7 @@ static void checker_catches_damage(void **state)
 static void checker_catches_bad_drop_reports(void **state)
 {
 	struct cfg cfg = { 1, 1, PATTERN_LEN };
-	struct tally *t = tally_new(&cfg, NULL);
+	struct tally *t = tally_new(&cfg, NULL, 0);
 	char *lines[] = {
 		perf_line("thread_start", "", ""),
 		/* reported before the records it counts */
@@ -1516,7 +1589,7 @@ static void checker_catches_bad_drop_reports(void **state)
 static void checker_catches_bad_sample_records(void **state)
 {
 	struct cfg cfg = { 2, 1, PATTERN_LEN };
-	struct tally *kept = tally_new(&cfg, ROOT_KEPT), *off = tally_new(&cfg, NULL);
+	struct tally *kept = tally_new(&cfg, ROOT_KEPT, 0), *off = tally_new(&cfg, NULL, 0);
 	char *perf_ok = perf_line_on("main", "trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
 	char *perf_rate = perf_line_on("main", "trace2", "data", "0.000000", "sample:0.5");
 	char *perf_worker = perf_line_in("trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
@@ -1538,11 +1611,11 @@ static void checker_catches_bad_sample_records(void **state)
 	tally_line(kept, event_ok, strlen(event_ok), T2_REC_EVENT, NULL);
 	tally_line(kept, event_root, strlen(event_root), T2_REC_EVENT, NULL);
 	tally_finish(kept);
-	assert_int_equal(kept->samples[T_PERF], 1);
+	assert_int_equal(kept->marks[M_SAMPLE][T_PERF], 1);
 	assert_int_equal(kept->c[T_PERF].wrong, 2);
-	assert_int_equal(kept->samples[T_EVENT], 1);
+	assert_int_equal(kept->marks[M_SAMPLE][T_EVENT], 1);
 	assert_int_equal(kept->c[T_EVENT].wrong, 1);
-	assert_int_equal(kept->samples[T_NORMAL], 0);
+	assert_int_equal(kept->marks[M_SAMPLE][T_NORMAL], 0);
 	assert_true(kept->c[T_NORMAL].lost >= 2);
 	/* not sampled: any sample record is wrong */
 	tally_line(off, normal_ok, strlen(normal_ok), T2_REC_NORMAL, NULL);
@@ -1556,24 +1629,68 @@ static void checker_catches_bad_sample_records(void **state)
 	tally_free(off);
 }
 
+/* And the flight recorder's: its trigger's record once per process, on
+ * main, with the reason, on PERF and EVENT (not NORMAL); its overwritten
+ * counts only in flight mode, never beyond what is missing. */
+static void checker_catches_bad_flight_records(void **state)
+{
+	struct cfg cfg = { 1, 1, PATTERN_LEN };
+	struct tally *t = tally_new(&cfg, NULL, 1), *off = tally_new(&cfg, NULL, 0);
+	char *lines[] = {
+		perf_line_on("main", "trace2", "data", "0.000000", "flight:exit"),
+		perf_line_on("main", "trace2", "data", "0.000000", "flight:signal"),
+		perf_line_in("trace2", "data", "0.000000", "flight:exit"),
+		/* 12 records of the thread made, none written */
+		perf_line_in("trace2", "data", "0.000000", "overwritten:20"),
+	};
+	const char *normal = "12:00:00.000000 test_stress.c:1                   "
+		"data trace2/flight value:" FLIGHT_REASON;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		tally_line(t, lines[i], strlen(lines[i]), T2_REC_PERF, NULL);
+	tally_line(t, normal, strlen(normal), T2_REC_NORMAL, NULL);
+	tally_finish(t);
+	assert_int_equal(t->marks[M_FLIGHT][T_PERF], 1);
+	assert_int_equal(t->c[T_PERF].wrong, 2);
+	assert_int_equal(t->c[T_PERF].excess, 8);
+	assert_int_equal(t->c[T_NORMAL].wrong, 1);
+	assert_true(t->c[T_EVENT].lost > 0);
+	/* not in flight mode: no trigger, no overwritten count */
+	tally_line(off, lines[0], strlen(lines[0]), T2_REC_PERF, NULL);
+	tally_line(off, lines[3], strlen(lines[3]), T2_REC_PERF, NULL);
+	assert_int_equal(off->c[T_PERF].wrong, 2);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		free(lines[i]);
+	tally_free(t);
+	tally_free(off);
+}
+
 /* ------------------------------------------------------------------ */
 
-static const struct dest DEST_FILES = { "files", D_FILES, NULL, NULL, S_OFF };
-static const struct dest DEST_DIR = { "directory", D_DIR, NULL, NULL, S_OFF };
-static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL, NULL, S_OFF };
-static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL, S_OFF };
-static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL, S_OFF };
-static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL, S_OFF };
-static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL, S_OFF };
-static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "", S_OFF };
-static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k", S_OFF };
-static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "", S_OFF };
-static const struct dest DEST_STREAM_DEFER_4K = { "stream+defer4k", D_STREAM, NULL, "4k", S_OFF };
-static const struct dest DEST_FILES_KEPT = { "files+kept", D_FILES, NULL, NULL, S_KEPT };
-static const struct dest DEST_FILES_OUT = { "files+out", D_FILES, NULL, NULL, S_OUT };
-static const struct dest DEST_DIR_OUT = { "dir+out", D_DIR, NULL, NULL, S_OUT };
-static const struct dest DEST_DIR_DEFER_OUT = { "dir+defer+out", D_DIR, NULL, "", S_OUT };
-static const struct dest DEST_STREAM_OUT = { "stream+out", D_STREAM, NULL, NULL, S_OUT };
+static const struct dest DEST_FILES = { "files", D_FILES, NULL, NULL, S_OFF, F_OFF };
+static const struct dest DEST_DIR = { "directory", D_DIR, NULL, NULL, S_OFF, F_OFF };
+static const struct dest DEST_STREAM = { "af_unix-stream", D_STREAM, NULL, NULL, S_OFF, F_OFF };
+static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL, S_OFF, F_OFF };
+static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL, S_OFF, F_OFF };
+static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL, S_OFF, F_OFF };
+static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL, S_OFF, F_OFF };
+static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "", S_OFF, F_OFF };
+static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k", S_OFF, F_OFF };
+static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "", S_OFF, F_OFF };
+static const struct dest DEST_STREAM_DEFER_4K = { "stream+defer4k", D_STREAM, NULL, "4k", S_OFF, F_OFF };
+static const struct dest DEST_FILES_KEPT = { "files+kept", D_FILES, NULL, NULL, S_KEPT, F_OFF };
+static const struct dest DEST_FILES_OUT = { "files+out", D_FILES, NULL, NULL, S_OUT, F_OFF };
+static const struct dest DEST_DIR_OUT = { "dir+out", D_DIR, NULL, NULL, S_OUT, F_OFF };
+static const struct dest DEST_DIR_DEFER_OUT = { "dir+defer+out", D_DIR, NULL, "", S_OUT, F_OFF };
+static const struct dest DEST_STREAM_OUT = { "stream+out", D_STREAM, NULL, NULL, S_OUT, F_OFF };
+static const struct dest DEST_FILES_FLIGHT = { "files+flight", D_FILES, NULL, NULL, S_OFF, F_TRIGGERED };
+static const struct dest DEST_DIR_FLIGHT = { "dir+flight", D_DIR, NULL, NULL, S_OFF, F_TRIGGERED };
+static const struct dest DEST_STREAM_FLIGHT = { "stream+flight", D_STREAM, NULL, NULL, S_OFF, F_TRIGGERED };
+static const struct dest DEST_FILES_QUIET = { "files+quiet", D_FILES, NULL, NULL, S_OFF, F_QUIET };
+static const struct dest DEST_DIR_QUIET = { "dir+quiet", D_DIR, NULL, NULL, S_OFF, F_QUIET };
+static const struct dest DEST_STREAM_QUIET = { "stream+quiet", D_STREAM, NULL, NULL, S_OFF, F_QUIET };
 
 static void stress_files(void **state) { (void)state; run_destination(&DEST_FILES); }
 static void stress_directory(void **state) { (void)state; run_destination(&DEST_DIR); }
@@ -1591,6 +1708,12 @@ static void stress_files_sampled_out(void **state) { (void)state; run_destinatio
 static void stress_directory_sampled_out(void **state) { (void)state; run_destination(&DEST_DIR_OUT); }
 static void stress_directory_deferred_sampled_out(void **state) { (void)state; run_destination(&DEST_DIR_DEFER_OUT); }
 static void stress_stream_sampled_out(void **state) { (void)state; run_destination(&DEST_STREAM_OUT); }
+static void stress_files_flight(void **state) { (void)state; run_destination(&DEST_FILES_FLIGHT); }
+static void stress_directory_flight(void **state) { (void)state; run_destination(&DEST_DIR_FLIGHT); }
+static void stress_stream_flight(void **state) { (void)state; run_destination(&DEST_STREAM_FLIGHT); }
+static void stress_files_flight_quiet(void **state) { (void)state; run_destination(&DEST_FILES_QUIET); }
+static void stress_directory_flight_quiet(void **state) { (void)state; run_destination(&DEST_DIR_QUIET); }
+static void stress_stream_flight_quiet(void **state) { (void)state; run_destination(&DEST_STREAM_QUIET); }
 
 int main(void)
 {
@@ -1598,6 +1721,7 @@ int main(void)
 		cmocka_unit_test_teardown(checker_catches_damage, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(checker_catches_bad_drop_reports, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(checker_catches_bad_sample_records, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(checker_catches_bad_flight_records, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_files, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_af_unix_stream, t2_scratch_cleanup),
@@ -1614,6 +1738,12 @@ int main(void)
 		cmocka_unit_test_teardown(stress_directory_sampled_out, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory_deferred_sampled_out, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_stream_sampled_out, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_flight, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_directory_flight, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_stream_flight, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_files_flight_quiet, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_directory_flight_quiet, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_stream_flight_quiet, t2_scratch_cleanup),
 	};
 
 	t2_leak_check_runner_only();
