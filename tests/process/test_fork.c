@@ -33,7 +33,16 @@
  * root the rate drops, also in deferred mode: every child as above (no
  * deadlock, fds as expected), and nothing written by anyone (under a
  * sanitizer these storms fork a tenth as often).  The roots' hashes are
- * tests/process/test_sample.sh's.  The figures are printed.
+ * tests/process/test_sample.sh's.  Then the storm with the flight
+ * recorder (GIT_TRACE2_FLIGHT=16k, docs/configuration.md "Flight
+ * recorder", as often as the sampled storms): the parent and every other
+ * child that initializes again leave with exit code 1 and dump at exit,
+ * the rest with 0: every child as above, the parent's dump its own
+ * records only (written once or told overwritten), each triggering
+ * child's its own (under its own SID, one trace2/flight record each),
+ * nothing of the children that exit 0 or the drivers; and with every
+ * process leaving with 0: nothing of the parent, the drivers or the
+ * children that initialize again.  The figures are printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,6 +88,12 @@
 #define SAMPLE_RATE "0.25"
 #define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
 #define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
+/* The flight recorder: a ring per thread small enough that the busy
+ * threads' records are overwritten, and the exit code that triggers a
+ * dump at exit. */
+#define FLIGHT_RING "16k"
+#define FLIGHT_EXIT 1
+#define FLIGHT_REASON "exit"
 
 enum variant { V_EXIT, V_REINIT, V_DRIVER, V_FDS, V_LIBC_EXIT, NVARIANTS };
 /* The word of each variant's printf record ("" for the exec variants). */
@@ -87,11 +102,14 @@ static const char *const VARIANT_NAME[] = {
 	"_exit", "reinit+_exit", "exec driver", "exec fd lister", "exit()"
 };
 
-/* The storms with sampling fork this many times fewer under a sanitizer,
- * whose forks are slow (about 0.2 s each under ThreadSanitizer, the busy
- * threads running): the storm's size. */
-#define SAMPLED_SANITIZER_SHARE 10
+/* The storms with sampling or the flight recorder fork this many times
+ * fewer under a sanitizer, whose forks are slow (about 0.2 s each under
+ * ThreadSanitizer, the busy threads running): the storm's size. */
+#define SANITIZER_SHARE 10
 static int fork_share = 1;
+/* The flight recorder's trigger: the exit code of the scenario and of
+ * every other child that initializes again (0: none triggers). */
+static int trigger_code;
 
 /* The number of forks: a multiple of NVARIANTS. */
 static int forks(void)
@@ -198,6 +216,13 @@ static void child_records(const char *word, int i)
 	trace2_region_leave("child", word, NULL);
 }
 
+/* The exit code of child i: the trigger's for every other child that
+ * initializes again (the first, the third, ...), 0 for the rest. */
+static int child_code(int i)
+{
+	return i % NVARIANTS == V_REINIT && i / NVARIANTS % 2 == 0 ? trigger_code : 0;
+}
+
 static _Noreturn void run_child(int i)
 {
 	static const char *const return0[] = { "trace2", "001return", "0", NULL };
@@ -207,6 +232,10 @@ static _Noreturn void run_child(int i)
 	switch (v) {
 	case V_REINIT:
 		trace2_initialize();
+		if (trigger_code) {
+			child_records(VARIANT_WORD[v], i);
+			exit(trace2_cmd_exit(child_code(i)));
+		}
 		/* fall through */
 	case V_EXIT:
 		child_records(VARIANT_WORD[v], i);
@@ -249,7 +278,7 @@ static void fork_one(int i, struct fork_result *res)
 		res->bad++;
 		return;
 	}
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	if (WIFEXITED(status) && WEXITSTATUS(status) == child_code(i))
 		res->ok++;
 	else if (WIFSIGNALED(status) &&
 		 (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGKILL)) {
@@ -271,7 +300,7 @@ static void fork_scenario(void *arg)
 	struct fork_result res = { 0, 0, 0 };
 	int stop = 0, i, keep;
 
-	(void)arg;
+	trigger_code = *(const int *)arg;
 	close_fds_from_3();
 	keep = open("/dev/null", O_RDONLY);	/* inheritable on purpose: fd 3 */
 	trace2_initialize_clock();
@@ -291,7 +320,7 @@ static void fork_scenario(void *arg)
 		dprintf(1, "busy %d %ld\n", i + 1, b[i].iterations);
 	}
 	dprintf(1, "summary ok %d timeouts %d bad %d\n", res.ok, res.timeouts, res.bad);
-	exit(trace2_cmd_exit(0));
+	exit(trace2_cmd_exit(trigger_code));
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,6 +369,14 @@ static void parse_stdout(const char *out, struct summary *s)
 	t2_strv_free(lines);
 }
 
+/* The library's own records a process writes once, on its main thread:
+ * trace2/sample (sampled: the rate) and trace2/flight (the flight
+ * recorder's trigger: the reason).  NORMAL shows "sample" but not
+ * "flight" (nor the flight recorder's "overwritten" counts). */
+enum mark { M_SAMPLE, M_FLIGHT, NMARKS };
+static const char *const MARK_KEY[] = { "sample", "flight" };
+static const char *const MARK_VALUE[] = { SAMPLE_RATE, FLIGHT_REASON };
+
 /* Per target: what the records say. */
 struct seen {
 	const struct summary *sum;
@@ -349,9 +386,10 @@ struct seen {
 	unsigned char child[NVARIANTS][MAX_FORKS];
 	unsigned same_sid[NVARIANTS];	/* child messages naming the parent's SID */
 	unsigned versions_parent, versions_child, atexit_parent, exits_child;
-	/* trace2/sample records, at the rate set: all; EVENT: by SID */
-	unsigned samples, samples_parent, samples_child;
+	/* trace2/sample, trace2/flight records as set: all; EVENT: by SID */
+	unsigned marks[NMARKS], marks_parent[NMARKS], marks_child[NMARKS];
 	unsigned stray;			/* records that fit nowhere */
+	unsigned foreign;		/* EVENT: the parent's records under a child's SID */
 	/* deferred mode: records of the parent's threads (0: main, EVENT
 	 * only: PERF shows the children's main threads as "main" too) and
 	 * the drops reported on them; the drops reported on any thread */
@@ -564,23 +602,45 @@ static int is_trace2_data(const struct item *it, const char *key)
 	       t2_slice_eq(it->key, key);
 }
 
+/* Records lost and told: the deferred mode's "dropped", the flight
+ * recorder's "overwritten". */
 static int is_drop_report(const struct item *it)
 {
-	return is_trace2_data(it, "dropped");
+	return is_trace2_data(it, "dropped") || is_trace2_data(it, "overwritten");
 }
 
-/* A process's trace2/sample record: at the rate set, on its main thread
- * (NORMAL names none); else stray. */
-static void count_sample(struct seen *z, const struct item *it)
+/* The mark a record is (-1: none). */
+static int mark_of(const struct item *it)
 {
-	if (!t2_slice_eq(it->value, SAMPLE_RATE) ||
+	int m;
+
+	for (m = 0; m < NMARKS; m++)
+		if (is_trace2_data(it, MARK_KEY[m]))
+			return m;
+	return -1;
+}
+
+/* A process's mark m: its value as set, on its main thread (NORMAL names
+ * none); else stray. */
+static void count_mark(struct seen *z, const struct item *it, int m)
+{
+	if (!t2_slice_eq(it->value, MARK_VALUE[m]) ||
 	    (z->kind != T2_REC_NORMAL && !t2_slice_eq(it->thread, "main"))) {
 		z->stray++;
 		return;
 	}
-	z->samples++;
-	z->samples_parent += z->kind == T2_REC_EVENT && is_parent_sid(z, it->sid);
-	z->samples_child += z->kind == T2_REC_EVENT && is_child_sid(z, it->sid);
+	z->marks[m]++;
+	z->marks_parent[m] += z->kind == T2_REC_EVENT && is_parent_sid(z, it->sid);
+	z->marks_child[m] += z->kind == T2_REC_EVENT && is_child_sid(z, it->sid);
+}
+
+/* A record of the parent's threads (a busy thread's, a fork record) under
+ * a child's SID: a child wrote what it inherited. */
+static int is_foreign(const struct seen *z, const struct item *it)
+{
+	return z->kind == T2_REC_EVENT && is_child_sid(z, it->sid) &&
+	       (busy_id(it->thread) > 0 ||
+		(t2_slice_eq(it->event, "data") && t2_slice_eq(it->key, "fork")));
 }
 
 /* A "dropped" report: n records of its thread never reached a target. */
@@ -605,6 +665,7 @@ static void count_item(struct seen *z, const struct item *it)
 
 	if ((k = parent_thread(z, it)) > 0 || (!k && is_main_record(it)))
 		z->records[k]++;
+	z->foreign += is_foreign(z, it);
 	if (t2_slice_eq(it->event, "data"))
 		z->stray += !count_data(z, it);
 	else if (t2_slice_eq(it->event, "printf"))
@@ -617,13 +678,14 @@ static void seen_line(void *ctx, const char *line, size_t len)
 	struct seen *z = ctx;
 	struct t2_rec r;
 	struct item it;
+	int m;
 
 	if (t2_rec_parse(line, len, &r) == (enum t2_rec_kind)z->kind) {
 		to_item(&r, &it);
 		if (is_drop_report(&it))
 			count_drops(z, &it);
-		else if (is_trace2_data(&it, "sample"))
-			count_sample(z, &it);
+		else if ((m = mark_of(&it)) >= 0)
+			count_mark(z, &it, m);
 		else
 			count_item(z, &it);
 	}
@@ -682,6 +744,10 @@ static const char *const KIND_NAME[] = { "", "normal", "perf", "event" };
 /* Sampling off, or on under a root the rate keeps or drops. */
 enum sampling { S_OFF, S_KEPT, S_OUT };
 static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
+/* The flight recorder off, or on (FLIGHT_RING) with the scenario and its
+ * children that initialize again leaving with FLIGHT_EXIT (each dumps at
+ * exit) or everyone with 0 (nothing written). */
+enum flight { F_OFF, F_TRIGGERED, F_QUIET };
 
 /* How the scenario traces. */
 struct mode {
@@ -690,7 +756,15 @@ struct mode {
 	const char *ring;	/* deferred mode: GIT_TRACE2_DEFERRED_RING ("":
 				 * the default), or NULL */
 	enum sampling sample;
+	enum flight flight;
 };
+
+/* Records of the parent may be lost (and told): deferred mode, the flight
+ * recorder. */
+static int loses_records(const struct mode *m)
+{
+	return m->ring || m->flight;
+}
 
 struct verdict {
 	unsigned parent_lost, parent_dup, child_dup;
@@ -791,7 +865,7 @@ static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
 	int k;
 
 	memset(v, 0, sizeof(*v));
-	judge_parent(z, m->ring != NULL, v);
+	judge_parent(z, loses_records(m), v);
 	judge_accounting(z, BUSY, forks(), v);
 	for (k = 0; k < NVARIANTS; k++)
 		if (*VARIANT_WORD[k])
@@ -803,18 +877,70 @@ static void judge(const struct seen *z, const struct mode *m, struct verdict *v)
 	       v->child_count[V_EXIT], v->child_count[V_REINIT], v->child_count[V_LIBC_EXIT],
 	       forks() / NVARIANTS, v->child_dup, z->same_sid[V_EXIT], z->same_sid[V_REINIT],
 	       z->same_sid[V_LIBC_EXIT], z->stray);
-	if (m->ring)
-		printf("; dropped %lu (parent's busy threads %lu %lu %lu %lu, main %lu), "
-		       "over-reported %lu", z->drops_total, z->drops[1], z->drops[2],
+	if (loses_records(m))
+		printf("; %s %lu (parent's busy threads %lu %lu %lu %lu, main %lu), "
+		       "over-reported %lu", m->flight ? "overwritten" : "dropped",
+		       z->drops_total, z->drops[1], z->drops[2],
 		       z->drops[3], z->drops[4], z->drops[0], v->parent_excess);
 	if (z->kind == T2_REC_EVENT)
 		printf("; versions parent %u, child SIDs %u; atexit under the parent's SID %u; "
-		       "exit of child SIDs %u", z->versions_parent, z->versions_child,
-		       z->atexit_parent, z->exits_child);
-	printf("; trace2/sample records %u", z->samples);
-	if (z->kind == T2_REC_EVENT)
-		printf(" (parent %u, child SIDs %u)", z->samples_parent, z->samples_child);
+		       "exit of child SIDs %u; the parent's records under a child's SID %u",
+		       z->versions_parent, z->versions_child, z->atexit_parent, z->exits_child,
+		       z->foreign);
+	for (k = 0; k < NMARKS; k++) {
+		printf("; trace2/%s records %u", MARK_KEY[k], z->marks[k]);
+		if (z->kind == T2_REC_EVENT)
+			printf(" (parent %u, child SIDs %u)", z->marks_parent[k],
+			       z->marks_child[k]);
+	}
 	printf("\n");
+}
+
+/* Records of the parent written: its threads', its fork records. */
+static unsigned long parent_records_written(const struct seen *z)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i <= BUSY; i++)
+		n += z->records[i];
+	for (i = 0; i < forks(); i++)
+		n += z->fork[i];
+	return n;
+}
+
+/*
+ * The flight recorder: only the processes that exit 1 write, each its own
+ * records.  Triggered: the parent (its records written once or told
+ * overwritten, which the small rings make some of) and every other child
+ * that initializes again (under its own SID, all of its records); the
+ * children that initialize again and exit 0 and the drivers nothing.
+ * Not triggered: nothing of any of them.  (A forked child that does not
+ * initialize again traces directly, without the flight recorder: its
+ * records are not judged here.)
+ */
+static void assert_flight(const struct seen *z, const struct verdict *v, const struct mode *m)
+{
+	const unsigned triggered = m->flight == F_TRIGGERED;
+	const unsigned kids = triggered * (((unsigned)forks() / NVARIANTS + 1) / 2);
+
+	assert_int_equal(v->child_count[V_REINIT], kids);
+	assert_int_equal(z->same_sid[V_REINIT], 0);
+	if (triggered) {
+		assert_int_equal(v->parent_excess, 0);
+		assert_int_equal(v->parent_lost, 0);
+		assert_int_equal(v->parent_dup, 0);
+	} else {
+		assert_int_equal(parent_records_written(z), 0);
+	}
+	if (z->kind == T2_REC_NORMAL)
+		return;	/* NORMAL does not show the overwritten counts */
+	assert_int_equal(z->drops_total > 0, triggered);
+	if (z->kind != T2_REC_EVENT)
+		return;
+	assert_int_equal(z->versions_parent, triggered);
+	assert_int_equal(z->versions_child, kids);
+	assert_int_equal(z->exits_child, kids);
 }
 
 static void assert_judgement(const struct seen *z, const struct verdict *v,
@@ -826,11 +952,16 @@ static void assert_judgement(const struct seen *z, const struct verdict *v,
 	int buffered = m->buffer != NULL || m->ring != NULL;
 	const unsigned each = (unsigned)forks() / NVARIANTS;
 
+	assert_int_equal(v->child_dup, 0);
+	assert_int_equal(z->stray, 0);
+	assert_int_equal(z->foreign, 0);
+	if (m->flight) {
+		assert_flight(z, v, m);
+		return;
+	}
 	assert_int_equal(v->parent_excess, 0);
 	assert_int_equal(v->parent_lost, 0);
 	assert_int_equal(v->parent_dup, 0);
-	assert_int_equal(v->child_dup, 0);
-	assert_int_equal(z->stray, 0);
 	/* exit() flushes; a _exit child loses what it buffered */
 	assert_int_equal(v->child_count[V_LIBC_EXIT], each);
 	if (!buffered) {
@@ -852,20 +983,31 @@ static void assert_judgement(const struct seen *z, const struct verdict *v,
 	assert_int_equal(z->atexit_parent, 1 + each);
 }
 
+/* Mark m's records: expected of the parent (0 or 1) and of each child of
+ * a variant (each variant's share of the forks, or none). */
+static void assert_mark(const struct seen *z, int m, unsigned parent, unsigned children)
+{
+	assert_int_equal(z->marks[m], parent + children);
+	if (z->kind != T2_REC_EVENT)
+		return;
+	assert_int_equal(z->marks_parent[m], parent);
+	assert_int_equal(z->marks_child[m], children);
+}
+
 /* Sampled, kept: one trace2/sample record per process that records its
  * start (it follows the start record: the parent, the drivers), none by
  * the children that do not (the reinitialised ones) or do not initialize
- * again; not sampled, none. */
-static void assert_samples(const struct seen *z, const struct mode *m)
+ * again; not sampled, none.  Triggered: one trace2/flight record per
+ * process that exits 1 (the parent, every other reinitialised child) on
+ * PERF and EVENT; none on NORMAL, none otherwise. */
+static void assert_marks(const struct seen *z, const struct mode *m)
 {
 	const unsigned each = (unsigned)forks() / NVARIANTS;
 	const unsigned kept = m->sample == S_KEPT;
+	const unsigned dumped = m->flight == F_TRIGGERED && z->kind != T2_REC_NORMAL;
 
-	assert_int_equal(z->samples, kept * (1 + each));
-	if (z->kind != T2_REC_EVENT)
-		return;
-	assert_int_equal(z->samples_parent, kept);
-	assert_int_equal(z->samples_child, kept * each);
+	assert_mark(z, M_SAMPLE, kept, kept * each);
+	assert_mark(z, M_FLIGHT, dumped, dumped * ((each + 1) / 2));
 }
 
 /* One target's file: checked, its records counted into z (the caller
@@ -890,17 +1032,18 @@ static void check_target(const char *dir, const struct summary *sum, int kind,
 	assert_int_equal(w.partial, 0);
 	assert_int_equal(w.kinds[kind], w.lines);
 	assert_judgement(z, &v, m);
-	assert_samples(z, m);
+	assert_marks(z, m);
 	free(path);
 }
 
 /* The same records reach every target (a drop happens before them):
  * PERF and EVENT have the same busy and fork records and drop reports,
- * NORMAL the same drop total.  Returns the differences. */
+ * NORMAL the same drop total (unless the flight recorder's: NORMAL does
+ * not show them).  Returns the differences. */
 static unsigned long compare_targets(const struct seen *normal, const struct seen *perf,
-				     const struct seen *event)
+				     const struct seen *event, const struct mode *m)
 {
-	unsigned long diff = normal->drops_total != perf->drops_total;
+	unsigned long diff = !m->flight && normal->drops_total != perf->drops_total;
 	long seq;
 	int i;
 
@@ -933,16 +1076,16 @@ static void skip_deferred_under_sanitizer(const char *what)
 	skip();
 }
 
-/* The storm's process ended cleanly, its stderr empty; what it said
- * about children that failed is shown first. */
-static void assert_storm_ended_well(const struct t2_proc *p)
+/* The storm's process ended cleanly with this exit code, its stderr
+ * empty; what it said about children that failed is shown first. */
+static void assert_storm_ended_well(const struct t2_proc *p, int code)
 {
 	if (*p->err)
 		printf("[fork] stderr: %.500s\n", p->err);
 	if (strstr(p->out, "child "))
 		printf("[fork] %.500s\n", strstr(p->out, "child "));
 	fflush(stdout);
-	assert_true(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0);
+	assert_true(WIFEXITED(p->status) && WEXITSTATUS(p->status) == code);
 	assert_string_equal(p->err, "");
 }
 
@@ -955,7 +1098,7 @@ static void check_targets(const char *dir, const struct summary *sum, const stru
 
 	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
 		check_target(dir, sum, kind, m, &z[kind]);
-	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT]);
+	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT], m);
 	printf("[fork] %-6s records or drop reports that differ between the targets: %lu\n",
 	       m->label, diff);
 	fflush(stdout);
@@ -998,11 +1141,12 @@ static void run_fork_storm(const struct mode *m)
 	struct t2_proc p;
 	struct summary sum;
 	double t0 = t2_now();
+	int code = m->flight == F_TRIGGERED ? FLIGHT_EXIT : 0;
 
 	/* sampled out, no process starts a thread of the library's */
 	if (m->ring && m->sample != S_OUT)
 		skip_deferred_under_sanitizer(m->label);
-	fork_share = m->sample && UNDER_SANITIZER ? SAMPLED_SANITIZER_SHARE : 1;
+	fork_share = (m->sample || m->flight) && UNDER_SANITIZER ? SANITIZER_SHARE : 1;
 
 	t2_env_add(&env, "GIT_TRACE2=%s/normal", dir);
 	t2_env_add(&env, "GIT_TRACE2_PERF=%s/perf", dir);
@@ -1017,7 +1161,9 @@ static void run_fork_storm(const struct mode *m)
 		t2_env_add(&env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
 		t2_env_add(&env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[m->sample]);
 	}
-	t2_capture(fork_scenario, NULL, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
+	if (m->flight)
+		t2_env_add(&env, "GIT_TRACE2_FLIGHT=" FLIGHT_RING);
+	t2_capture(fork_scenario, &code, t2_env_list(&env), SCENARIO_TIMEOUT_S, &p);
 	parse_stdout(p.out, &sum);
 	printf("[fork] %-6s %d forks (%d per variant: %s, %s, %s, %s, %s) in %.2f s: ok %d, "
 	       "deadlocks/timeouts %d, other failures %d; exec'd fd listings %d, as expected "
@@ -1027,7 +1173,7 @@ static void run_fork_storm(const struct mode *m)
 	       t2_now() - t0, sum.ok, sum.timeouts, sum.bad, sum.fd_lines, EXPECTED_FDS,
 	       sum.fd_lines_ok, sum.bad_fds[0] ? "; unexpected: " : "", sum.bad_fds,
 	       sum.busy[1], sum.busy[2], sum.busy[3], sum.busy[4]);
-	assert_storm_ended_well(&p);
+	assert_storm_ended_well(&p, code);
 	assert_int_equal(sum.keep, 3);
 	assert_int_equal(sum.timeouts, 0);
 	assert_int_equal(sum.bad, 0);
@@ -1043,13 +1189,15 @@ static void run_fork_storm(const struct mode *m)
 	t2_env_free(&env);
 }
 
-static const struct mode PLAIN = { "plain", NULL, NULL, S_OFF };
-static const struct mode BUFFERED = { "64k", "64k", NULL, S_OFF };
-static const struct mode DEFERRED = { "defer", NULL, "", S_OFF };
-static const struct mode DEFERRED_4K = { "defer4k", NULL, "4k", S_OFF };
-static const struct mode SAMPLED_KEPT = { "kept", NULL, NULL, S_KEPT };
-static const struct mode SAMPLED_OUT = { "out", NULL, NULL, S_OUT };
-static const struct mode SAMPLED_OUT_DEFERRED = { "out+defer", NULL, "", S_OUT };
+static const struct mode PLAIN = { "plain", NULL, NULL, S_OFF, F_OFF };
+static const struct mode BUFFERED = { "64k", "64k", NULL, S_OFF, F_OFF };
+static const struct mode DEFERRED = { "defer", NULL, "", S_OFF, F_OFF };
+static const struct mode DEFERRED_4K = { "defer4k", NULL, "4k", S_OFF, F_OFF };
+static const struct mode SAMPLED_KEPT = { "kept", NULL, NULL, S_KEPT, F_OFF };
+static const struct mode SAMPLED_OUT = { "out", NULL, NULL, S_OUT, F_OFF };
+static const struct mode SAMPLED_OUT_DEFERRED = { "out+defer", NULL, "", S_OUT, F_OFF };
+static const struct mode FLIGHT = { "flight", NULL, NULL, S_OFF, F_TRIGGERED };
+static const struct mode FLIGHT_QUIET = { "quiet", NULL, NULL, S_OFF, F_QUIET };
 
 static void fork_storm(void **state) { (void)state; run_fork_storm(&PLAIN); }
 static void fork_storm_buffered(void **state) { (void)state; run_fork_storm(&BUFFERED); }
@@ -1058,6 +1206,8 @@ static void fork_storm_deferred_4k(void **state) { (void)state; run_fork_storm(&
 static void fork_storm_sampled_kept(void **state) { (void)state; run_fork_storm(&SAMPLED_KEPT); }
 static void fork_storm_sampled_out(void **state) { (void)state; run_fork_storm(&SAMPLED_OUT); }
 static void fork_storm_sampled_out_deferred(void **state) { (void)state; run_fork_storm(&SAMPLED_OUT_DEFERRED); }
+static void fork_storm_flight(void **state) { (void)state; run_fork_storm(&FLIGHT); }
+static void fork_storm_flight_quiet(void **state) { (void)state; run_fork_storm(&FLIGHT_QUIET); }
 
 /* ------------------------------------------------------------------ */
 /* Deferred mode: children with and without their own writer.          */
@@ -1304,7 +1454,7 @@ static void fork_deferred_children(void **state)
 	       KIDS, sum.ok, threads_ok, lost, dup, k->wrong_thread, k->wrong_sid,
 	       k->stray + k->parent.stray, own_sids, KIDS / 2, parent_sids, KIDS / 2,
 	       v.parent_lost, v.parent_dup, k->parent.drops_total, v.parent_excess);
-	assert_storm_ended_well(&p);
+	assert_storm_ended_well(&p, 0);
 	assert_int_equal(sum.ok, KIDS);
 	assert_int_equal(threads_ok, KIDS);
 	assert_int_equal(lost, 0);
@@ -1448,6 +1598,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(fork_storm_sampled_kept, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_sampled_out, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_storm_sampled_out_deferred, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_flight, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(fork_storm_flight_quiet, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_deferred_children, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(fork_while_tz_lock_held, t2_scratch_cleanup),
 	};
