@@ -83,11 +83,6 @@
 #define LIST_FDS_ARG "--list-fds"
 /* What an exec'd child must see: 0-2 and the fd left inheritable. */
 #define EXPECTED_FDS "fds 0 1 2 3"
-/* Sampling: the rate, and roots whose hashes over 2^64 are 0.007 (kept at
- * that rate) and 0.923 (dropped). */
-#define SAMPLE_RATE "0.25"
-#define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
-#define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
 /* The flight recorder: a ring per thread small enough that the busy
  * threads' records are overwritten, and the exit code that triggers a
  * dump at exit. */
@@ -375,7 +370,7 @@ static void parse_stdout(const char *out, struct summary *s)
  * "flight" (nor the flight recorder's "overwritten" counts). */
 enum mark { M_SAMPLE, M_FLIGHT, NMARKS };
 static const char *const MARK_KEY[] = { "sample", "flight" };
-static const char *const MARK_VALUE[] = { SAMPLE_RATE, FLIGHT_REASON };
+static const char *const MARK_VALUE[] = { T2_SAMPLE_RATE, FLIGHT_REASON };
 
 /* Per target: what the records say. */
 struct seen {
@@ -743,7 +738,7 @@ static const char *const KIND_NAME[] = { "", "normal", "perf", "event" };
 
 /* Sampling off, or on under a root the rate keeps or drops. */
 enum sampling { S_OFF, S_KEPT, S_OUT };
-static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
+static const char *const SAMPLE_ROOT[] = { NULL, T2_ROOT_KEPT, T2_ROOT_OUT };
 /* The flight recorder off, or on (FLIGHT_RING) with the scenario and its
  * children that initialize again leaving with FLIGHT_EXIT (each dumps at
  * exit) or everyone with 0 (nothing written). */
@@ -1158,7 +1153,7 @@ static void run_fork_storm(const struct mode *m)
 	if (m->ring && *m->ring)
 		t2_env_add(&env, "GIT_TRACE2_DEFERRED_RING=%s", m->ring);
 	if (m->sample) {
-		t2_env_add(&env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
+		t2_env_add(&env, "GIT_TRACE2_SAMPLE=" T2_SAMPLE_RATE);
 		t2_env_add(&env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[m->sample]);
 	}
 	if (m->flight)

@@ -4,7 +4,14 @@
  * files; the raw files are parsed record by record and checked for
  * intact lines, thread names, per-thread region nesting, per-thread
  * timer/counter records and the process totals at exit.  Also threads
- * that never call trace2_thread_start() or trace2_thread_exit().
+ * that never call trace2_thread_start() or trace2_thread_exit().  Then
+ * sampling by command tree: under a root the rate keeps (T2_ROOT_KEPT)
+ * every check above, under one it drops nothing written; and the flight
+ * recorder (GIT_TRACE2_FLIGHT=16k), threads at full speed: exit code 1
+ * writes a whole log (trace2 validate --strict) of each thread's last
+ * records, written + overwritten = made per thread, the totals exact;
+ * exit code 0 nothing.  These build for Windows too (make check's
+ * Windows part runs them under Wine).
  *
  * The scenarios run in forked children; under ThreadSanitizer a report
  * in the child makes it exit non-zero, which the status check catches.
@@ -38,6 +45,8 @@
 struct plan {
 	int n;			/* number of worker threads */
 	const char *base;	/* worker i calls trace2_thread_start("<base><i>") */
+	int rounds;		/* of its regions */
+	int code;		/* trace2_cmd_exit()'s at the end, if not 0 */
 };
 
 struct worker {
@@ -78,7 +87,7 @@ static void *worker_main(void *arg)
 	trace2_data_intmax("w", NULL, "worker", w->i);
 	/* every worker has its context before any starts the real work */
 	pthread_barrier_wait(w->barrier);
-	for (r = 0; r < ROUNDS; r++) {
+	for (r = 0; r < w->plan->rounds; r++) {
 		trace2_region_enter("w", "l1", NULL);
 		trace2_region_enter("w", "l2", NULL);
 		trace2_region_enter("w", "l3", NULL);
@@ -127,6 +136,16 @@ static void sc_workers(void *arg)
 	for (i = 0; i < plan->n; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&barrier);
+	/* the flight recorder's trigger */
+	if (plan->code)
+		trace2_cmd_exit(plan->code);
+}
+
+/* The records a worker makes: thread_start, its "worker" data record,
+ * seven per round, th_timer, th_counter, thread_exit. */
+static size_t records_per_worker(const struct plan *plan)
+{
+	return 2 + 7 * (size_t)plan->rounds + 3;
 }
 
 /* ------------------------------------------------------------------ */
@@ -274,19 +293,22 @@ static void parse_metric_payload(const char *p, struct rec *r)
 
 /*
  * One non-brief PERF line: exactly nine " | "-separated columns of the
- * documented widths (docs/targets.md, "Perf"), the payload after the dots.
+ * documented widths (docs/targets.md, "Perf"), the process's depth (1
+ * under a parent's SID), the payload after the dots.
  */
-static void parse_perf_line(const char *line, struct rec *r)
+static void parse_perf_line(const char *line, int depth, struct rec *r)
 {
 	size_t n, dots = 0;
 	char **f = t2_split(line, " | ", &n);
 	const char *p;
+	char d[16];
 
 	if (n != 9)
 		print_error("%zu columns: '%s'\n", n, line);
 	assert_int_equal(n, 9);
 	assert_int_equal(strlen(f[0]), 15 + 1 + 28);	/* time, location */
-	assert_string_equal(f[1], "d0");
+	snprintf(d, sizeof(d), "d%d", depth);
+	assert_string_equal(f[1], d);
 	assert_int_equal(strlen(f[2]), 24);
 	assert_int_equal(strlen(f[3]), 12);
 	assert_string_equal(f[4], "   ");
@@ -356,7 +378,7 @@ static void parse_normal_line(const char *line, struct rec *r)
 
 enum target { NORMAL, PERF, EVENT };
 
-static struct recs parse_target(enum target t, const char *text)
+static struct recs parse_target(enum target t, const char *text, int depth)
 {
 	struct recs r = { NULL, 0, 0 };
 	char sid[256] = "";
@@ -371,7 +393,7 @@ static struct recs parse_target(enum target t, const char *text)
 		if (t == EVENT)
 			parse_event_line(lines[i], sid, sizeof(sid), rec);
 		else if (t == PERF)
-			parse_perf_line(lines[i], rec);
+			parse_perf_line(lines[i], depth, rec);
 		else
 			parse_normal_line(lines[i], rec);
 	}
@@ -500,7 +522,7 @@ struct step {
 	int value;
 };
 
-static struct step worker_step(size_t k)
+static struct step worker_step(size_t k, int rounds)
 {
 	static const struct step round[7] = {
 		{ "region_enter", 1, "l1", NULL, 0 },
@@ -522,11 +544,11 @@ static struct step worker_step(size_t k)
 		s.event = "thread_start";
 	else if (k == 1)
 		s = (struct step){ "data", 1, NULL, "worker", -1 };
-	else if (k < 2 + 7 * ROUNDS) {
+	else if (k < 2 + 7 * (size_t)rounds) {
 		s = round[(k - 2) % 7];
 		s.value = (int)((k - 2) / 7);
-	} else if (k < 2 + 7 * ROUNDS + 3)
-		s = tail[k - 2 - 7 * ROUNDS];
+	} else if (k < 2 + 7 * (size_t)rounds + 3)
+		s = tail[k - 2 - 7 * (size_t)rounds];
 	return s;
 }
 
@@ -534,12 +556,13 @@ struct thread_state {
 	char name[64];
 	int worker;
 	int id;
+	int rounds;
 	size_t next;
 };
 
 static void check_step(struct thread_state *t, const struct rec *r)
 {
-	struct step s = worker_step(t->next++);
+	struct step s = worker_step(t->next++, t->rounds);
 
 	if (!s.event || strcmp(r->event, s.event))
 		print_error("thread '%s' record %zu: expected %s, got %s\n",
@@ -570,6 +593,26 @@ static void check_step(struct thread_state *t, const struct rec *r)
 		expect_metric(r, "th_counter", "test2", counter2(t->worker));
 }
 
+/* The state of the thread named name, added if new (t holds *nt). */
+static size_t thread_slot(struct thread_state *t, size_t *nt, const char *name,
+			  const struct plan *plan)
+{
+	size_t j;
+
+	for (j = 0; j < *nt && strcmp(t[j].name, name); j++)
+		;
+	if (j == *nt) {
+		assert_true(*nt < (size_t)plan->n);
+		snprintf(t[j].name, sizeof(t[j].name), "%s", name);
+		t[j].worker = -1;
+		t[j].rounds = plan->rounds;
+		t[j].next = 0;
+		assert_int_equal(sscanf(name, "th%d:", &t[j].id), 1);
+		(*nt)++;
+	}
+	return j;
+}
+
 /*
  * EVENT and PERF: every worker's records, in file order, follow exactly
  * the worker's program order; names are "thNN:<base><i>" cut to 24
@@ -591,17 +634,7 @@ static void check_threads(const struct recs *r, const struct plan *plan)
 		}
 		/* the main thread's exit records (7 + version) close the file */
 		assert_int_equal(main_recs, 1);
-		for (j = 0; j < nt && strcmp(t[j].name, x->thread); j++)
-			;
-		if (j == nt) {
-			assert_true(nt < (size_t)plan->n);
-			snprintf(t[nt].name, sizeof(t[nt].name), "%s", x->thread);
-			t[nt].worker = -1;
-			t[nt].next = 0;
-			assert_int_equal(sscanf(x->thread, "th%d:", &t[nt].id), 1);
-			nt++;
-		}
-		check_step(&t[j], x);
+		check_step(&t[thread_slot(t, &nt, x->thread, plan)], x);
 	}
 	assert_int_equal(main_recs, 8);
 	assert_int_equal(nt, (size_t)plan->n);
@@ -609,7 +642,7 @@ static void check_threads(const struct recs *r, const struct plan *plan)
 		char full[256];
 
 		/* complete: thread_exit was the last record */
-		assert_int_equal(t[j].next, 2 + 7 * ROUNDS + 3);
+		assert_int_equal(t[j].next, records_per_worker(plan));
 		assert_true(t[j].id >= 1 && t[j].id <= plan->n);
 		assert_false(seen_id[t[j].id]);
 		seen_id[t[j].id] = 1;
@@ -621,19 +654,27 @@ static void check_threads(const struct recs *r, const struct plan *plan)
 	}
 }
 
-static void run_workers(const struct plan *plan)
+/* The workers' run checked whole, with env; root: the sampled tree's
+ * root, which every SID must be under (the first line's is every
+ * line's), or NULL. */
+static void run_workers_in(const struct plan *plan, const char *const *env, const char *root)
 {
-	static const char *const env[] = { "GIT_TRACE2_EVENT_NESTING=4", NULL };
 	struct t2_out out;
 	struct recs normal, perf, event;
-	const size_t per_worker = 2 + 7 * ROUNDS + 3;
+	const size_t per_worker = records_per_worker(plan);
 
 	t2_run_all_raw(sc_workers, (void *)plan, env, &out);
 	assert_int_equal(out.status, 0);
+	if (root) {
+		char *head = t2_xfmt("{\"event\":\"version\",\"sid\":\"%s/", root);
 
-	event = parse_target(EVENT, out.event);
-	perf = parse_target(PERF, out.perf);
-	normal = parse_target(NORMAL, out.normal);
+		assert_memory_equal(out.event, head, strlen(head));
+		free(head);
+	}
+
+	event = parse_target(EVENT, out.event, root != NULL);
+	perf = parse_target(PERF, out.perf, root != NULL);
+	normal = parse_target(NORMAL, out.normal, root != NULL);
 	/* nothing lost or invented: version, workers, main's exit records */
 	assert_int_equal(event.nr, 1 + per_worker * (size_t)plan->n + 7);
 	assert_int_equal(perf.nr, 1 + per_worker * (size_t)plan->n + 7);
@@ -651,9 +692,16 @@ static void run_workers(const struct plan *plan)
 	t2_out_free(&out);
 }
 
+static void run_workers(const struct plan *plan)
+{
+	static const char *const env[] = { "GIT_TRACE2_EVENT_NESTING=4", NULL };
+
+	run_workers_in(plan, env, NULL);
+}
+
 static void threads_2(void **state)
 {
-	static const struct plan plan = { 2, "w" };
+	static const struct plan plan = { 2, "w", ROUNDS, 0 };
 
 	(void)state;
 	run_workers(&plan);
@@ -661,7 +709,7 @@ static void threads_2(void **state)
 
 static void threads_8(void **state)
 {
-	static const struct plan plan = { 8, "w" };
+	static const struct plan plan = { 8, "w", ROUNDS, 0 };
 
 	(void)state;
 	run_workers(&plan);
@@ -669,7 +717,7 @@ static void threads_8(void **state)
 
 static void threads_32(void **state)
 {
-	static const struct plan plan = { 32, "w" };
+	static const struct plan plan = { 32, "w", ROUNDS, 0 };
 
 	(void)state;
 	run_workers(&plan);
@@ -677,7 +725,7 @@ static void threads_32(void **state)
 
 static void threads_64(void **state)
 {
-	static const struct plan plan = { 64, "w" };
+	static const struct plan plan = { 64, "w", ROUNDS, 0 };
 
 	(void)state;
 	run_workers(&plan);
@@ -686,10 +734,165 @@ static void threads_64(void **state)
 /* "th01:a_very_long_thread_" for every worker: only the id differs. */
 static void threads_long_names_truncated(void **state)
 {
-	static const struct plan plan = { 16, "a_very_long_thread_base_name_" };
+	static const struct plan plan = { 16, "a_very_long_thread_base_name_", ROUNDS, 0 };
 
 	(void)state;
 	run_workers(&plan);
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs that write nothing.                                             */
+/* ------------------------------------------------------------------ */
+
+/* Workers at full speed (sanitizers: a tenth as many rounds); for the
+ * flight recorder into rings small enough to overwrite most of their
+ * records. */
+#define FLIGHT_ROUNDS (UNDER_SANITIZER ? 2000 : 20000)
+#define FLIGHT_WORKERS 8
+static const char *const flight_env[] = {
+	"GIT_TRACE2_FLIGHT=16k", "GIT_TRACE2_EVENT_NESTING=4", NULL
+};
+
+/* The workers' run with env: status 0, no target wrote anything. */
+static void assert_nothing_written(const struct plan *plan, const char *const *env)
+{
+	struct t2_out out;
+
+	t2_run_all_raw(sc_workers, (void *)plan, env, &out);
+	assert_int_equal(out.status, 0);
+	assert_string_equal(out.normal, "");
+	assert_string_equal(out.perf, "");
+	assert_string_equal(out.event, "");
+	t2_out_free(&out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sampling by command tree (docs/configuration.md, "Sampling").        */
+/* ------------------------------------------------------------------ */
+
+/* Under a root the rate keeps: every check of the plain run, the SID
+ * under the root (no trace2/sample record: no trace2_cmd_start()). */
+static void threads_sampled_kept(void **state)
+{
+	static const struct plan plan = { 8, "w", ROUNDS, 0 };
+	static const char *const env[] = {
+		"GIT_TRACE2_EVENT_NESTING=4", "GIT_TRACE2_SAMPLE=" T2_SAMPLE_RATE,
+		"GIT_TRACE2_PARENT_SID=" T2_ROOT_KEPT, NULL
+	};
+
+	(void)state;
+	run_workers_in(&plan, env, T2_ROOT_KEPT);
+}
+
+/* Under a root the rate drops: nothing written, the exit status as ever
+ * (the workers at full speed, as the flight recorder's). */
+static void threads_sampled_out(void **state)
+{
+	static const struct plan plan = { 8, "w", FLIGHT_ROUNDS, 0 };
+	static const char *const env[] = {
+		"GIT_TRACE2_SAMPLE=" T2_SAMPLE_RATE, "GIT_TRACE2_PARENT_SID=" T2_ROOT_OUT, NULL
+	};
+
+	(void)state;
+	assert_nothing_written(&plan, env);
+}
+
+/* ------------------------------------------------------------------ */
+/* The flight recorder (docs/configuration.md, "Flight recorder").      */
+/* ------------------------------------------------------------------ */
+
+/* The flight recorder's count of a thread's records lost. */
+static int is_overwritten(const struct rec *r)
+{
+	return !strcmp(r->event, "data") && !strcmp(r->key, "overwritten");
+}
+
+/*
+ * EVENT and PERF of a dump at exit: per worker, the records written (the
+ * count aside) + the count = the records made, some overwritten; what is
+ * written, in file order, its thread_start, then the last of its records
+ * in program order (a suffix of the worker's program: th_timer and
+ * th_counter with the worker's values, named by the thread's name); one
+ * trace2/flight record "exit", on main.
+ */
+static void check_flight_dump(const struct recs *r, const struct plan *plan)
+{
+	struct thread_state t[MAX_WORKERS];
+	size_t written[MAX_WORKERS] = { 0 }, nt = 0, i, j, reasons = 0;
+	uint64_t lost[MAX_WORKERS] = { 0 };
+
+	for (i = 0; i < r->nr; i++) {
+		const struct rec *x = &r->v[i];
+
+		if (!strcmp(x->thread, "main")) {
+			reasons += !strcmp(x->key, "flight") && !strcmp(x->value, "exit");
+			continue;
+		}
+		j = thread_slot(t, &nt, x->thread, plan);
+		if (is_overwritten(x))
+			lost[j] += strtoull(x->value, NULL, 10);
+		else
+			written[j]++;
+	}
+	assert_int_equal(reasons, 1);
+	assert_int_equal(nt, (size_t)plan->n);
+	for (j = 0; j < nt; j++) {
+		print_message("%s: %zu written, %" PRIu64 " overwritten\n", t[j].name,
+			      written[j], lost[j]);
+		assert_true(lost[j] > 0);
+		assert_int_equal(written[j] + lost[j], records_per_worker(plan));
+		assert_int_equal(sscanf(t[j].name, "th%*d:w%d", &t[j].worker), 1);
+	}
+	for (i = 0; i < r->nr; i++) {
+		const struct rec *x = &r->v[i];
+
+		if (!strcmp(x->thread, "main") || is_overwritten(x))
+			continue;
+		j = thread_slot(t, &nt, x->thread, plan);
+		check_step(&t[j], x);
+		if (t[j].next == 1)	/* after thread_start, what was not overwritten */
+			t[j].next += lost[j];
+	}
+	for (j = 0; j < nt; j++)
+		assert_int_equal(t[j].next, records_per_worker(plan));
+}
+
+/* Threads at full speed, then exit code 1: a whole log of each thread's
+ * last records, the losses told exactly; the process's totals as without
+ * the flight recorder (they are not records of a ring). */
+static void flight_dump_at_exit(void **state)
+{
+	static const struct plan plan = { FLIGHT_WORKERS, "w", FLIGHT_ROUNDS, 1 };
+	struct t2_out out;
+	struct recs perf, event;
+	char *dir = t2_tmpdir(), *path = t2_path(dir, "flight.event");
+
+	(void)state;
+	t2_run_all_raw(sc_workers, (void *)&plan, flight_env, &out);
+	assert_int_equal(out.status, 0);
+	event = parse_target(EVENT, out.event, 0);
+	perf = parse_target(PERF, out.perf, 0);
+	check_flight_dump(&event, &plan);
+	check_flight_dump(&perf, &plan);
+	check_totals(&event, &plan);
+	check_totals(&perf, &plan);
+	assert_int_equal(t2_write_file(path, out.event), 0);
+	assert_true(t2_log_whole(path, 0));
+	free(event.v);
+	free(perf.v);
+	t2_out_free(&out);
+	t2_rmtree(dir);
+	free(dir);
+	free(path);
+}
+
+/* The same with exit code 0: nothing written, the exit status as ever. */
+static void flight_quiet_writes_nothing(void **state)
+{
+	static const struct plan plan = { FLIGHT_WORKERS, "w", FLIGHT_ROUNDS, 0 };
+
+	(void)state;
+	assert_nothing_written(&plan, flight_env);
 }
 
 /* ------------------------------------------------------------------ */
@@ -829,6 +1032,10 @@ int main(void)
 		cmocka_unit_test(threads_64),
 		cmocka_unit_test(threads_long_names_truncated),
 		cmocka_unit_test(threads_without_start_or_exit),
+		cmocka_unit_test(threads_sampled_kept),
+		cmocka_unit_test(threads_sampled_out),
+		cmocka_unit_test(flight_dump_at_exit),
+		cmocka_unit_test(flight_quiet_writes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,12 +83,8 @@
 #define WRITER_ALARM_S 900
 #define RUN_DEADLINE_S 960
 #define READ_CHUNK (1 << 20)
-/* Sampling: the rate, and roots whose hashes over 2^64 are 0.007 (kept at
- * that rate) and 0.923 (dropped).  A sampled writer exits with an exit
- * code of its own, which must come out unchanged. */
-#define SAMPLE_RATE "0.25"
-#define ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
-#define ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
+/* Sampling (T2_SAMPLE_RATE, T2_ROOT_KEPT, T2_ROOT_OUT): a sampled writer
+ * exits with an exit code of its own, which must come out unchanged. */
 #define SAMPLED_EXIT 9
 /* The flight recorder: a ring per thread small enough that most records
  * are overwritten, and the exit code that triggers its dump at exit. */
@@ -261,7 +257,7 @@ struct counts {
  * flight recorder's "overwritten" counts. */
 enum mark { M_SAMPLE, M_FLIGHT, NMARKS };
 static const char *const MARK_KEY[] = { "sample", "flight" };
-static const char *const MARK_VALUE[] = { SAMPLE_RATE, FLIGHT_REASON };
+static const char *const MARK_VALUE[] = { T2_SAMPLE_RATE, FLIGHT_REASON };
 static const int MARK_ON_NORMAL[] = { 1, 0 };
 
 struct sid_entry {
@@ -1045,7 +1041,7 @@ static int listener_open(struct listener *l, int type, const char *path)
 enum dest_kind { D_FILES, D_DIR, D_STREAM, D_DGRAM };
 /* Sampling off, or on under a root the rate keeps or drops. */
 enum sampling { S_OFF, S_KEPT, S_OUT };
-static const char *const SAMPLE_ROOT[] = { NULL, ROOT_KEPT, ROOT_OUT };
+static const char *const SAMPLE_ROOT[] = { NULL, T2_ROOT_KEPT, T2_ROOT_OUT };
 /* The flight recorder off, or on (FLIGHT_RING) with writers that exit
  * with FLIGHT_EXIT (a dump at exit) or 0 (nothing written). */
 enum flight { F_OFF, F_TRIGGERED, F_QUIET };
@@ -1120,7 +1116,7 @@ static void set_env(struct run *r)
 	if (r->d->flight)
 		t2_env_add(&r->env, "GIT_TRACE2_FLIGHT=" FLIGHT_RING);
 	if (r->d->sample) {
-		t2_env_add(&r->env, "GIT_TRACE2_SAMPLE=" SAMPLE_RATE);
+		t2_env_add(&r->env, "GIT_TRACE2_SAMPLE=" T2_SAMPLE_RATE);
 		t2_env_add(&r->env, "GIT_TRACE2_PARENT_SID=%s", SAMPLE_ROOT[r->d->sample]);
 	}
 }
@@ -1463,7 +1459,7 @@ static void run_destination(const struct dest *d)
 
 	r.code = d->sample ? SAMPLED_EXIT : d->flight == F_TRIGGERED ? FLIGHT_EXIT : 0;
 	r.dir = t2_scratch_dir();
-	r.tally = tally_new(&r.cfg, d->sample == S_KEPT ? ROOT_KEPT : NULL,
+	r.tally = tally_new(&r.cfg, d->sample == S_KEPT ? T2_ROOT_KEPT : NULL,
 			    d->flight == F_TRIGGERED);
 	set_env(&r);
 	if (d->kind == D_DIR) {
@@ -1589,18 +1585,18 @@ static void checker_catches_bad_drop_reports(void **state)
 static void checker_catches_bad_sample_records(void **state)
 {
 	struct cfg cfg = { 2, 1, PATTERN_LEN };
-	struct tally *kept = tally_new(&cfg, ROOT_KEPT, 0), *off = tally_new(&cfg, NULL, 0);
-	char *perf_ok = perf_line_on("main", "trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
+	struct tally *kept = tally_new(&cfg, T2_ROOT_KEPT, 0), *off = tally_new(&cfg, NULL, 0);
+	char *perf_ok = perf_line_on("main", "trace2", "data", "0.000000", "sample:" T2_SAMPLE_RATE);
 	char *perf_rate = perf_line_on("main", "trace2", "data", "0.000000", "sample:0.5");
-	char *perf_worker = perf_line_in("trace2", "data", "0.000000", "sample:" SAMPLE_RATE);
-	const char *event_ok = "{\"event\":\"data\",\"sid\":\"" ROOT_KEPT "/S1\",\"thread\":"
+	char *perf_worker = perf_line_in("trace2", "data", "0.000000", "sample:" T2_SAMPLE_RATE);
+	const char *event_ok = "{\"event\":\"data\",\"sid\":\"" T2_ROOT_KEPT "/S1\",\"thread\":"
 		"\"main\",\"nesting\":1,\"category\":\"trace2\",\"key\":\"sample\","
-		"\"value\":\"" SAMPLE_RATE "\"}";
-	const char *event_root = "{\"event\":\"data\",\"sid\":\"" ROOT_OUT "/S2\",\"thread\":"
+		"\"value\":\"" T2_SAMPLE_RATE "\"}";
+	const char *event_root = "{\"event\":\"data\",\"sid\":\"" T2_ROOT_OUT "/S2\",\"thread\":"
 		"\"main\",\"nesting\":1,\"category\":\"trace2\",\"key\":\"sample\","
-		"\"value\":\"" SAMPLE_RATE "\"}";
+		"\"value\":\"" T2_SAMPLE_RATE "\"}";
 	const char *normal_ok = "12:00:00.000000 test_stress.c:1                   "
-		"data trace2/sample value:" SAMPLE_RATE;
+		"data trace2/sample value:" T2_SAMPLE_RATE;
 
 	(void)state;
 	/* kept: PERF one record of two, plus one at a wrong rate and one

@@ -40,6 +40,13 @@
 #define UNDER_SANITIZER 0
 #endif
 
+/* Sampling by command tree (docs/configuration.md, "Sampling"): a rate,
+ * and roots whose hashes over 2^64 are 0.007 (a tree the rate keeps) and
+ * 0.923 (one it drops), as tests/process/test_sample.sh computes them. */
+#define T2_SAMPLE_RATE "0.25"
+#define T2_ROOT_KEPT "20260101T000000.000000Z-H00000000-P00000009"
+#define T2_ROOT_OUT "20260101T000000.000000Z-H00000000-P00000007"
+
 /* 1 under ThreadSanitizer, which ends a forked child of a multi-threaded
  * process that starts a thread (as the deferred mode's children that
  * initialize again do: their writer thread). */
