@@ -1897,7 +1897,8 @@ void tr2_defer_stop(void)
 }
 
 /* The child has only the forking thread: no writer, and the records
- * queued are its parent's to write. */
+ * queued are its parent's to write.  A flight recorder goes on
+ * recording the child's own records, written only at its own trigger. */
 static void empty_after_fork(void)
 {
 	struct ring *r;
@@ -1918,8 +1919,10 @@ static void empty_after_fork(void)
 	draining = 0;
 	writer_running = 0;
 	writer_sleeping = 0;
-	tr2_defer_on = 0;
-	tr2_defer_flight_lane = 0;
+	if (!flight) {
+		tr2_defer_on = 0;
+		tr2_defer_flight_lane = 0;
+	}
 }
 
 int tr2_defer_flight(void)

@@ -289,15 +289,15 @@ static void counter(state *st, event_t *ev)
 }
 
 /* Git's normal format has no data records; those the library makes
- * itself (no source location) are shown all the same: the count of
- * records a full ring lost in deferred mode, the rate a sampled tree was
- * kept at. */
+ * itself (category "trace2", no source location) are shown all the
+ * same: the records a full ring dropped in deferred mode, those the
+ * flight recorder overwrote and why it wrote, the rate a sampled tree
+ * was kept at. */
 static void library_data(state *st, event_t *ev)
 {
 	struct tr2_buf b;
 
-	if (ev->file || strcmp(ev->data.category, "trace2") ||
-	    (strcmp(ev->data.key, "dropped") && strcmp(ev->data.key, "sample")))
+	if (ev->file || strcmp(ev->data.category, "trace2"))
 		return;
 	begin(st, &b, ev);
 	tr2_buf_addlit(&b, "data trace2/");

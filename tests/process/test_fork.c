@@ -910,9 +910,9 @@ static unsigned long parent_records_written(const struct seen *z)
  * overwritten, which the small rings make some of) and every other child
  * that initializes again (under its own SID, all of its records); the
  * children that initialize again and exit 0 and the drivers nothing.
- * Not triggered: nothing of any of them.  (A forked child that does not
- * initialize again traces directly, without the flight recorder: its
- * records are not judged here.)
+ * Not triggered: nothing of any of them, nor of the forked children
+ * that do not initialize again (they go on recording in their copy of
+ * the flight recorder, and none triggers): the file has no line.
  */
 static void assert_flight(const struct seen *z, const struct verdict *v, const struct mode *m)
 {
@@ -928,8 +928,6 @@ static void assert_flight(const struct seen *z, const struct verdict *v, const s
 	} else {
 		assert_int_equal(parent_records_written(z), 0);
 	}
-	if (z->kind == T2_REC_NORMAL)
-		return;	/* NORMAL does not show the overwritten counts */
 	assert_int_equal(z->drops_total > 0, triggered);
 	if (z->kind != T2_REC_EVENT)
 		return;
@@ -994,12 +992,12 @@ static void assert_mark(const struct seen *z, int m, unsigned parent, unsigned c
  * the children that do not (the reinitialised ones) or do not initialize
  * again; not sampled, none.  Triggered: one trace2/flight record per
  * process that exits 1 (the parent, every other reinitialised child) on
- * PERF and EVENT; none on NORMAL, none otherwise. */
+ * every target; none otherwise. */
 static void assert_marks(const struct seen *z, const struct mode *m)
 {
 	const unsigned each = (unsigned)forks() / NVARIANTS;
 	const unsigned kept = m->sample == S_KEPT;
-	const unsigned dumped = m->flight == F_TRIGGERED && z->kind != T2_REC_NORMAL;
+	const unsigned dumped = m->flight == F_TRIGGERED;
 
 	assert_mark(z, M_SAMPLE, kept, kept * each);
 	assert_mark(z, M_FLIGHT, dumped, dumped * ((each + 1) / 2));
@@ -1026,6 +1024,8 @@ static void check_target(const char *dir, const struct summary *sum, int kind,
 	assert_int_equal(w.bad, 0);
 	assert_int_equal(w.partial, 0);
 	assert_int_equal(w.kinds[kind], w.lines);
+	if (m->flight == F_QUIET)
+		assert_int_equal(w.lines, 0);
 	assert_judgement(z, &v, m);
 	assert_marks(z, m);
 	free(path);
@@ -1033,12 +1033,11 @@ static void check_target(const char *dir, const struct summary *sum, int kind,
 
 /* The same records reach every target (a drop happens before them):
  * PERF and EVENT have the same busy and fork records and drop reports,
- * NORMAL the same drop total (unless the flight recorder's: NORMAL does
- * not show them).  Returns the differences. */
+ * NORMAL the same drop total.  Returns the differences. */
 static unsigned long compare_targets(const struct seen *normal, const struct seen *perf,
-				     const struct seen *event, const struct mode *m)
+				     const struct seen *event)
 {
-	unsigned long diff = !m->flight && normal->drops_total != perf->drops_total;
+	unsigned long diff = normal->drops_total != perf->drops_total;
 	long seq;
 	int i;
 
@@ -1093,7 +1092,7 @@ static void check_targets(const char *dir, const struct summary *sum, const stru
 
 	for (kind = T2_REC_NORMAL; kind <= T2_REC_EVENT; kind++)
 		check_target(dir, sum, kind, m, &z[kind]);
-	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT], m);
+	diff = compare_targets(&z[T2_REC_NORMAL], &z[T2_REC_PERF], &z[T2_REC_EVENT]);
 	printf("[fork] %-6s records or drop reports that differ between the targets: %lu\n",
 	       m->label, diff);
 	fflush(stdout);

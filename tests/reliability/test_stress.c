@@ -253,12 +253,10 @@ struct counts {
 /* The library's own records a process writes once, on its main thread:
  * trace2/sample (sampled: the rate) and trace2/flight (the flight
  * recorder's trigger: the reason).  NORMAL, which has no data records,
- * shows the library's "sample" and "dropped" only: not "flight", nor the
- * flight recorder's "overwritten" counts. */
+ * shows the library's own all the same. */
 enum mark { M_SAMPLE, M_FLIGHT, NMARKS };
 static const char *const MARK_KEY[] = { "sample", "flight" };
 static const char *const MARK_VALUE[] = { T2_SAMPLE_RATE, FLIGHT_REASON };
-static const int MARK_ON_NORMAL[] = { 1, 0 };
 
 struct sid_entry {
 	char leaf[96];		/* last component of the SID */
@@ -618,12 +616,6 @@ static int under_root(const struct tally *t, const struct t2_rec *r)
 	return r->sid.len > n + 1 && !memcmp(r->sid.p, t->root, n) && r->sid.p[n] == '/';
 }
 
-/* Whether each process writes mark m on the target. */
-static int mark_wanted(const struct tally *t, int target, enum mark m)
-{
-	return t->want[m] && (target != T_NORMAL || MARK_ON_NORMAL[m]);
-}
-
 /* A process's mark m (trace2/sample, trace2/flight): expected only when
  * sampling or triggered, on the main thread (NORMAL names none), its
  * value as set, under the root when sampling; -1 if the record is
@@ -635,7 +627,7 @@ static int count_mark(struct tally *t, int target, const struct t2_rec *r, enum 
 
 	if (!v.p)
 		return -1;
-	if (!mark_wanted(t, target, m) || !t2_slice_eq(v, MARK_VALUE[m]) ||
+	if (!t->want[m] || !t2_slice_eq(v, MARK_VALUE[m]) ||
 	    (target != T_NORMAL && !t2_slice_eq(r->thread, "main")))
 		return 0;
 	if (target == T_EVENT) {
@@ -810,13 +802,13 @@ static void tally_finish(struct tally *t)
 		t->c[T_EVENT].mismatch += t->proc_events[T_EVENT][k] != t->proc_events[T_PERF][k];
 	}
 	t->c[T_EVENT].mismatch += t->main_drops[T_EVENT] != t->main_drops[T_PERF];
-	for (target = t->flight ? T_EVENT : T_NORMAL; target < NTARGETS; target += 2)
+	for (target = T_NORMAL; target < NTARGETS; target += 2)
 		t->c[target].mismatch += t->c[target].dropped != t->c[T_PERF].dropped;
 	/* one per process, on every target, when sampled / triggered */
 	for (k = 0; k < NMARKS; k++)
 		for (target = T_NORMAL; target < NTARGETS; target++)
 			expect_count(&t->c[target], t->marks[k][target],
-				     (uint64_t)(mark_wanted(t, target, (enum mark)k) * t->cfg.procs));
+				     (uint64_t)(t->want[k] * t->cfg.procs));
 	finish_sids(t);
 }
 
@@ -831,7 +823,7 @@ static uint64_t expected_lines(const struct tally *t, int target)
 	int m;
 
 	for (m = 0; m < NMARKS; m++)
-		per_proc += (uint64_t)mark_wanted(t, target, (enum mark)m);
+		per_proc += (uint64_t)t->want[m];
 	return (uint64_t)cfg->procs * (per_proc + (uint64_t)cfg->threads * per_thread);
 }
 
@@ -1626,8 +1618,8 @@ static void checker_catches_bad_sample_records(void **state)
 }
 
 /* And the flight recorder's: its trigger's record once per process, on
- * main, with the reason, on PERF and EVENT (not NORMAL); its overwritten
- * counts only in flight mode, never beyond what is missing. */
+ * main, with the reason, on every target; its overwritten counts only in
+ * flight mode, never beyond what is missing. */
 static void checker_catches_bad_flight_records(void **state)
 {
 	struct cfg cfg = { 1, 1, PATTERN_LEN };
@@ -1640,14 +1632,18 @@ static void checker_catches_bad_flight_records(void **state)
 		perf_line_in("trace2", "data", "0.000000", "overwritten:20"),
 	};
 	const char *normal = "12:00:00.000000 test_stress.c:1                   "
-		"data trace2/flight value:" FLIGHT_REASON;
+		"data trace2/flight value:" FLIGHT_REASON,
+		   *normal_bad = "12:00:00.000000 test_stress.c:1                   "
+		"data trace2/flight value:signal";
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		tally_line(t, lines[i], strlen(lines[i]), T2_REC_PERF, NULL);
 	tally_line(t, normal, strlen(normal), T2_REC_NORMAL, NULL);
+	tally_line(t, normal_bad, strlen(normal_bad), T2_REC_NORMAL, NULL);
 	tally_finish(t);
+	assert_int_equal(t->marks[M_FLIGHT][T_NORMAL], 1);
 	assert_int_equal(t->marks[M_FLIGHT][T_PERF], 1);
 	assert_int_equal(t->c[T_PERF].wrong, 2);
 	assert_int_equal(t->c[T_PERF].excess, 8);
