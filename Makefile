@@ -120,7 +120,7 @@ THREAD_TESTS := $(BUILD)/tests/test_threads $(BUILD)/tests/test_stress $(BUILD)/
 	$(BUILD)/tests/test_example_slowest $(BUILD)/tests/test_chrome $(BUILD)/tests/test_metrics_define \
 	$(BUILD)/tests/test_reopen $(BUILD)/tests/test_categories $(BUILD)/tests/test_deferred \
 	$(BUILD)/tests/test_templates $(BUILD)/tests/test_clock $(BUILD)/tests/test_run \
-	$(BUILD)/tests/test_record_target \
+	$(BUILD)/tests/test_record_target $(BUILD)/tests/test_flight $(BUILD)/tests/test_flight_files \
 	$(BUILD)/tests/test_stats_target
 BINS     := $(BUILD)/bin/trace2-tool$(EXE) $(BUILD)/bin/example-hashsort$(EXE) $(BUILD)/bin/trace2$(EXE)
 # The trace2 command (tools/): convert and validate event logs.
