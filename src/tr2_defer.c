@@ -7,7 +7,8 @@
  * producer, one consumer, no lock, no allocation after the ring.  A full
  * ring never blocks: the record is counted, and the count goes out as a
  * "dropped" data record of that thread before its next queued record (or
- * when the writer finds it at exit or after the thread ended).
+ * when the writer finds it at exit or after the thread ended), and what
+ * is written stays whole ("Lost records leave no orphans" below).
  *
  * One writer thread, with every signal blocked, drains the rings and
  * hands each record back to the dispatcher (ops->replay), which runs the
@@ -20,6 +21,10 @@
  *
  * A forked child empties its copies of the rings (the parent writes
  * those records) and dispatches directly until it initializes again.
+ *
+ * The flight recorder (trace2.flight) is the same rings without a
+ * writer: they overwrite their oldest records and are written only by
+ * tr2_defer_dump() ("Flight mode" below).
  */
 #include "tr2_defer.h"
 #include "tr2_dst.h"
