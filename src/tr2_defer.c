@@ -1122,7 +1122,8 @@ static void prune_kept(struct ring *r, size_t now)
  * its start is that region's. */
 static int closes_dumped(const struct ring *r, const struct rec *rec)
 {
-	return rec->nesting < r->dumped_level && rec->time_us >= rec->t_rel_us &&
+	return rec->nesting < r->dumped_level && rec->nesting < r->resv_max &&
+	       rec->time_us >= rec->t_rel_us &&
 	       rec->time_us - rec->t_rel_us == r->dumped_start[rec->nesting];
 }
 
@@ -1256,11 +1257,14 @@ static void flow_record(struct ring *r, struct flow *f, char *base, int kept,
 	decode(base, &ev, &r->times, &r->thread);
 	if (ev.pub.nesting == DROPS_LEVEL)
 		ev.pub.nesting = f->level;
-	if (!fits(f, &ev.pub)) {
+	/* a region nested deeper than the tables has no room to keep its
+	 * leave for a later dump: left out */
+	if (!fits(f, &ev.pub) ||
+	    (ev.pub.kind == TRACE2_EVENT_REGION_ENTER && ev.pub.nesting >= r->resv_max)) {
 		f->left_out += !kept;
 		return;
 	}
-	if (ev.pub.kind == TRACE2_EVENT_REGION_ENTER && ev.pub.nesting < r->resv_max)
+	if (ev.pub.kind == TRACE2_EVENT_REGION_ENTER)
 		r->dumped_start[ev.pub.nesting] = ev.pub.time_us;
 	ops->replay(self, &ev, from_signal);
 	follow_level(r, &ev.pub);
