@@ -429,6 +429,7 @@ static const char *locate_program(const char *name, char *buf, size_t size)
 	return NULL;
 }
 
+#ifndef _WIN32
 /* environ with the "NAME=value" entries of adds applied in order. */
 static char **child_environment(const struct strvec *adds)
 {
@@ -452,6 +453,7 @@ static char **child_environment(const struct strvec *adds)
 	}
 	return env;
 }
+#endif
 
 #ifdef _WIN32
 #define LINE_MAX_W 32768
@@ -492,29 +494,81 @@ static void quote_arg(char *line, size_t *at, const char *arg)
 /* The process of the last child started (the driver runs one at a time). */
 static HANDLE child_process_handle;
 
-/* The environment block of environ with adds applied, for CreateProcess. */
-static char *environment_block(char **env)
+/* A's UTF-16 form (the driver's strings are in the ANSI code page, as
+ * its argv). */
+static wchar_t *wide_of_ansi(const char *a)
 {
+	int n = MultiByteToWideChar(CP_ACP, 0, a, -1, NULL, 0);
+	wchar_t *w = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*w));
+
+	MultiByteToWideChar(CP_ACP, 0, a, -1, w, n);
+	return w;
+}
+
+/* Whether the "NAME=value" entries a and b have one name (in any case,
+ * as Windows compares them; "=C:" names start with '='). */
+static int same_variable(const wchar_t *a, const wchar_t *b)
+{
+	size_t n = wcscspn(a + 1, L"=") + 1;
+
+	return n == wcscspn(b + 1, L"=") + 1 && !_wcsnicmp(a, b, n);
+}
+
+/* Whether an entry of adds[from..] sets entry's variable. */
+static int replaced(const wchar_t *entry, wchar_t **adds, size_t from)
+{
+	for (; adds[from]; from++)
+		if (same_variable(entry, adds[from]))
+			return 1;
+	return 0;
+}
+
+static void append_entry(wchar_t *block, size_t *at, const wchar_t *entry)
+{
+	size_t n = wcslen(entry) + 1;
+
+	memcpy(block + *at, entry, n * sizeof(*entry));
+	*at += n;
+}
+
+/*
+ * The block for CreateProcess: the process's own environment, in UTF-16
+ * as Windows keeps it (as Git for Windows passes it on; the C runtime's
+ * environ, in the ANSI code page, loses what that page cannot write),
+ * with the "NAME=value" entries of adds applied in order.
+ */
+static wchar_t *environment_block(const struct strvec *adds)
+{
+	wchar_t *own = GetEnvironmentStringsW(), **wadds = xcalloc(adds->nr + 1, sizeof(*wadds));
+	wchar_t *block;
+	const wchar_t *e;
 	size_t len = 1, at = 0;
-	char *block;
 
-	for (size_t i = 0; env[i]; i++)
-		len += strlen(env[i]) + 1;
-	block = xcalloc(len, 1);
-	for (size_t i = 0; env[i]; i++) {
-		size_t n = strlen(env[i]) + 1;
-
-		memcpy(block + at, env[i], n);
-		at += n;
+	for (size_t i = 0; i < adds->nr; i++) {
+		wadds[i] = wide_of_ansi(adds->v[i]);
+		len += wcslen(wadds[i]) + 1;
 	}
+	for (e = own; *e; e += wcslen(e) + 1)
+		len += wcslen(e) + 1;
+	block = xcalloc(len, sizeof(*block));
+	for (e = own; *e; e += wcslen(e) + 1)
+		if (!replaced(e, wadds, 0))
+			append_entry(block, &at, e);
+	for (size_t i = 0; i < adds->nr; i++) {
+		if (!replaced(wadds[i], wadds, i + 1))
+			append_entry(block, &at, wadds[i]);
+		free(wadds[i]);
+	}
+	free(wadds);
+	FreeEnvironmentStringsW(own);
 	return block;
 }
 
-static int start_process(const char *path, const char **argv, char **env, HANDLE *process,
-			 DWORD *pid)
+static int start_process(const char *path, const char **argv, const struct strvec *adds,
+			 HANDLE *process, DWORD *pid)
 {
 	char *line = xcalloc(LINE_MAX_W, 1);
-	char *block = env ? environment_block(env) : NULL;
+	wchar_t *block = environment_block(adds);
 	STARTUPINFOA si;
 	PROCESS_INFORMATION pi;
 	size_t at = 0;
@@ -527,7 +581,8 @@ static int start_process(const char *path, const char **argv, char **env, HANDLE
 	}
 	memset(&si, 0, sizeof(si));
 	si.cb = sizeof(si);
-	if (!CreateProcessA(path, line, NULL, NULL, TRUE, 0, block, NULL, &si, &pi))
+	if (!CreateProcessA(path, line, NULL, NULL, TRUE, CREATE_UNICODE_ENVIRONMENT, block, NULL,
+			    &si, &pi))
 		err = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
 	free(line);
 	free(block);
@@ -555,7 +610,6 @@ static DWORD wait_process(HANDLE process)
 static int spawn_child(struct child_process *cmd, const char *path)
 {
 	const char **argv = xcalloc(cmd->args.nr + 1, sizeof(*argv));
-	char **env = child_environment(&cmd->env);
 	int err;
 
 	memcpy(argv, cmd->args.v, cmd->args.nr * sizeof(*argv));
@@ -564,18 +618,19 @@ static int spawn_child(struct child_process *cmd, const char *path)
 	{
 		DWORD pid = 0;
 
-		err = start_process(path, argv, env, &child_process_handle, &pid);
+		err = start_process(path, argv, &cmd->env, &child_process_handle, &pid);
 		cmd->pid = (trace2_pid_t)pid;
 	}
 #else
 	{
+		char **env = child_environment(&cmd->env);
 		pid_t pid;
 
 		err = posix_spawn(&pid, path, NULL, NULL, (char *const *)argv, env);
 		cmd->pid = (trace2_pid_t)pid;
+		free(env);
 	}
 #endif
-	free(env);
 	free(argv);
 	return err;
 }
