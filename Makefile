@@ -25,12 +25,12 @@
 #                                for aarch64 and s390x, run under qemu;
 #                                recordings made on x86-64 and on s390x
 #                                read alike by both (record_byte_order.sh)
-#                   check-windows-some  the target, destination, process,
-#                                (and Windows process), named-pipe, flight,
-#                                record target and t2test tests built
-#                                with mingw-w64, run
-#                                under Wine (all of the Windows build:
-#                                make check-windows)
+#                   check-windows-some  the target, destination (and
+#                                UTF-8 path), process (and Windows
+#                                process), named-pipe, flight, record
+#                                target and t2test tests built with
+#                                mingw-w64, run under Wine (all of the
+#                                Windows build: make check-windows)
 #                   test_stress and test_fork run at a small size.  Each
 #                   step builds with JOBS jobs and runs JOBS tests at
 #                   once (default: one per CPU; JOBS=1 for one at a time).

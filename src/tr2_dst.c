@@ -6,7 +6,6 @@
 #include "tr2_buf.h"
 #include "tr2_plat.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -262,14 +261,14 @@ static char *join_path(const char *dir, const char *name)
 /* Count directory entries ('.' and '..' included) up to limit. */
 static int dir_reaches(const char *dir, int limit)
 {
-	DIR *d = tr2_sys.opendir(dir);
+	tr2_dir *d = tr2_sys.opendir(dir);
 	int n = 0;
 
 	if (!d)
 		return 0;
 	while (n < limit && tr2_sys.readdir(d))
 		n++;
-	closedir(d);
+	tr2_plat_closedir(d);
 	return n >= limit;
 }
 

@@ -92,7 +92,11 @@ typedef void *tr2_thread;
 typedef unsigned long tr2_key;
 /* Signals a write holds: none (Windows has no SIGPIPE). */
 typedef int tr2_held;
+/* A directory being read (FindFirstFileW), and one of its entries. */
+typedef struct tr2_dir tr2_dir;
+typedef struct tr2_dirent tr2_dirent;
 #else
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -108,6 +112,8 @@ typedef pthread_key_t tr2_key;
  * out, so that their handler writes after it. */
 #define TR2_HELD_SIGNALS SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
 typedef sigset_t tr2_held;
+typedef DIR tr2_dir;
+typedef struct dirent tr2_dirent;
 #endif
 
 /* For tr2_plat_write_flags(): fail with EAGAIN rather than wait for room,
@@ -261,8 +267,22 @@ int tr2_plat_names_file(const char *path, int fd);
 int tr2_plat_is_symlink(const char *path);
 /* Whether path is a named pipe's name (POSIX has none). */
 int tr2_plat_is_pipe_name(const char *path);
-/* setenv() (which not every C library has). */
+/* getenv() and setenv() (which not every C library has), in UTF-8.
+ * Windows: the process's own UTF-16 environment, not the C runtime's
+ * copy in the ANSI code page, which loses what that page cannot
+ * write; a value read is a copy kept for the process's life (one per
+ * name and value), as callers hold what getenv() gives. */
+char *tr2_plat_getenv(const char *name);
 int tr2_plat_setenv(const char *name, const char *value, int overwrite);
+/* stat() of a path in UTF-8 (Windows: given to the system in UTF-16,
+ * links followed; st_mode, st_size and st_nlink alone, and a named
+ * pipe's name is not looked at, as opening it takes an instance). */
+int tr2_plat_stat(const char *path, struct stat *st);
+/* A directory's entries, '.' and '..' among them, one by one, to count
+ * them: opendir() NULL with errno, readdir() NULL at the end. */
+tr2_dir *tr2_plat_opendir(const char *path);
+tr2_dirent *tr2_plat_readdir(tr2_dir *d);
+void tr2_plat_closedir(tr2_dir *d);
 
 /* A socket connected to the AF_UNIX path (type SOCK_STREAM or
  * SOCK_DGRAM) within limit_ms, its sends bounded by the same limit; the

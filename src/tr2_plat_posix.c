@@ -135,6 +135,26 @@ int tr2_plat_fstat(int fd, struct stat *st)
 	return fstat(fd, st);
 }
 
+int tr2_plat_stat(const char *path, struct stat *st)
+{
+	return stat(path, st);
+}
+
+tr2_dir *tr2_plat_opendir(const char *path)
+{
+	return opendir(path);
+}
+
+tr2_dirent *tr2_plat_readdir(tr2_dir *d)
+{
+	return readdir(d);
+}
+
+void tr2_plat_closedir(tr2_dir *d)
+{
+	closedir(d);
+}
+
 int tr2_plat_same_file(int a, int b)
 {
 	struct stat sa, sb;
@@ -162,6 +182,11 @@ int tr2_plat_is_pipe_name(const char *path)
 {
 	(void)path;
 	return 0;
+}
+
+char *tr2_plat_getenv(const char *name)
+{
+	return getenv(name);
 }
 
 int tr2_plat_setenv(const char *name, const char *value, int overwrite)

@@ -276,13 +276,6 @@ int tr2_plat_is_absolute(const char *path)
 	       path[1] == ':' && is_separator(path[2]);
 }
 
-int tr2_plat_setenv(const char *name, const char *value, int overwrite)
-{
-	if (!overwrite && getenv(name))
-		return 0;
-	return _putenv_s(name, value) ? -1 : 0;
-}
-
 /* ---------------------------------------------------------------- */
 /* Files and named pipes.                                              */
 
@@ -497,6 +490,104 @@ int tr2_plat_names_file(const char *path, int fd)
 	       now.nFileIndexHigh == mine.nFileIndexHigh && now.nFileIndexLow == mine.nFileIndexLow;
 	CloseHandle(h);
 	return same;
+}
+
+int tr2_plat_stat(const char *path, struct stat *st)
+{
+	wchar_t wide[MAX_PATH * 2];
+	BY_HANDLE_FILE_INFORMATION bi;
+	HANDLE h;
+	DWORD type;
+	int known;
+
+	if (tr2_plat_is_pipe_name(path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wide_path(path, wide, MAX_PATH * 2))
+		return -1;
+	h = CreateFileW(wide, FILE_READ_ATTRIBUTES,
+			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = errno_of(GetLastError(), NULL);
+		return -1;
+	}
+	type = GetFileType(h);
+	known = type != FILE_TYPE_DISK || GetFileInformationByHandle(h, &bi);
+	CloseHandle(h);
+	if (!known) {
+		errno = EIO;
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	st->st_nlink = 1;
+	if (type == FILE_TYPE_CHAR)
+		st->st_mode = S_IFCHR;
+	else if (type != FILE_TYPE_DISK)
+		st->st_mode = S_IFIFO;
+	else if (bi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
+		st->st_mode = S_IFDIR | 0755;
+	else {
+		st->st_mode = S_IFREG | 0644;
+		st->st_size = (off_t)((uint64_t)bi.nFileSizeHigh << 32 | bi.nFileSizeLow);
+	}
+	return 0;
+}
+
+struct tr2_dirent {
+	WIN32_FIND_DATAW data;
+};
+
+struct tr2_dir {
+	HANDLE find;
+	int first_pending; /* FindFirstFileW's entry, not yet given */
+	struct tr2_dirent entry;
+};
+
+tr2_dir *tr2_plat_opendir(const char *path)
+{
+	wchar_t wide[MAX_PATH * 2];
+	size_t n;
+	tr2_dir *d;
+
+	/* room for "\*" */
+	if (wide_path(path, wide, MAX_PATH * 2 - 2))
+		return NULL;
+	n = wcslen(wide);
+	if (n && wide[n - 1] != L'\\')
+		wide[n++] = L'\\';
+	wide[n++] = L'*';
+	wide[n] = 0;
+	if (!(d = tr2_sys.malloc(sizeof(*d))))
+		return NULL;
+	d->find = FindFirstFileW(wide, &d->entry.data);
+	d->first_pending = d->find != INVALID_HANDLE_VALUE;
+	/* a drive's root has no '.' nor '..': it may be empty */
+	if (!d->first_pending && GetLastError() != ERROR_FILE_NOT_FOUND) {
+		errno = errno_of(GetLastError(), NULL);
+		tr2_sys.free(d);
+		return NULL;
+	}
+	return d;
+}
+
+tr2_dirent *tr2_plat_readdir(tr2_dir *d)
+{
+	if (d->first_pending) {
+		d->first_pending = 0;
+		return &d->entry;
+	}
+	if (d->find == INVALID_HANDLE_VALUE || !FindNextFileW(d->find, &d->entry.data))
+		return NULL;
+	return &d->entry;
+}
+
+void tr2_plat_closedir(tr2_dir *d)
+{
+	if (d->find != INVALID_HANDLE_VALUE)
+		FindClose(d->find);
+	tr2_sys.free(d);
 }
 
 ssize_t tr2_plat_read(int fd, void *buf, size_t n)

@@ -8,7 +8,8 @@
 
 #define REAL_CALLS { tr2_plat_open, tr2_plat_read, tr2_plat_write, tr2_plat_write_flags, \
 		     tr2_plat_send, tr2_plat_socket, tr2_plat_connect, tr2_plat_close, \
-		     tr2_plat_fstat, stat, opendir, readdir, getenv, tr2_plat_setenv, malloc, calloc, realloc, free }
+		     tr2_plat_fstat, tr2_plat_stat, tr2_plat_opendir, tr2_plat_readdir, \
+		     tr2_plat_getenv, tr2_plat_setenv, malloc, calloc, realloc, free }
 
 struct tr2_sys tr2_sys = REAL_CALLS;
 

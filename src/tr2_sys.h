@@ -8,7 +8,6 @@
 
 #include "tr2_plat.h"
 
-#include <dirent.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -25,8 +24,8 @@ struct tr2_sys {
 	int (*close)(int fd);
 	int (*fstat)(int fd, struct stat *st);
 	int (*stat)(const char *path, struct stat *st);
-	DIR *(*opendir)(const char *path);
-	struct dirent *(*readdir)(DIR *d);
+	tr2_dir *(*opendir)(const char *path);
+	tr2_dirent *(*readdir)(tr2_dir *d);
 	char *(*getenv)(const char *name);
 	int (*setenv)(const char *name, const char *value, int overwrite);
 	void *(*malloc)(size_t n);

@@ -10,9 +10,10 @@
 #                          tests for aarch64 and s390x, and a recording
 #                          read alike on both byte orders
 #   make check-windows-some  (part of make check) the Windows build's
-#                          target, destination, process (and Windows
-#                          process), named-pipe, record target (its
-#                          writer thread) and t2test tests under Wine
+#                          target, destination (and UTF-8 path), process
+#                          (and Windows process), named-pipe, record
+#                          target (its writer thread) and t2test tests
+#                          under Wine
 #                          (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
 #                          driver's scenarios, the trace2 command), the
@@ -30,6 +31,7 @@ TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 # What make check runs of the Windows build (the rest: make check-windows).
 WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
 	test_named_pipe test_record_target test_t2test test_flight
+WINDOWS_SOME_TOOL_TESTS := tests/dst/test_utf8_paths.sh
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
 
@@ -66,7 +68,8 @@ check-windows-some:
 	@tests/platforms/deps.sh mingw64
 	@$(MAKE) --no-print-directory CROSS=mingw64 -j2 all >/dev/null
 	@$(MAKE) --no-print-directory CROSS=mingw64 test \
-		TESTS="$(WINDOWS_SOME_TESTS:%=build/mingw64/tests/%.exe)" TOOL_TESTS=
+		TESTS="$(WINDOWS_SOME_TESTS:%=build/mingw64/tests/%.exe)" \
+		TOOL_TESTS="$(WINDOWS_SOME_TOOL_TESTS)"
 
 # Every part runs even when one fails; the summary names those that did.
 check-windows: all
