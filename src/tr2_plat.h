@@ -207,6 +207,16 @@ void tr2_thread_join(tr2_thread t);
 /* pthread_atfork() where processes fork; 0 (and nothing) elsewhere. */
 int tr2_plat_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
 
+/*
+ * Run fn once when the process ends: fn(0) from atexit(), while every
+ * thread still runs.  Windows also calls it from the library's TLS
+ * callback when the module is detached: fn(1) if the process is ending
+ * with its other threads already stopped (ExitProcess() without exit(),
+ * or a DLL, whose C runtime runs its atexit() list only at detach, and
+ * after freeing the thread-local storage the library reads).
+ */
+void tr2_plat_atexit(void (*fn)(int abrupt));
+
 /* Turn thread cancellation off (a cancelled writer would leave its lock
  * held) and back on with what off() returned. */
 int tr2_plat_cancel_off(void);

@@ -56,6 +56,19 @@ int tr2_plat_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(v
 	return pthread_atfork(prepare, parent, child);
 }
 
+static void (*exit_fn)(int abrupt);
+
+static void run_exit_fn(void)
+{
+	exit_fn(0);
+}
+
+void tr2_plat_atexit(void (*fn)(int abrupt))
+{
+	exit_fn = fn;
+	atexit(run_exit_fn);
+}
+
 void tr2_plat_hold_signals(tr2_held *old)
 {
 	static const int held[] = { TR2_HELD_SIGNALS };

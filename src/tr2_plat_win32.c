@@ -127,6 +127,43 @@ int tr2_plat_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(v
 	return 0;
 }
 
+static void (*exit_fn)(int abrupt);
+static int exit_fn_ran;
+
+static void run_exit_fn(int abrupt)
+{
+	void (*fn)(int) = __atomic_load_n(&exit_fn, __ATOMIC_ACQUIRE);
+
+	if (fn && !__atomic_exchange_n(&exit_fn_ran, 1, __ATOMIC_ACQ_REL))
+		fn(abrupt);
+}
+
+static void run_exit_fn_at_exit(void)
+{
+	run_exit_fn(0);
+}
+
+/* reserved is non-NULL when the process ends (its other threads are
+ * stopped by then), NULL for FreeLibrary(). */
+static void NTAPI exit_at_detach(PVOID module, DWORD reason, PVOID reserved)
+{
+	(void)module;
+	if (reason == DLL_PROCESS_DETACH)
+		run_exit_fn(reserved != NULL);
+}
+
+/* In the image's list of TLS callbacks, which the loader calls in order
+ * at detach before the module's entry point: ahead of mingw-w64's own
+ * (.CRT$XLC and .CRT$XLD), which free the thread-local storage. */
+__attribute__((section(".CRT$XLB"), used))
+static const PIMAGE_TLS_CALLBACK tr2_exit_callback = exit_at_detach;
+
+void tr2_plat_atexit(void (*fn)(int abrupt))
+{
+	__atomic_store_n(&exit_fn, fn, __ATOMIC_RELEASE);
+	atexit(run_exit_fn_at_exit);
+}
+
 /* No thread cancellation either. */
 int tr2_plat_cancel_off(void)
 {

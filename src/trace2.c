@@ -455,7 +455,13 @@ static int flight_at_exit(void)
 	return 0;
 }
 
-static void tr2_atexit(void)
+/*
+ * The end of the trace.  abrupt: the process is ending with its other
+ * threads stopped (tr2_plat_atexit()), maybe holding a lock: from here
+ * on, as in a signal handler, nothing waits on a lock without bound and
+ * nothing is freed.
+ */
+static void tr2_atexit(int abrupt)
 {
 	struct tr2_ev ev;
 	struct metric_report r = { NULL, &ev };
@@ -463,6 +469,10 @@ static void tr2_atexit(void)
 
 	if (!tr2_enabled())
 		return;
+	if (abrupt) {
+		tr2_clock_signal_context(1);
+		tr2_dst_signal_context(1);
+	}
 	quiet = tr2_defer_flight() && !flight_at_exit();
 	tr2_defer_stop(); /* from here on, records go out directly */
 	if (!quiet && (r.tls = ev_begin(&ev, TRACE2_EVENT_ATEXIT, NULL, 0))) {
@@ -480,7 +490,8 @@ static void tr2_atexit(void)
 	flush_targets();
 	tr2_registry_shutdown();
 	set_enabled(0);
-	release_everything();
+	if (!abrupt)
+		release_everything();
 }
 
 /*
@@ -540,7 +551,7 @@ static void install_process_handlers(void)
 {
 	if (atexit_registered)
 		return;
-	atexit(tr2_atexit);
+	tr2_plat_atexit(tr2_atexit);
 	tr2_plat_atfork(NULL, NULL, reset_locks_after_fork);
 	atexit_registered = 1;
 }

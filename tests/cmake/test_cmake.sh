@@ -54,7 +54,8 @@ installed() {
 	return 1
 }
 # traced WHAT COMMAND...: exits 0, prints the header's version, and its
-# event trace on fd 2 has the consumer's region_enter and region_leave
+# event trace on fd 2 has the consumer's region_enter and region_leave,
+# and ends with atexit (a DLL's C runtime runs its atexit() list late)
 traced() {
 	what=$1
 	shift
@@ -68,6 +69,8 @@ traced() {
 		grep -q "^{\"event\":\"$ev\",.*,\"nesting\":1,\"category\":\"consumer\",\"label\":\"work\"}" \
 			"$tmp/ev" && ok || bad "$what: no $ev of consumer/work in: $(head -5 "$tmp/ev")"
 	done
+	tail -1 "$tmp/ev" | grep -q '^{"event":"atexit",.*"code":0}' && ok ||
+		bad "$what: the trace does not end with atexit: $(tail -2 "$tmp/ev")"
 }
 # links WHAT EXE yes|no: EXE needs the shared library (libtrace2.dll for
 # a .exe, else libtrace2's soname) or not

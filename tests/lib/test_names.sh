@@ -2,7 +2,7 @@
 # TRACE2_NO_GIT_NAMES: tests/names/own_names.c, with its own struct
 # strbuf, struct repository, struct json_writer, enum config_scope and
 # jw_object_begin(), builds with -Wall -Wextra -Werror against the static
-# and the shared library, runs, and traces what it should; its own
+# and the shared library, runs, and traces what it should, atexit last; its own
 # jw_object_begin is its own symbol.  On Windows the shared library is
 # libtrace2.dll, found beside the program.
 # usage: T2_BIN=build/bin [T2_SAN="sanitizer flags"] tests/lib/test_names.sh
@@ -41,6 +41,10 @@ for link in static shared; do
 	grep -E '\| (def_repo|def_param|data_json|data) ' "$tmp/perf-$link" |
 		grep -v '| process  *| windows/' | sed 's/[0-9][0-9]*\.[0-9]\{6\}/0.000000/g' >"$tmp/got"
 	same "$link: perf log" "$tmp/want" "$tmp/got"
+	# the end of the trace, also from a DLL (whose C runtime runs its
+	# atexit() list after freeing the thread-local storage)
+	tail -1 "$tmp/perf-$link" | grep -q '| atexit ' && ok ||
+		bad "$link: the perf log does not end with atexit: $(tail -1 "$tmp/perf-$link")"
 	# The program defines jw_object_begin and uses the library's
 	# trace2_jw_object_begin (undefined in the shared build; imported
 	# from the DLL on Windows).
