@@ -57,6 +57,16 @@ extern "C" {
 #define TRACE2_LOAD_RELAXED(p) (*(volatile const unsigned int *)(p))
 #endif
 
+/* The library's data that the header's macros read.  A program that
+ * links libtrace2.dll with an MSVC linker (link.exe, lld-link) defines
+ * TRACE2_DLL so that the data is imported (CMake's trace2::trace2_shared
+ * does so on Windows); mingw-w64's linker and ELF need nothing. */
+#if defined(_WIN32) && defined(TRACE2_DLL)
+#define TRACE2_DATA extern __declspec(dllimport)
+#else
+#define TRACE2_DATA extern
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Names: trace2_ and TRACE2_ ones, and Git's (the compatibility layer). */
 /* ------------------------------------------------------------------ */
@@ -157,7 +167,7 @@ struct trace2_strvec {
 };
 
 /* The shared empty array an initialised strvec points at. */
-extern const char *trace2_empty_strvec[];
+TRACE2_DATA const char *trace2_empty_strvec[];
 #define TRACE2_STRVEC_INIT { trace2_empty_strvec, 0, 0 }
 
 /* A process id: pid_t itself on Linux (glibc and musl), where it is int,
@@ -263,7 +273,7 @@ enum trace2_process_info_reason {
  * future one) wants events.  Internal: read it only through
  * TRACE2_ACTIVE(); use trace2_is_enabled() in application code.
  */
-extern unsigned int trace2_listener_mask;
+TRACE2_DATA unsigned int trace2_listener_mask;
 #define TRACE2_ACTIVE() TRACE2_LIKELY_OFF(TRACE2_LOAD_RELAXED(&trace2_listener_mask))
 
 /* ------------------------------------------------------------------ */

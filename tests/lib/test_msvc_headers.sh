@@ -1,21 +1,22 @@
 #!/bin/sh
-# The public headers for MSVC users: trace2.h (also with -DTRACE2_DISABLE,
-# which brings in trace2/disable.h), trace2/target.h and trace2/run.h,
-# then tests/platforms/msvc_use.c (the region macros, the C++ RAII class,
-# a child process), compiled -fsyntax-only by clang for
-# x86_64-pc-windows-msvc with -fms-compatibility, as C11, C++14 (MSVC's
-# default) and C++20, -Wall -Wextra -pedantic -Werror.  No Windows SDK
-# is here, so anything beyond clang's own headers fails to build.  Each
-# is compiled twice: as clang-cl sees it, and with -U__clang__, which
-# takes the headers' branches for a compiler that is neither GCC nor
-# Clang (what MSVC's cl gets; clang still does the parsing, so this is
-# no proof that cl accepts it).  In that second form the preprocessed
-# headers and macro expansions must hold no GNU extension, and every
-# header they include must be one of C11's freestanding ones.  On the host
-# compiler ($T2_CC) outside Windows, &child_process.pid must be a
-# pid_t * (the field's type is the platform's pid_t there).  With
-# mingw-w64's gcc, every public struct has the same size and alignment
-# there as for the MSVC target.
+# The public headers for MSVC users: trace2.h (also with
+# -DTRACE2_DISABLE, which brings in trace2/disable.h), trace2/target.h
+# and trace2/run.h, then tests/platforms/msvc_use.c (the region macros,
+# the C++ RAII class, a child process; also with -DTRACE2_DLL, the data
+# imported), compiled -fsyntax-only by clang for x86_64-pc-windows-msvc
+# with -fms-compatibility, as C11, C++14 (MSVC's default) and C++20,
+# -Wall -Wextra -pedantic -Werror.  No Windows SDK is here, so anything
+# beyond clang's own headers fails to build.  Each is compiled twice: as
+# clang-cl sees it, and with -U__clang__, which takes the headers'
+# branches for a compiler that is neither GCC nor Clang (what MSVC's cl
+# gets; clang still does the parsing, so this is no proof that cl
+# accepts it).  In that second form the preprocessed headers and macro
+# expansions must hold no GNU extension, and every header they include
+# must be one of C11's freestanding ones.  On the host compiler ($T2_CC)
+# outside Windows, &child_process.pid must be a pid_t * (the field's
+# type is the platform's pid_t there).  With mingw-w64's gcc, every
+# public struct has the same size and alignment there as for the MSVC
+# target.
 # run.h's -DTRACE2_DISABLE form uses posix_spawnp(): not compiled here.
 # Without clang or its Windows target it skips.
 # usage: tests/lib/test_msvc_headers.sh
@@ -58,7 +59,7 @@ for cl in "" -U__clang__; do
 			# shellcheck disable=SC2086 # cl and lang are lists of flags
 			syntax "$(basename "$tu") $lang $cl" "$tu" $cl -x $lang
 		done
-		for off in "" -DTRACE2_DISABLE; do
+		for off in "" -DTRACE2_DISABLE -DTRACE2_DLL; do
 			# shellcheck disable=SC2086 # cl, lang and off are lists of flags
 			syntax "$USE $lang $cl $off" "$USE" $cl $off -x $lang
 		done

@@ -15,7 +15,7 @@ missing() {
 	s390x) want="gcc-s390x-linux-gnu libc6-dev-s390x-cross libcmocka-dev:s390x libc6:s390x qemu-user" ;;
 	i386) want="gcc-i686-linux-gnu libc6-dev-i386-cross libcmocka-dev:i386 libc6:i386" ;;
 	musl) want="musl-tools linux-libc-dev" ;;
-	mingw64) want="gcc-mingw-w64-x86-64-win32 wine64 cmake dpkg-dev" ;;
+	mingw64) want="gcc-mingw-w64-x86-64-win32 wine64 cmake dpkg-dev lld" ;;
 	*) echo "deps.sh: unknown platform '$1'" >&2; exit 2 ;;
 	esac
 	for p in $want; do
