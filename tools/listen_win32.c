@@ -80,20 +80,20 @@ static void report_error(const struct t2_listen *l, const char *what, DWORD err)
 }
 
 /* \\.\pipe\ and the name after the address's prefix, in UTF-16; NULL
- * when the name is not in the ANSI code page, which the command line's
- * arguments are in. */
+ * when the name is not UTF-8, which the command's arguments are in
+ * (sys.h). */
 static wchar_t *pipe_path(const char *address)
 {
 	static const wchar_t prefix[] = L"\\\\.\\pipe\\";
 	const char *name = address + PIPE_PREFIX_LEN;
-	int n = MultiByteToWideChar(CP_ACP, MB_ERR_INVALID_CHARS, name, -1, NULL, 0);
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, NULL, 0);
 	wchar_t *w;
 
 	if (n <= 0)
 		return NULL;
 	w = t2_realloc(NULL, (PIPE_PREFIX_LEN + (size_t)n) * sizeof(*w));
 	memcpy(w, prefix, PIPE_PREFIX_LEN * sizeof(*w));
-	MultiByteToWideChar(CP_ACP, MB_ERR_INVALID_CHARS, name, -1, w + PIPE_PREFIX_LEN, n);
+	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, w + PIPE_PREFIX_LEN, n);
 	return w;
 }
 
@@ -278,7 +278,7 @@ int t2_listen_run(struct t2_listen *l, const char *address)
 	sv.l = l;
 	l->name = address;
 	if (!(path = pipe_path(address))) {
-		fprintf(stderr, "trace2 validate: %s: the name is not in the code page\n", address);
+		fprintf(stderr, "trace2 validate: %s: the name is not UTF-8\n", address);
 		return 2;
 	}
 	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);

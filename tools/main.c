@@ -15,9 +15,14 @@
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *cmd;
 
 	t2_sys_binary_stdio(); /* the output is byte for byte the same everywhere */
+	if (t2_sys_utf8_args(&argc, &argv)) { /* paths and names in UTF-8 everywhere */
+		fprintf(stderr, "trace2: the command line is not Unicode\n");
+		return 2;
+	}
+	cmd = argc > 1 ? argv[1] : NULL;
 	if (!cmd) {
 		usage_show(NULL, 0);
 		return 2;

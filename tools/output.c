@@ -45,7 +45,7 @@ static int open_as_stdout(const char *cmd, const char *path, int *created)
 		if (fd >= 0)
 			close(fd);
 		if (*created)
-			unlink(path);
+			t2_sys_remove(path);
 		return 1;
 	}
 	if (fd != 1) /* 1 when standard output was closed */
@@ -65,7 +65,7 @@ int t2_output_begin(const char *cmd, const char *path, char *const *inputs, int 
 	if (t2_reader_check_paths(inputs, n, path ? "output (-o)" : "standard output")) {
 		if (created) {
 			close(1); /* standard output is FILE: Windows removes no open file */
-			unlink(path);
+			t2_sys_remove(path);
 		}
 		return 1;
 	}

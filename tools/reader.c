@@ -3,13 +3,11 @@
 #include "alloc.h"
 #include "record.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace2/target.h"
@@ -1149,60 +1147,74 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A directory's files to read, as paths under it (its dot files left out). */
+struct dir_files {
+	const char *dir;
+	char **paths;
+	size_t n, alloc;
+};
+
+static void add_dir_file(void *ctx, const char *name)
+{
+	struct dir_files *d = ctx;
+	size_t size = strlen(d->dir) + strlen(name) + 2;
+
+	if (name[0] == '.')
+		return;
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 64;
+		d->paths = t2_realloc(d->paths, d->alloc * sizeof(*d->paths));
+	}
+	d->paths[d->n] = t2_realloc(NULL, size);
+	snprintf(d->paths[d->n], size, "%s/%s", d->dir, name);
+	d->n++;
+}
+
+static void free_dir_files(struct dir_files *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->paths[i]);
+	free(d->paths);
+}
+
 static int read_dir(struct t2_reader *r, const char *path)
 {
-	DIR *d = opendir(path);
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, alloc = 0, i;
+	struct dir_files d = { path, NULL, 0, 0 };
+	enum t2_path_kind kind;
+	size_t i;
 	int ret = 0;
 
-	if (!d)
-		return input_error(r, path, strerror(errno));
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 64;
-			names = t2_realloc(names, alloc * sizeof(*names));
-		}
-		names[n] = t2_realloc(NULL, strlen(path) + strlen(de->d_name) + 2);
-		sprintf(names[n], "%s/%s", path, de->d_name);
-		n++;
+	if (t2_sys_list_dir(path, add_dir_file, &d)) {
+		ret = input_error(r, path, strerror(errno));
+		free_dir_files(&d);
+		return ret;
 	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++) {
-		struct stat st;
-
-		if (r->stop) {
-			free(names[i]);
-			continue;
-		}
-
-		if (!stat(names[i], &st) && S_ISREG(st.st_mode) && t2_reader_read_path(r, names[i]))
+	if (d.n)
+		qsort(d.paths, d.n, sizeof(*d.paths), cmp_str);
+	for (i = 0; i < d.n && !r->stop; i++)
+		if (!t2_sys_path_kind(d.paths[i], &kind) && kind == T2_PATH_REGULAR &&
+		    t2_reader_read_path(r, d.paths[i]))
 			ret = -1;
-		free(names[i]);
-	}
-	free(names);
+	free_dir_files(&d);
 	return ret;
 }
 
 int t2_reader_read_path(struct t2_reader *r, const char *path)
 {
-	struct stat st;
+	enum t2_path_kind kind;
 	int fd, ret;
 
 	if (!strcmp(path, "-"))
 		return read_fd(r, 0, "-");
-	if (stat(path, &st))
+	if (t2_sys_path_kind(path, &kind))
 		return input_error(r, path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
+	if (kind == T2_PATH_DIR)
 		return read_dir(r, path);
 	/* a FIFO opened and closed by the check would lose its writer */
-	if (r->check_only && !S_ISREG(st.st_mode))
-		return access(path, R_OK) ? input_error(r, path, strerror(errno)) : 0;
+	if (r->check_only && kind == T2_PATH_OTHER)
+		return 0;
 	fd = t2_sys_open_read(path);
 	if (fd < 0)
 		return input_error(r, path, strerror(errno));

@@ -73,3 +73,7 @@ $(CROSS_RUN_PROGS:%=$(CROSS_RUN_BIN)/%): $(CROSS_RUN_BIN)/%: $(CROSS_RUN_BIN)/%.
 	printf '#!/bin/sh\nWINEPREFIX=%s exec %s %s "$$@"\n' \
 		'$(CROSS_WINE_PREFIX)' '$(CROSS_WINE)' '$(abspath $<)' >$@.tmp
 	chmod +x $@.tmp && mv $@.tmp $@
+
+# The trace2 command reads its arguments in UTF-16 (CommandLineToArgvW,
+# tools/sys_win32.c); the library needs no shell32.
+$(BUILD)/bin/trace2.exe: override LDLIBS += -lshell32

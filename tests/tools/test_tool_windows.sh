@@ -11,8 +11,10 @@
 #   - with a Windows build of the command (make CROSS=mingw64, or
 #     T2_WIN_BIN=DIR holding trace2.exe): validate, convert and summary
 #     give the same bytes as the Linux build on the same inputs (files,
-#     a directory, standard input, -o FILE), af_unix: is a usage error, and validate
-#     --listen //./pipe/NAME reads 8 writers of a log at once.
+#     a directory, standard input, -o FILE; files, a directory and -o
+#     FILE named in UTF-8 beyond ASCII, when the C.UTF-8 locale is there
+#     for Wine), af_unix: is a usage error, and validate --listen
+#     //./pipe/NAME reads 8 writers of a log at once.
 # WINEPREFIX: the Wine prefix (default: BUILD/wine, BUILD from T2_BIN).
 # usage: T2_BIN=build/bin tests/tools/test_tool_windows.sh
 set -u
@@ -40,7 +42,7 @@ build() {
 	"$CC_WIN" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -Iinclude -Isrc -Itools "$@"
 }
 build tests/tools/windows/listen_host.c tools/listen_win32.c tools/alloc.c tools/sys_win32.c \
-	-o "$tmp/listen_host.exe" || { bad "the listener's test host does not build"; finish; exit; }
+	-o "$tmp/listen_host.exe" -lshell32 || { bad "the listener's test host does not build"; finish; exit; }
 build tests/tools/windows/pipe_writer.c -o "$tmp/pipe_writer.exe" ||
 	{ bad "the pipe writer does not build"; finish; exit; }
 cd "$tmp" || exit 1
@@ -149,6 +151,43 @@ win "$W2" convert --to perf -o out.perf git-2.55-status.event && ok || bad "conv
 same "convert -o: the file" want.perf out.perf
 win "$W2" convert --to perf - <git-2.55-status.event >stdin.perf 2>/dev/null
 same "convert from standard input" want.perf stdin.perf
+# --- paths not in ASCII: é, 日本, an emoji outside the BMP --------------------
+# Wine hands a program its Unix arguments and file names in UTF-16 as
+# the locale decodes them: a UTF-8 one for these.
+if ! locale -a 2>/dev/null | grep -qix 'c\.utf-\?8'; then
+	echo "$t2_test: no C.UTF-8 locale: the runs on non-ASCII paths skipped"
+else
+	export LC_ALL=C.UTF-8
+	u='é日本😀'
+	set -- *.event
+	mkdir 日本 out
+	cp "$1" 日本/é.event
+	cp "$2" 日本/日本.event
+	cp "$3" "日本/😀.event"
+	cp "$4" "$u.event"
+	both "non-ASCII file: validate" validate "$u.event"
+	both "non-ASCII file: convert" convert --to event "$u.event"
+	both "non-ASCII file: summary" summary "$u.event"
+	both "non-ASCII directory: summary" summary --json 日本
+	both "non-ASCII directory: validate" validate 日本/
+	both "non-ASCII directory: convert" convert --to perf 日本
+	both "a missing non-ASCII file named" validate "nö-$u.event"
+	"$T2" convert --to perf "$u.event" >"want-$u.perf"
+	win "$W2" convert --to perf -o "out/$u.perf" "$u.event" && ok || bad "convert -o $u.perf: failed"
+	same "convert -o $u.perf: the file" "want-$u.perf" "out/$u.perf"
+	# a FILE -o made is removed when an input is missing
+	both "convert -o non-ASCII, an input missing" convert --to perf -o "out/日本-$u.perf" "nö-$u.event"
+	[ "$(ls out)" = "$u.perf" ] && ok || bad "convert -o: out/ holds $(ls out | tr '\n' ' '), not $u.perf alone"
+	# a pipe named beyond ASCII: the writer, a plain C program, names it
+	# in the ANSI code page, where Wine's 1252 has é
+	win "$W2" validate --listen "//./pipe/t2-$$-é" --count 1 >pipe-é.out 2>pipe-é.err &
+	win ./pipe_writer.exe "//./pipe/t2-$$-é" @git-2.55-status.event
+	wait
+	grep -q "trace2 validate: $(wc -l <git-2.55-status.event) lines, " pipe-é.err && ok ||
+		{ bad "validate --listen //./pipe/t2-$$-é: the log not read"; cat pipe-é.err >&2; }
+	unset LC_ALL
+fi
+
 win "$W2" validate --listen af_unix:/tmp/t2.sock >/dev/null 2>af_unix.err
 [ $? = 2 ] && grep -q -- "--listen takes //./pipe/NAME" af_unix.err && ok ||
 	{ bad "validate --listen af_unix: not a usage error"; cat af_unix.err >&2; }

@@ -106,6 +106,8 @@ int main(int argc, char **argv)
 	int i;
 
 	t2_sys_binary_stdio(); /* the test reads LF, not CRLF */
+	if (t2_sys_utf8_args(&argc, &argv)) /* as the command takes them */
+		return 2;
 	if (argc > 1 && !strcmp(argv[1], "--check")) {
 		for (i = 2; i < argc; i++)
 			printf("%d %s\n", t2_listen_address(argv[i]), argv[i]);
