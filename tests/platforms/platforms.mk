@@ -30,7 +30,7 @@ TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
 # What make check runs of the Windows build (the rest: make check-windows).
 WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
-	test_named_pipe test_record_target test_t2test test_flight
+	test_named_pipe test_record_target test_t2test test_flight test_reopen
 WINDOWS_SOME_TOOL_TESTS := tests/dst/test_utf8_paths.sh
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows
