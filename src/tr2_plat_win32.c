@@ -705,9 +705,18 @@ static BOOL write_file(HANDLE h, const void *buf, DWORD n, DWORD *put)
 	return ok;
 }
 
-ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
+/*
+ * The runtime's _dup2() closes the handle a number had, then puts the
+ * new one under it: a thread writing to the number meanwhile (records
+ * while a reopen rotates the file) would write to a closed handle, or to
+ * whatever file the process opened since under the same handle value.
+ * POSIX's dup2() swaps at once.  A write holds this shared from the
+ * handle's look-up to its end, a dup2 holds it alone.
+ */
+static SRWLOCK numbers_lock = SRWLOCK_INIT;
+
+static ssize_t write_handle(HANDLE h, const void *buf, size_t n)
 {
-	HANDLE h = handle_of(fd);
 	DWORD put;
 
 	if (h == INVALID_HANDLE_VALUE) {
@@ -723,6 +732,16 @@ ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
 		return -1;
 	}
 	return (ssize_t)put;
+}
+
+ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
+{
+	ssize_t w;
+
+	AcquireSRWLockShared(&numbers_lock);
+	w = write_handle(handle_of(fd), buf, n);
+	ReleaseSRWLockShared(&numbers_lock);
+	return w;
 }
 
 /* Writes never raise a signal here, and a pipe handle of ours never
@@ -794,7 +813,12 @@ int tr2_plat_set_blocking(int fd)
  * runtime's _dup2() makes the new handle inheritable). */
 int tr2_plat_dup_cloexec(int fd, int to)
 {
-	if (_dup2(fd, to))
+	int rc;
+
+	AcquireSRWLockExclusive(&numbers_lock);
+	rc = _dup2(fd, to);
+	ReleaseSRWLockExclusive(&numbers_lock);
+	if (rc)
 		return -1;
 	SetHandleInformation(handle_of(to), HANDLE_FLAG_INHERIT, 0);
 	return to;

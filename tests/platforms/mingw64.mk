@@ -26,7 +26,7 @@ CROSS_TESTS := test_targets test_destinations test_process test_named_pipe test_
 	test_win_process test_win_places test_ancestry_walk test_config_glob test_config \
 	test_escaping test_metrics_define test_probes test_record_target test_scoped_region \
 	test_sid_hash test_t2rec test_threads test_tjson test_tool_map test_tool_rotated \
-	test_traceparent test_flight test_flight_files
+	test_traceparent test_flight test_flight_files test_reopen
 
 # make CROSS=mingw64 builds the tests too.
 all: $(CROSS_TESTS:%=$(BUILD)/tests/%.exe)

@@ -12,7 +12,8 @@
 #   make check-windows-some  (part of make check) the Windows build's
 #                          target, destination (and UTF-8 path), process
 #                          (and Windows process), named-pipe, record
-#                          target (its writer thread), t2test and MSVC
+#                          target (its writer thread), flight, rotation,
+#                          t2test and MSVC
 #                          link tests under Wine
 #                          (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
@@ -30,7 +31,7 @@ TIME64_TESTS := test_waits test_destinations test_deferred test_signals
 
 # What make check runs of the Windows build (the rest: make check-windows).
 WINDOWS_SOME_TESTS := test_targets test_destinations test_process test_win_process \
-	test_named_pipe test_record_target test_t2test test_flight
+	test_named_pipe test_record_target test_t2test test_flight test_reopen
 WINDOWS_SOME_TOOL_TESTS := tests/dst/test_utf8_paths.sh tests/lib/test_msvc_link.sh
 
 .PHONY: platform-deps check-platforms check-cross-some check-windows-some check-windows

@@ -42,6 +42,7 @@ int t2_posix_stat(const char *path, struct stat *st);
 #define O_CLOEXEC _O_NOINHERIT
 
 /* Signals Windows does not have, with Linux's numbers. */
+#define SIGHUP 1
 #define SIGKILL 9
 #define SIGPIPE 13
 #define SIGALRM 14
