@@ -13,8 +13,7 @@
 #                          target, destination (and UTF-8 path), process
 #                          (and Windows process), named-pipe, record
 #                          target (its writer thread), flight, rotation,
-#                          t2test and MSVC
-#                          link tests under Wine
+#                          t2test and MSVC link tests under Wine
 #                          (tests/platforms/mingw64.mk)
 #   make check-windows     the Windows build's tests, the shell tests (the
 #                          driver's scenarios, the trace2 command), the
