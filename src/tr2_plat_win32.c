@@ -734,11 +734,29 @@ static ssize_t write_handle(HANDLE h, const void *buf, size_t n)
 	return (ssize_t)put;
 }
 
+/* Shared, within about a second: a dup2 holds it for microseconds, but
+ * a thread stopped while holding it (the process ending under it) must
+ * not keep the end of the trace waiting for good. */
+static int lock_numbers_shared(void)
+{
+	int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		if (TryAcquireSRWLockShared(&numbers_lock))
+			return 1;
+		Sleep(tries < 10 ? 0 : 1);
+	}
+	return 0;
+}
+
 ssize_t tr2_plat_write(int fd, const void *buf, size_t n)
 {
 	ssize_t w;
 
-	AcquireSRWLockShared(&numbers_lock);
+	if (!lock_numbers_shared()) {
+		errno = EIO;
+		return -1;
+	}
 	w = write_handle(handle_of(fd), buf, n);
 	ReleaseSRWLockShared(&numbers_lock);
 	return w;
