@@ -87,10 +87,11 @@ only_program() {
 	[ -z "$left" ] && ok || bad "$1: installed besides the program: $left"
 }
 
-# 1. The library, installed.
+# 1. The library, installed: built as Release (-O3), warnings as errors.
 prefix=$tmp/prefix
 lib=$prefix/lib
-if built "library" "$root" "$tmp/lib" -DCMAKE_INSTALL_PREFIX="$prefix" -DTRACE2_WERROR=ON &&
+if built "library" "$root" "$tmp/lib" -DCMAKE_INSTALL_PREFIX="$prefix" -DTRACE2_WERROR=ON \
+	-DCMAKE_BUILD_TYPE=Release &&
 	installed "library" "$tmp/lib"; then
 	for f in trace2Config.cmake trace2ConfigVersion.cmake; do
 		[ -f "$lib/cmake/trace2/$f" ] && ok || bad "install: no lib/cmake/trace2/$f"
@@ -169,7 +170,7 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 fi
 toolchain=$root/cmake/mingw-w64-x86_64.cmake
 wprefix=$tmp/wprefix
-# Unoptimized, to keep the test quick (the host build above has -O2).
+# Unoptimized, to keep the test quick (the host build above has -O3).
 if built "mingw library" "$root" "$tmp/wlib" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
 	-DCMAKE_INSTALL_PREFIX="$wprefix" -DCMAKE_BUILD_TYPE=Debug -DTRACE2_WERROR=ON &&
 	installed "mingw library" "$tmp/wlib"; then
