@@ -3,7 +3,11 @@
 # and writes nothing until a trigger: the driver's region pairs, a
 # hundred thousand and a million of them, under strace -f -c, make the
 # same number of system calls (both runs are long enough for the TSC
-# clock's one-time calibration), and the perf target's file stays empty;
+# clock's one-time calibration), give or take SLACK: the start-up's
+# reads (each parent process named in cmd_ancestry is a file of /proc)
+# were seen to differ by 8 under a loaded make test, while a call per
+# event would add 900,000, and one per lap of the 1 MiB ring over 100;
+# and the perf target's file stays empty;
 # with exit code 1 the same run writes its last records, a log
 # validate --strict accepts.
 # usage: T2_BIN=build/bin tests/lib/test_flight_syscalls.sh
@@ -34,9 +38,10 @@ calls() {
 	awk '$NF == "total" { print $4 }' "$tmp/strace.$1"
 }
 
+SLACK=16
 few=$(calls 100000) many=$(calls 1000000)
 echo "$t2_test: system calls: $few for 100,000 pairs, $many for 1,000,000"
-if [ -n "$few" ] && [ -n "$many" ] && [ "$many" -le "$few" ]; then
+if [ -n "$few" ] && [ -n "$many" ] && [ "$many" -le $((few + SLACK)) ]; then
 	ok
 else
 	bad "system calls grow with the events: $few for 100,000 pairs, $many for 1,000,000"
