@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 int tr2_defer_on;
-int tr2_defer_flight_lane;
+int tr2_defer_lane;
 
 /* ---------------------------------------------------------------- */
 /* Records in a ring.                                                  */
@@ -68,8 +68,8 @@ struct region_rec {
 	int32_t repo_id;
 };
 
-/* Flight mode's region records of the common case (tr2_defer_region()):
- * the kind with REC_AT set, then the strings by address, all of them in
+/* Region records of the common case (tr2_defer_region()): the kind with
+ * REC_AT set, then the strings by address, all of them in
  * the program's read-only segments (tr2_plat_immutable()), where they
  * never change nor go away; no message. */
 #define REC_AT 0x8000
@@ -456,7 +456,7 @@ struct ring {
 				 * of the last enter there */
 	uint64_t *dumped_start; /* flight mode, by nesting: the start of the
 				 * regions a dump wrote open */
-	struct seen_site *seen; /* flight mode: region sites whose strings are
+	struct seen_site *seen; /* region sites whose strings are
 				 * known immutable (site_immutable()) */
 	struct ring *next;
 };
@@ -521,7 +521,7 @@ static struct ring *new_ring(void)
 {
 	size_t resv_max = RESV_MAX(ring_cap), arena = arena_size();
 	size_t by_nesting = flight ? 2 * sizeof(uint64_t) : sizeof(uint32_t);
-	size_t seen = flight ? SEEN_SLOTS * sizeof(struct seen_site) : 0;
+	size_t seen = SEEN_SLOTS * sizeof(struct seen_site);
 	char *data = tr2_sys.malloc(ring_cap + 2 * arena + seen + resv_max * by_nesting);
 	struct ring *r = data ? tr2_alloc_forever(sizeof(*r)) : NULL;
 
@@ -535,9 +535,8 @@ static struct ring *new_ring(void)
 	r->flight = flight;
 	r->aside = (struct arena){ data + ring_cap, 0, arena, 0 };
 	r->kept = (struct arena){ data + ring_cap + arena, 0, arena, 0 };
-	r->seen = flight ? (struct seen_site *)(void *)(data + ring_cap + 2 * arena) : NULL;
-	if (r->seen)
-		memset(r->seen, 0, seen);
+	r->seen = (struct seen_site *)(void *)(data + ring_cap + 2 * arena);
+	memset(r->seen, 0, seen);
 	/* touched only as deep as regions nest */
 	data += ring_cap + 2 * arena + seen;
 	if (flight) {
@@ -1635,11 +1634,32 @@ static inline int site_immutable(struct ring *r, const struct trace2_event *ev)
 }
 
 /*
- * Flight mode, a region record of the common case: its strings by
- * address (struct region_at), in one pass of stores where the ring has
- * room as it is.  Anything else takes the long way: the thread's first
- * record, drops or a lost region to tell, a message, strings that may
- * change, a PAD due, or the oldest records to overwrite.
+ * Whether a region record of size bytes fits at head as it is, by the
+ * rules the long way keeps (try_append(), append_enter(), append_leave()):
+ * not in the ring's last quarter, nor where deferred mode's producer
+ * looks at the tail to restart; an enter leaves twice the reservations
+ * free, then three times itself and its own reservation's slack; a leave
+ * has its enter's reservation.
+ */
+static inline int lane_room(const struct ring *r, uint64_t head, enum trace2_event_kind kind,
+			    size_t size)
+{
+	size_t limit = room(r, head), keep;
+
+	if (r->cap - (head & r->mask) < r->cap / 4)
+		return 0;
+	if (flight || kind == TRACE2_EVENT_REGION_LEAVE)
+		return limit >= size && (flight || head < r->next_look);
+	keep = kept_for_leaves(r);
+	return head < r->next_look && limit > keep && 3 * size + 2 * LEAVE_SLACK <= limit - keep;
+}
+
+/*
+ * A region record of the common case: its strings by address (struct
+ * region_at), in one pass of stores where the ring has room as it is.
+ * Anything else takes the long way: the thread's first record, drops or
+ * a lost region to tell, a message, strings that may change, a PAD or a
+ * restart due, the oldest records to overwrite, or the tail to read.
  */
 int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev)
 {
@@ -1648,12 +1668,12 @@ int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev)
 	struct rec *rec;
 	uint64_t head;
 
-	if (!r || r->busy || r->told != tls || r->told_id != tls->pub.id || r->hole ||
+	if (!r || r->busy || draining || r->told != tls || r->told_id != tls->pub.id || r->hole ||
 	    __atomic_load_n(&r->drops, __ATOMIC_RELAXED) || n >= r->resv_max ||
 	    ev->region.msg || !site_immutable(r, ev))
 		return -1;
 	head = r->head;
-	if (r->cap - (head & r->mask) < r->cap / 4 || room(r, head) < size)
+	if (!lane_room(r, head, ev->kind, size))
 		return -1;
 	r->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -1663,11 +1683,18 @@ int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev)
 	*(struct region_at *)(void *)(rec + 1) = (struct region_at){ ev->file, ev->region.category,
 								   ev->region.label,
 								   ev->region.repo_id };
-	if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+	if (flight && ev->kind == TRACE2_EVENT_REGION_ENTER)
 		r->open_at[n] = head + 1;
+	else if (ev->kind == TRACE2_EVENT_REGION_ENTER)
+		set_reservation(r, n, (uint32_t)size + LEAVE_SLACK);
+	else if (!flight)
+		take_reservation(r, n);
+	r->last_size = (uint32_t)size;
 	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r->busy = 0;
+	if (!flight && __atomic_load_n(&writer_sleeping, __ATOMIC_RELAXED))
+		wake_writer();
 	return 0;
 }
 
@@ -1842,10 +1869,10 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size, int flight_
 	ops = o;
 	ring_cap = power_of_two(ring_size);
 	flight = flight_mode;
+	tr2_plat_find_immutable();
 	if (flight) {
-		tr2_plat_find_immutable();
 		__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&tr2_defer_flight_lane, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&tr2_defer_lane, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	wait_when_full = tr2_sysenv_ring_full_waits();
@@ -1862,6 +1889,7 @@ int tr2_defer_start(const struct tr2_defer_ops *o, size_t ring_size, int flight_
 	tr2_plat_name_thread(writer, "trace2-writer");
 	writer_running = 1;
 	__atomic_store_n(&tr2_defer_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&tr2_defer_lane, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -1885,7 +1913,7 @@ void tr2_defer_stop(void)
 	struct tr2_tls *self;
 
 	if (flight) {
-		__atomic_store_n(&tr2_defer_flight_lane, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&tr2_defer_lane, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&tr2_defer_on, 0, __ATOMIC_RELEASE);
 		return; /* what the rings hold is written only by a dump */
 	}
@@ -1902,6 +1930,7 @@ void tr2_defer_stop(void)
 		ops->flush(0);
 		unlock_consumer();
 	}
+	__atomic_store_n(&tr2_defer_lane, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&tr2_defer_on, 0, __ATOMIC_RELEASE);
 }
 
@@ -1930,7 +1959,7 @@ static void empty_after_fork(void)
 	writer_sleeping = 0;
 	if (!flight) {
 		tr2_defer_on = 0;
-		tr2_defer_flight_lane = 0;
+		tr2_defer_lane = 0;
 	}
 }
 

@@ -14,9 +14,9 @@
 
 /* The mode is on: records go to the rings (read relaxed on every event). */
 extern int tr2_defer_on;
-/* Flight mode is on: a region record of the common case may take
- * tr2_defer_region() (read relaxed by the dispatcher's lane). */
-extern int tr2_defer_flight_lane;
+/* Deferred or flight mode is on: a region record of the common case may
+ * take tr2_defer_region() (read relaxed by the dispatcher's lane). */
+extern int tr2_defer_lane;
 
 struct tr2_defer_ops {
 	/* Run the targets on a replayed record (the process is the
@@ -68,9 +68,9 @@ int tr2_defer_dump(const char *reason, int from_signal);
 /* Whether flight mode is on. */
 int tr2_defer_flight(void);
 
-/* Flight mode: the calling thread's region enter or leave (no message)
- * queued in a compact form, its strings by address when they are the
- * program's own literals; 0, or -1 when it must take tr2_defer_push(). */
+/* The calling thread's region enter or leave (no message) queued in a
+ * compact form, its strings by address when they are the program's own
+ * literals; 0, or -1 when it must take tr2_defer_push(). */
 int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev);
 
 #endif

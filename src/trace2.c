@@ -1191,8 +1191,9 @@ static TR2_HOT inline int targets_alone(void)
 
 /*
  * The lanes: a region event of the common case goes straight to the one
- * target open (tr2_registry_lane) when targets_alone(), or with the
- * flight recorder to the thread's ring in its compact form
+ * target open (tr2_registry_lane) when targets_alone(), or in deferred
+ * mode and with the flight recorder to the thread's ring in its compact
+ * form
  * (tr2_defer_region(), when the event has no message and no probe
  * listens), in fewer steps than dispatch() takes.  What they share,
  * lane_record(): the category passes, and the thread has its context, is
@@ -1245,7 +1246,7 @@ lane(enum trace2_event_kind kind, const char *file, int line, const char *catego
 }
 
 static TR2_HOT inline __attribute__((always_inline)) int
-flight_lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
+ring_lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
 	    const char *label, const struct repository *repo, const char *msg)
 {
 	struct tr2_tls *tls;
@@ -1265,8 +1266,8 @@ lanes(enum trace2_event_kind kind, const char *file, int line, const char *categ
       const char *label, const struct repository *repo, const char *msg)
 {
 	return lane(kind, file, line, category, label, repo, msg) ||
-	       (__atomic_load_n(&tr2_defer_flight_lane, __ATOMIC_RELAXED) &&
-		flight_lane(kind, file, line, category, label, repo, msg));
+	       (__atomic_load_n(&tr2_defer_lane, __ATOMIC_RELAXED) &&
+		ring_lane(kind, file, line, category, label, repo, msg));
 }
 
 /*
