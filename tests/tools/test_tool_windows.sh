@@ -149,8 +149,10 @@ both "summary of a directory" summary --json logs
 "$T2" convert --to perf git-2.55-status.event >want.perf
 win "$W2" convert --to perf -o out.perf git-2.55-status.event && ok || bad "convert -o: failed"
 same "convert -o: the file" want.perf out.perf
-win "$W2" convert --to perf - <git-2.55-status.event >stdin.perf 2>/dev/null
-same "convert from standard input" want.perf stdin.perf
+win "$W2" convert --to perf - <git-2.55-status.event >stdin.perf 2>stdin.err
+rc=$?
+cmp -s want.perf stdin.perf && ok ||
+	bad "convert from standard input: exit code $rc, $(wc -l <stdin.perf) lines, stderr: $(head -3 stdin.err)"
 # --- paths not in ASCII: é, 日本, an emoji outside the BMP --------------------
 # Wine hands a program its Unix arguments and file names in UTF-16 as
 # the locale decodes them: a UTF-8 one for these.
