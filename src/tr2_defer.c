@@ -69,9 +69,9 @@ struct region_rec {
 };
 
 /* Region records of the common case (tr2_defer_region()): the kind with
- * REC_AT set, then the strings by address, all of them in
- * the program's read-only segments (tr2_plat_immutable()), where they
- * never change nor go away; no message. */
+ * REC_AT set, then the strings by address, all of them in the program's
+ * read-only segments (tr2_plat_immutable()), where they never change nor
+ * go away; no message. */
 #define REC_AT 0x8000
 struct region_at {
 	const char *file, *category, *label;
@@ -456,8 +456,8 @@ struct ring {
 				 * of the last enter there */
 	uint64_t *dumped_start; /* flight mode, by nesting: the start of the
 				 * regions a dump wrote open */
-	struct seen_site *seen; /* region sites whose strings are
-				 * known immutable (site_immutable()) */
+	struct seen_site *seen; /* region sites whose strings are known
+				 * immutable (site_immutable()) */
 	struct ring *next;
 };
 

@@ -1193,8 +1193,7 @@ static TR2_HOT inline int targets_alone(void)
  * The lanes: a region event of the common case goes straight to the one
  * target open (tr2_registry_lane) when targets_alone(), or in deferred
  * mode and with the flight recorder to the thread's ring in its compact
- * form
- * (tr2_defer_region(), when the event has no message and no probe
+ * form (tr2_defer_region(), when the event has no message and no probe
  * listens), in fewer steps than dispatch() takes.  What they share,
  * lane_record(): the category passes, and the thread has its context, is
  * not in a callback, and has no region open that is filtered or not
@@ -1247,7 +1246,7 @@ lane(enum trace2_event_kind kind, const char *file, int line, const char *catego
 
 static TR2_HOT inline __attribute__((always_inline)) int
 ring_lane(enum trace2_event_kind kind, const char *file, int line, const char *category,
-	    const char *label, const struct repository *repo, const char *msg)
+	  const char *label, const struct repository *repo, const char *msg)
 {
 	struct tr2_tls *tls;
 	struct tr2_ev ev;
