@@ -126,17 +126,53 @@ static int errno_of_attributes(DWORD err)
 	}
 }
 
-/* A path Windows has attributes for is a directory or a file: its
- * devices and pipes have none. */
+/* Whether the UTF-16 path names a named pipe (\\.\pipe\NAME, either
+ * separator). */
+static int is_pipe_name(const wchar_t *p)
+{
+	return (p[0] == L'\\' || p[0] == L'/') && (p[1] == L'\\' || p[1] == L'/') &&
+	       p[2] == L'.' && (p[3] == L'\\' || p[3] == L'/') && !_wcsnicmp(p + 4, L"pipe", 4) &&
+	       (p[8] == L'\\' || p[8] == L'/') && p[9];
+}
+
+/* A path Windows has no attributes for may still be a device (NUL,
+ * CON) or a named pipe: T2_PATH_OTHER, a pipe by its name alone, since
+ * opening it would take one of its server's instances.  0, or -1 when
+ * it is neither. */
+static int device_kind(const wchar_t *wpath, enum t2_path_kind *kind)
+{
+	HANDLE h;
+	DWORD type;
+
+	if (!is_pipe_name(wpath)) {
+		h = CreateFileW(wpath, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+				OPEN_EXISTING, 0, NULL);
+		if (h == INVALID_HANDLE_VALUE)
+			return -1;
+		type = GetFileType(h);
+		CloseHandle(h);
+		if (type != FILE_TYPE_CHAR && type != FILE_TYPE_PIPE)
+			return -1;
+	}
+	*kind = T2_PATH_OTHER;
+	return 0;
+}
+
+/* A path Windows has attributes for is a directory or a file; devices
+ * and pipes have none. */
 int t2_sys_path_kind(const char *path, enum t2_path_kind *kind)
 {
 	wchar_t wpath[WPATH_MAX];
 	WIN32_FILE_ATTRIBUTE_DATA fa;
+	DWORD err;
 
 	if (wide_path(path, wpath))
 		return -1;
 	if (!GetFileAttributesExW(wpath, GetFileExInfoStandard, &fa)) {
-		errno = errno_of_attributes(GetLastError());
+		err = GetLastError();
+		if (!device_kind(wpath, kind))
+			return 0;
+		errno = errno_of_attributes(err);
 		return -1;
 	}
 	*kind = fa.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? T2_PATH_DIR : T2_PATH_REGULAR;

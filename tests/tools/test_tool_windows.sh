@@ -149,6 +149,10 @@ both "summary of a directory" summary --json logs
 "$T2" convert --to perf git-2.55-status.event >want.perf
 win "$W2" convert --to perf -o out.perf git-2.55-status.event && ok || bad "convert -o: failed"
 same "convert -o: the file" want.perf out.perf
+# NUL, Windows' /dev/null: a device, read as one (it has no attributes)
+"$T2" summary /dev/null >null.linux 2>&1
+win "$W2" summary NUL >null.win 2>&1
+same "summary NUL as summary /dev/null" null.linux null.win
 win "$W2" convert --to perf - <git-2.55-status.event >stdin.perf 2>stdin.err
 rc=$?
 cmp -s want.perf stdin.perf && ok ||
