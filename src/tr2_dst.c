@@ -98,6 +98,7 @@ static void start_afresh(struct tr2_dst *dst, int fd, int open_fd, enum tr2_dst_
 	dst->fifo = 0;
 	dst->fd_closed = 0;
 	dst->has_identity = 0;
+	dst->later_socket = 0;
 }
 
 static int set_fd(struct tr2_dst *dst, int fd, int need_close)
@@ -436,11 +437,12 @@ static int has_stalled(dev_t dev, ino_t ino)
 	return 0;
 }
 
-/* A stream, then a datagram connection as value allows; the fd, or -1
- * with the error in *err.  A collector that stalled once is not tried;
- * one that makes a connect() wait the full limit is remembered so. */
+/* A stream, then a datagram connection as value allows, within limit_ms;
+ * the fd, or -1 with the error in *err.  A collector that stalled once
+ * is not tried; one that makes a connect() wait the full limit is
+ * remembered so.  Async-signal-safe. */
 static int connect_collector(const char *path, int stream, int dgram,
-			     const struct stat *st, int *err)
+			     const struct stat *st, int *err, int limit_ms)
 {
 	int fd = -1;
 
@@ -449,15 +451,30 @@ static int connect_collector(const char *path, int stream, int dgram,
 		return -1;
 	}
 	if (stream) {
-		fd = tr2_plat_connect_unix(path, SOCK_STREAM, wait_limit_ms, err);
+		fd = tr2_plat_connect_unix(path, SOCK_STREAM, limit_ms, err);
 		if (fd < 0 && *err != EPROTOTYPE)
 			dgram = 0;
 	}
 	if (fd < 0 && dgram)
-		fd = tr2_plat_connect_unix(path, SOCK_DGRAM, wait_limit_ms, err);
+		fd = tr2_plat_connect_unix(path, SOCK_DGRAM, limit_ms, err);
 	if (fd < 0 && *err == EAGAIN && st)
 		remember_stall(st->st_dev, st->st_ino);
 	return fd;
+}
+
+/* create_later: a collector's socket named now, connected by the first
+ * write (connect_later()), so that a run that never writes never
+ * connects. */
+static int name_socket_for_later(struct tr2_dst *dst, const char *path, int stream, int dgram)
+{
+	if (!name_for_later(dst, path))
+		return 0;
+	dst->max_size = 0; /* a file's limit */
+	dst->later_socket = 1;
+	dst->later_stream = stream;
+	dst->later_dgram = dgram;
+	dst->created = tr2_sid_depth() == 0; /* as shared_stream() */
+	return 1;
 }
 
 static int open_af_unix(struct tr2_dst *dst, const char *value)
@@ -487,8 +504,10 @@ static int open_af_unix(struct tr2_dst *dst, const char *value)
 				    path, name_of(dst));
 		return 0;
 	}
+	if (create_later)
+		return name_socket_for_later(dst, path, stream, dgram);
 	known = !tr2_sys.stat(path, &st);
-	fd = connect_collector(path, stream, dgram, known ? &st : NULL, &err);
+	fd = connect_collector(path, stream, dgram, known ? &st : NULL, &err, wait_limit_ms);
 	if (fd < 0) {
 		if (dst_debug())
 			tr2_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
@@ -1161,16 +1180,16 @@ static int regular_and_blocking(int fd, struct stat *st)
 	return !tr2_plat_set_blocking(fd);
 }
 
-/* The made file's fd in place of LATER_ON, unless the destination was
- * closed meanwhile (at exit): then fd is closed. */
-static void put_made_file(struct tr2_dst *dst, int fd)
+/* The made file's or connected socket's fd in place of LATER_ON, unless
+ * the destination was closed meanwhile (at exit): then fd is closed. */
+static void put_made(struct tr2_dst *dst, int fd, enum tr2_dst_kind kind)
 {
 	int on = LATER_ON;
 
 	__atomic_store_n(&dst->open_fd, fd, __ATOMIC_RELEASE);
 	if (__atomic_compare_exchange_n(&dst->fd, &on, fd, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
-		__atomic_store_n(&dst->kind, TR2_DST_FILE, __ATOMIC_RELEASE);
+		__atomic_store_n(&dst->kind, kind, __ATOMIC_RELEASE);
 	else if (__atomic_exchange_n(&dst->open_fd, -1, __ATOMIC_ACQ_REL) == fd)
 		tr2_sys.close(fd);
 }
@@ -1208,7 +1227,30 @@ static void make_file(struct tr2_dst *dst)
 	set_identity(dst, &st);
 	dst->size = (uint64_t)st.st_size;
 	dst->taken = taken;
-	put_made_file(dst, fd);
+	put_made(dst, fd, TR2_DST_FILE);
+}
+
+/*
+ * Connect a TR2_DST_LATER socket as open_af_unix() would have, within
+ * the wait limit (a signal handler's shorter one inside a handler).  A
+ * failure switches it off as a failed write does.  Async-signal-safe.
+ */
+static void connect_later(struct tr2_dst *dst)
+{
+	struct stat st;
+	int known = !tr2_sys.stat(dst->path, &st), err = 0;
+	int fd = connect_collector(dst->path, dst->later_stream, dst->later_dgram,
+				   known ? &st : NULL, &err,
+				   in_signal_handler ? signal_wait_ms() : wait_limit_ms);
+
+	if (fd < 0) {
+		fail(dst, err, !in_signal_handler);
+		return;
+	}
+	dst->datagram = tr2_plat_is_datagram(fd);
+	if (known)
+		set_identity(dst, &st);
+	put_made(dst, fd, TR2_DST_SOCKET);
 }
 
 static int made_elsewhere(void *arg)
@@ -1229,7 +1271,10 @@ static int made_at_first_write(struct tr2_dst *dst)
 	if (__atomic_compare_exchange_n(&dst->later, &state, LATER_MAKING, 0,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		making_here = dst;
-		make_file(dst);
+		if (dst->later_socket)
+			connect_later(dst);
+		else
+			make_file(dst);
 		making_here = NULL;
 		__atomic_store_n(&dst->later, LATER_DONE, __ATOMIC_RELEASE);
 	} else if (state == LATER_MAKING &&
@@ -1237,7 +1282,7 @@ static int made_at_first_write(struct tr2_dst *dst)
 		    !tr2_nap_until(made_elsewhere, dst,
 				   in_signal_handler ? signal_wait_ms() : wait_limit_ms)))
 		return 0;
-	return __atomic_load_n(&dst->kind, __ATOMIC_ACQUIRE) == TR2_DST_FILE &&
+	return __atomic_load_n(&dst->kind, __ATOMIC_ACQUIRE) != TR2_DST_LATER &&
 	       tr2_dst_is_on(dst);
 }
 

@@ -22,8 +22,9 @@ enum tr2_dst_kind {
 			 * for room and raises no SIGPIPE */
 	TR2_DST_SOCKET, /* send(TR2_MSG_NOSIGNAL) with signals held */
 	TR2_DST_SINK,   /* no descriptor: each record to a function */
-	TR2_DST_LATER,  /* a file named but not made yet: the first write
-			 * makes it (tr2_dst_create_at_first_write()) */
+	TR2_DST_LATER,  /* a file or socket named but not made or connected
+			 * yet: the first write does it
+			 * (tr2_dst_create_at_first_write()) */
 };
 
 /* A sink's function: take one whole record; 0, or -1 with errno set,
@@ -81,10 +82,13 @@ struct tr2_dst {
 				 * without blocking (terminals): poll first */
 	int hold_signals;       /* atomic: the kernel cannot keep a write to
 				 * this FIFO from raising SIGPIPE */
-	/* TR2_DST_LATER: how the first write makes the file */
+	/* TR2_DST_LATER: how the first write makes the file, or connects */
 	unsigned exclusive_first : 1; /* exclusively first, to learn whether
 				       * it made it (then the head goes in) */
 	unsigned nofollow : 1;        /* no symlink was there when named */
+	unsigned later_socket : 1;    /* path is an AF_UNIX socket's */
+	unsigned later_stream : 1;    /* its connection: a stream, */
+	unsigned later_dgram : 1;     /* or a datagram one, as allowed */
 	int later;              /* atomic: how far making it got (tr2_dst.c) */
 	/* pipes and sockets: one thread's record at a time, so records of
 	 * several pieces never interleave */
@@ -135,12 +139,13 @@ enum tr2_dst_form {
 enum tr2_dst_form tr2_dst_classify(const char *value);
 
 /*
- * From now on (on: 1), tr2_dst_open() names a file or a directory's new
- * file (maxFiles counted) but leaves making it to the destination's first
- * write, which may come from a signal handler: a run that writes nothing
- * (the flight recorder untriggered) leaves no file behind.  Anything else
- * a value names (stderr, an fd, a socket, a FIFO, a device, a named pipe)
- * is opened at once, as always.
+ * From now on (on: 1), tr2_dst_open() names a file, a directory's new
+ * file (maxFiles counted) or an AF_UNIX collector but leaves making the
+ * file or connecting to the destination's first write, which may come
+ * from a signal handler: a run that writes nothing (the flight recorder
+ * untriggered) leaves no file behind and makes no connection.  Anything
+ * else a value names (stderr, an fd, a FIFO, a device, a named pipe) is
+ * opened at once, as always.
  */
 void tr2_dst_create_at_first_write(int on);
 

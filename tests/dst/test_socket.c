@@ -29,6 +29,7 @@
 #include "t2test.h"
 #include "tjson.h"
 #include "trace2.h"
+#include "trace2/flight.h"
 
 #define MAX_ARGS 32
 #define UTC_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"
@@ -1031,6 +1032,110 @@ static void empty_record_is_empty_datagram(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* The flight recorder: connected by its first trigger                 */
+/* ------------------------------------------------------------------ */
+
+enum flight_end { FLIGHT_QUIET, FLIGHT_EXIT_1, FLIGHT_DUMP_IN_HANDLER };
+
+static void dump_in_handler(int signo)
+{
+	(void)signo;
+	if (trace2_flight_dump("usr1"))
+		_exit(71);
+}
+
+/* A region, then the end *arg says: exit 0 (nothing triggered), exit 1,
+ * or trace2_flight_dump() from a signal handler, then exit 0. */
+static void flight_scenario(void *arg)
+{
+	enum flight_end end = *(const enum flight_end *)arg;
+
+	trace2_initialize_clock();
+	trace2_initialize();
+	trace2_region_enter("flight", "work", NULL);
+	trace2_region_leave("flight", "work", NULL);
+	if (end == FLIGHT_DUMP_IN_HANDLER && (signal(SIGUSR1, dump_in_handler) == SIG_ERR ||
+					      raise(SIGUSR1)))
+		_exit(72);
+	exit(trace2_cmd_exit(end == FLIGHT_EXIT_1));
+}
+
+/* Serve a new listener of type while flight_scenario(end) runs with the
+ * EVENT target on it; its wait status in *status. */
+static void serve_flight(struct t2_sink *s, int type, enum flight_end end, int *status)
+{
+	char *ev;
+
+	t2_sink_open(s, type);
+	ev = t2_xfmt("GIT_TRACE2_EVENT=af_unix:%s:%s", type == SOCK_STREAM ? "stream" : "dgram",
+		     s->path);
+	{
+		const char *env[] = { ev, "GIT_TRACE2_FLIGHT=64k", NULL };
+
+		*status = t2_sink_collect(s, t2_spawn(flight_scenario, &end, env, NULL, NULL));
+	}
+	free(ev);
+}
+
+/* What s received, in order: its connections' bytes or its datagrams,
+ * each of them whole lines (buffered, a datagram may hold several). */
+static char *received(const struct t2_sink *s)
+{
+	char *all = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nconn; i++)
+		t2_append(&all, "%s", s->conn[i].p ? s->conn[i].p : "");
+	for (i = 0; i < s->ndgram; i++) {
+		assert_true(s->dgram[i].n && s->dgram[i].p[s->dgram[i].n - 1] == '\n');
+		t2_append(&all, "%s", s->dgram[i].p);
+	}
+	return all ? all : t2_xfmt("%s", "");
+}
+
+/*
+ * With the flight recorder a socket target is connected by the first
+ * trigger, as a file is made by it: a run that never triggers makes no
+ * connection (a collector would see one per process, most of them
+ * empty); a trigger connects, at exit or inside a signal handler, and
+ * sends the records, with the dump's reason.
+ */
+static void flight_connects_at_the_trigger(void **state)
+{
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM };
+	struct t2_sink s;
+	int status;
+	size_t i;
+	char *all;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		serve_flight(&s, types[i], FLIGHT_QUIET, &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_int_equal(s.nconn, 0);
+		assert_int_equal(s.ndgram, 0);
+		t2_sink_close(&s);
+		serve_flight(&s, types[i], FLIGHT_EXIT_1, &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+		if (types[i] == SOCK_STREAM)
+			assert_int_equal(s.nconn, 1);
+		else
+			assert_true(s.ndgram > 0);
+		all = received(&s);
+		assert_true(!strncmp(all, "{\"event\":\"version\",", 19));
+		assert_non_null(strstr(all, "\"label\":\"work\""));
+		assert_non_null(strstr(all, "\"key\":\"flight\",\"value\":\"exit\""));
+		free(all);
+		t2_sink_close(&s);
+	}
+	serve_flight(&s, SOCK_STREAM, FLIGHT_DUMP_IN_HANDLER, &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(s.nconn, 1);
+	assert_non_null(strstr(s.conn[0].p, "\"key\":\"flight\",\"value\":\"usr1\""));
+	t2_sink_close(&s);
+}
+
+/* ------------------------------------------------------------------ */
 /* A collector that does not accept                                    */
 /* ------------------------------------------------------------------ */
 
@@ -1168,6 +1273,7 @@ int main(void)
 		cmocka_unit_test(receiver_accepts_signal_end),
 		cmocka_unit_test(reader_gone_disables_target),
 		cmocka_unit_test(empty_record_is_empty_datagram),
+		cmocka_unit_test(flight_connects_at_the_trigger),
 		cmocka_unit_test(connect_to_full_backlog_is_bounded),
 		cmocka_unit_test(full_backlog_costs_one_limit_for_all_targets),
 	};
