@@ -510,6 +510,82 @@ static void overload_leaves_a_well_formed_log(void **state)
 	free(path);
 }
 
+/* The writer held off: while writer_held, tr2_sys.write waits (at most
+ * 3 s), so the writer drains nothing more once it is in a write. */
+static int writer_held, writer_in_write;
+static ssize_t (*real_write)(int fd, const void *buf, size_t n);
+
+static ssize_t held_write(int fd, const void *buf, size_t n)
+{
+	int ms;
+
+	for (ms = 0; ms < 3000 && __atomic_load_n(&writer_held, __ATOMIC_ACQUIRE); ms++) {
+		__atomic_store_n(&writer_in_write, 1, __ATOMIC_RELEASE);
+		usleep(1000);
+	}
+	return real_write(fd, buf, n);
+}
+
+/* Regions nested 60 deep in a 4 KiB ring while the writer is held off
+ * in a write: their labels literals (*arg 0: the ring lane) or in a
+ * buffer (1: the long way). */
+static void held_writer_scenario(void *arg)
+{
+	char buf[8] = "deep";
+	const char *label = *(const int *)arg ? buf : "deep";
+	int i;
+
+	real_write = tr2_sys.write;
+	tr2_sys.write = held_write;
+	trace2_initialize();
+	__atomic_store_n(&writer_held, 1, __ATOMIC_RELEASE);
+	trace2_printf("held");
+	for (i = 0; i < 2000 && !__atomic_load_n(&writer_in_write, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	CHECK(__atomic_load_n(&writer_in_write, __ATOMIC_ACQUIRE));
+	for (i = 0; i < 60; i++)
+		trace2_region_enter("dfr", label, NULL);
+	for (i = 0; i < 60; i++)
+		trace2_region_leave("dfr", label, NULL);
+	__atomic_store_n(&writer_held, 0, __ATOMIC_RELEASE);
+	exit(trace2_cmd_exit(0));
+}
+
+/*
+ * A leave whose enter was queued never waits for the writer: each queued
+ * enter reserved its leave's room.  With the writer held off in a write
+ * for longer than the wait limit (200 ms), regions nested deeper than a
+ * 4 KiB ring holds still leave a whole log: the enters that found no
+ * room are lost with their leaves, and every enter written has its
+ * leave.  Both the ring lane (literal labels) and the long way.  Without
+ * the lane's reservations its leaves find the ring full, wait the limit
+ * and are lost, and 30 enters are left open; the long way's larger
+ * records leave its leaves room in the ring's last quarter, where no
+ * enter goes, so this case passes without them too.
+ */
+static void queued_enters_keep_room_for_their_leaves(void **state)
+{
+	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k",
+					   "GIT_TRACE2_DST_TIMEOUT=200",
+					   "GIT_TRACE2_EVENT_NESTING=100", NULL };
+	static const int ways[] = { 0, 1 };
+	char *path = t2_path(dir, "held.event");
+	struct t2_out o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		t2_run_all_raw(held_writer_scenario, (void *)&ways[i], env, &o);
+		assert_int_equal(o.status, 0);
+		assert_non_null(strstr(o.event, "\"key\":\"dropped\""));
+		assert_int_equal(t2_write_file(path, o.event), 0);
+		if (!t2_log_whole(path, 0))
+			fail_msg("%s: the log is not whole", ways[i] ? "the long way" : "the ring lane");
+		t2_out_free(&o);
+	}
+	free(path);
+}
+
 /* trace2.ringFull=wait: the same 4 KiB rings lose nothing, the threads
  * wait for the writer instead. */
 static void full_rings_wait_with_ring_full_wait(void **state)
@@ -1066,6 +1142,7 @@ int main(void)
 		cmocka_unit_test(drops_are_counted_exactly),
 		cmocka_unit_test(full_rings_wait_with_ring_full_wait),
 		cmocka_unit_test(overload_leaves_a_well_formed_log),
+		cmocka_unit_test(queued_enters_keep_room_for_their_leaves),
 		cmocka_unit_test(child_start_drains),
 		cmocka_unit_test(exec_drains),
 		cmocka_unit_test(flush_drains),
