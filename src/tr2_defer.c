@@ -424,7 +424,7 @@ struct ring {
 	uint32_t resv_top;           /* the deepest nesting with a reservation */
 	uint64_t reserved;           /* bytes kept for the leaves of queued
 				      * enters (reserve_leave()) */
-	uint32_t last_size;          /* the last record appended, its bytes */
+	uint32_t last_size;          /* append()'s last record, its bytes */
 
 	/* flight mode: the producer's, or a dump's while it holds `frozen` */
 	int overwriting;             /* atomic: the producer moves the tail */
@@ -1689,7 +1689,6 @@ int tr2_defer_region(struct tr2_tls *tls, const struct trace2_event *ev)
 		set_reservation(r, n, (uint32_t)size + LEAVE_SLACK);
 	else if (!flight)
 		take_reservation(r, n);
-	r->last_size = (uint32_t)size;
 	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r->busy = 0;
