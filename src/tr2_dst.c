@@ -93,6 +93,7 @@ static void start_afresh(struct tr2_dst *dst, int fd, int open_fd, enum tr2_dst_
 	dst->poll_first = 0;
 	dst->hold_signals = 0;
 	dst->datagram = 0;
+	dst->unbatched = 0;
 	dst->own_file = 0;
 	dst->max_size = 0;
 	dst->fifo = 0;
@@ -114,6 +115,7 @@ static int set_fd(struct tr2_dst *dst, int fd, int need_close)
 		else if (S_ISSOCK(st.st_mode)) {
 			dst->kind = TR2_DST_SOCKET;
 			dst->datagram = tr2_plat_is_datagram(fd);
+			dst->unbatched = dst->datagram;
 		}
 	} else if (errno == EBADF) {
 		/* a number the host may open a file of its own under later:
@@ -473,6 +475,7 @@ static int name_socket_for_later(struct tr2_dst *dst, const char *path, int stre
 	dst->later_socket = 1;
 	dst->later_stream = stream;
 	dst->later_dgram = dgram;
+	dst->unbatched = dgram;
 	dst->created = tr2_sid_depth() == 0; /* as shared_stream() */
 	return 1;
 }

@@ -37,6 +37,9 @@ typedef int tr2_dst_sink_fn(void *data, const void *record, size_t len);
 struct tr2_dst {
 	int setting;            /* the settings row naming this destination */
 	int slot;               /* index of its per-thread buffer, once open */
+	int unbatched;          /* each record its own write, never buffered
+				 * with others: a datagram socket, or one its
+				 * first write may connect as one */
 	int fd;                 /* -1 while off */
 	int open_fd;            /* what trace2 opened: closed at exit only, so
 				 * a failure never closes it under a writer */

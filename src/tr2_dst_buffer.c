@@ -192,7 +192,8 @@ TR2_HOT void tr2_dst_write_buffered(struct tr2_dst *dst, const char *buf, size_t
 {
 	struct tbuf *b;
 
-	if (dst->slot < 0 || !(b = thread_buffer(dst, us_now))) {
+	/* a collector reads a datagram as one record, as Git sends it */
+	if (dst->slot < 0 || dst->unbatched || !(b = thread_buffer(dst, us_now))) {
 		tr2_dst_write_now(dst, buf, len);
 		return;
 	}

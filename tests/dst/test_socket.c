@@ -391,12 +391,14 @@ static void chain_args(const char **args)
 	memcpy(args, words, sizeof(words));
 }
 
-/* Start the driver with args and the EVENT target at value, serve s until
- * it exits; returns its exit code. */
-static int serve_driver(struct t2_sink *s, const char *value, const char *const *args)
+/* Start the driver with args, the EVENT target at value and the setting
+ * mode ("NAME=VALUE", or NULL), serve s until it exits; returns its exit
+ * code. */
+static int serve_driver(struct t2_sink *s, const char *value, const char *const *args,
+			const char *mode)
 {
 	char *ev = t2_xfmt("GIT_TRACE2_EVENT=%s", value);
-	const char *env[] = { ev, "T2TOOL_VERSION=V", NULL };
+	const char *env[] = { ev, "T2TOOL_VERSION=V", mode, NULL };
 	int status = t2_sink_collect(s, t2_spawn(exec_tool, (void *)args, env, NULL, NULL));
 
 	free(ev);
@@ -477,10 +479,11 @@ static void check_dgram_chain(const struct t2_sink *s);
 
 /*
  * The chain with EVENT at prefix + the path of a listener of the given
- * type.  Datagram: more records than Linux queues unread (max_dgram_qlen
- * 10), so the listener must be served while the chain runs.
+ * type, and the setting mode (or NULL).  Datagram: more records than
+ * Linux queues unread (max_dgram_qlen 10), so the listener must be
+ * served while the chain runs.
  */
-static void socket_chain(int type, const char *prefix)
+static void socket_chain(int type, const char *prefix, const char *mode)
 {
 	const char *args[MAX_ARGS];
 	struct t2_sink s;
@@ -489,7 +492,7 @@ static void socket_chain(int type, const char *prefix)
 	t2_sink_open(&s, type);
 	value = t2_xfmt("%s%s", prefix, s.path);
 	chain_args(args);
-	assert_int_equal(serve_driver(&s, value, args), 0);
+	assert_int_equal(serve_driver(&s, value, args, mode), 0);
 	if (type == SOCK_DGRAM) {
 		assert_true(s.ndgram > 10);
 		check_dgram_chain(&s);
@@ -503,14 +506,14 @@ static void socket_chain(int type, const char *prefix)
 static void stream_socket_chain(void **state)
 {
 	(void)state;
-	socket_chain(SOCK_STREAM, "af_unix:stream:");
+	socket_chain(SOCK_STREAM, "af_unix:stream:", NULL);
 }
 
 /* af_unix:<path> tries stream first. */
 static void plain_prefix_prefers_stream(void **state)
 {
 	(void)state;
-	socket_chain(SOCK_STREAM, "af_unix:");
+	socket_chain(SOCK_STREAM, "af_unix:", NULL);
 }
 
 /* "d<depth>:<event>" of every record of the chain, in order. */
@@ -556,14 +559,31 @@ static void check_dgram_chain(const struct t2_sink *s)
 static void dgram_socket_one_datagram_per_record(void **state)
 {
 	(void)state;
-	socket_chain(SOCK_DGRAM, "af_unix:dgram:");
+	socket_chain(SOCK_DGRAM, "af_unix:dgram:", NULL);
 }
 
 /* af_unix:<path> tries stream, then datagram. */
 static void plain_prefix_falls_back_to_dgram(void **state)
 {
 	(void)state;
-	socket_chain(SOCK_DGRAM, "af_unix:");
+	socket_chain(SOCK_DGRAM, "af_unix:", NULL);
+}
+
+/*
+ * Records that wait in a buffer (buffered mode, the deferred mode's
+ * writer) still go out one per datagram, as a collector reading a
+ * datagram as one record needs, whichever prefix found the socket.
+ */
+static void dgram_socket_one_record_each_in_every_mode(void **state)
+{
+	static const char *const modes[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_BUFFER=64k" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		socket_chain(SOCK_DGRAM, "af_unix:dgram:", modes[i]);
+		socket_chain(SOCK_DGRAM, "af_unix:", modes[i]);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1078,7 +1098,7 @@ static void serve_flight(struct t2_sink *s, int type, enum flight_end end, int *
 }
 
 /* What s received, in order: its connections' bytes or its datagrams,
- * each of them whole lines (buffered, a datagram may hold several). */
+ * each of them one record, ending in its only LF. */
 static char *received(const struct t2_sink *s)
 {
 	char *all = NULL;
@@ -1087,8 +1107,11 @@ static char *received(const struct t2_sink *s)
 	for (i = 0; i < s->nconn; i++)
 		t2_append(&all, "%s", s->conn[i].p ? s->conn[i].p : "");
 	for (i = 0; i < s->ndgram; i++) {
-		assert_true(s->dgram[i].n && s->dgram[i].p[s->dgram[i].n - 1] == '\n');
-		t2_append(&all, "%s", s->dgram[i].p);
+		const struct t2_buf *b = &s->dgram[i];
+
+		assert_true(b->n && b->p[b->n - 1] == '\n');
+		assert_null(memchr(b->p, '\n', b->n - 1));
+		t2_append(&all, "%s", b->p);
 	}
 	return all ? all : t2_xfmt("%s", "");
 }
@@ -1265,6 +1288,7 @@ int main(void)
 		cmocka_unit_test(plain_prefix_prefers_stream),
 		cmocka_unit_test(dgram_socket_one_datagram_per_record),
 		cmocka_unit_test(plain_prefix_falls_back_to_dgram),
+		cmocka_unit_test(dgram_socket_one_record_each_in_every_mode),
 		cmocka_unit_test(stream_against_dgram_fails),
 		cmocka_unit_test(dgram_against_stream_fails),
 		cmocka_unit_test(unusable_socket_values),
