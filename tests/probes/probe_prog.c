@@ -7,7 +7,8 @@
  *                      pairs, data_intmax calls and user probe hits and
  *                      prints how often the gated probe evaluated its
  *                      arguments; after another line makes a call and
- *                      prints the semaphores ("after")
+ *                      prints the semaphores ("after") once they are
+ *                      clear, or after 60 s
  *   probe_prog bench N prints the ns per region pair of N pairs
  */
 #include "trace2.h"
@@ -53,6 +54,19 @@ static void wait_line(void)
 		exit(3);
 }
 
+/* Up to 60 s for every semaphore to clear: the kernel takes a tracer's
+ * uprobes away after the tracer has gone, seconds later on a busy
+ * machine. */
+static void wait_detached(void)
+{
+	const struct timespec tenth = { 0, 100000000 };
+	int i;
+
+	for (i = 0; i < 600 && (trace2_probe_semaphore_t2test_gated || trace2_listener_mask >> 16);
+	     i++)
+		nanosleep(&tenth, NULL);
+}
+
 static void print_semaphores(const char *when)
 {
 	printf("%s gated=%u library=%u targets=%d\n", when,
@@ -80,6 +94,7 @@ static void run(int n)
 	fflush(stdout);
 	wait_line();
 	trace2_printf("detached");
+	wait_detached();
 	print_semaphores("after");
 }
 
