@@ -557,11 +557,9 @@ static void held_writer_scenario(void *arg)
  * for longer than the wait limit (200 ms), regions nested deeper than a
  * 4 KiB ring holds still leave a whole log: the enters that found no
  * room are lost with their leaves, and every enter written has its
- * leave.  Both the ring lane (literal labels) and the long way.  Without
- * the lane's reservations its leaves find the ring full, wait the limit
- * and are lost, and 30 enters are left open; the long way's larger
- * records leave its leaves room in the ring's last quarter, where no
- * enter goes, so this case passes without them too.
+ * leave.  Both the ring lane (literal labels) and the long way: with
+ * either one's reservations at 0 bytes, its leaves find the ring full,
+ * wait the limit and are lost, and enters are left open.
  */
 static void queued_enters_keep_room_for_their_leaves(void **state)
 {
