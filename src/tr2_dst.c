@@ -1032,12 +1032,30 @@ static ssize_t write_stream(struct tr2_dst *dst, const char *buf, size_t n, int 
 }
 
 /*
+ * The next piece of at most PIPE_BUF bytes for a pipe: up to the last
+ * end of line in it, so that a buffer of several records goes out in
+ * whole records, each piece one write no other process's comes into
+ * (they share the pipe); a record longer than PIPE_BUF is cut at it.
+ */
+static size_t pipe_piece(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n <= PIPE_BUF)
+		return n;
+	for (i = PIPE_BUF; i > 0; i--)
+		if (p[i - 1] == '\n')
+			return i;
+	return PIPE_BUF;
+}
+
+/*
  * One write or send of the next piece of f's record with the handled
  * signals held, so no handler runs between the write and the progress
  * update; a SIGPIPE we caused is consumed, so the host never sees it.
- * Pieces to pipes are at most PIPE_BUF bytes, so they are never cut; a
- * socket takes the rest at once, its kernel wait bounded by the send
- * timeout, and a datagram is always one whole record.
+ * Pieces to pipes are at most PIPE_BUF bytes (pipe_piece()), so they are
+ * never cut; a socket takes the rest at once, its kernel wait bounded by
+ * the send timeout, and a datagram is always one whole record.
  */
 static ssize_t write_held(struct inflight *f)
 {
@@ -1047,8 +1065,8 @@ static ssize_t write_held(struct inflight *f)
 	int was_pending, err;
 	ssize_t w;
 
-	if (dst->kind == TR2_DST_STREAM && n > PIPE_BUF)
-		n = PIPE_BUF;
+	if (dst->kind == TR2_DST_STREAM)
+		n = pipe_piece(f->buf + f->done, n);
 	tr2_plat_hold_signals(&old);
 	was_pending = tr2_plat_host_sigpipe_pending(&old);
 	if (dst->kind == TR2_DST_SOCKET)

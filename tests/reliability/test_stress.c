@@ -25,7 +25,11 @@
  *       EVENT; NORMAL shows neither, its records still PERF's printf
  *       records), plus one trace2/flight record "exit" per process on
  *       PERF and EVENT; writers that exit 0: nothing written (no file, no
- *       byte), stderr empty, exit codes 0.
+ *       byte), stderr empty, exit codes 0;
+ *   (i) one FIFO every process opens (all targets), read by this
+ *       process in a thread, direct, with GIT_TRACE2_BUFFER=64k and in
+ *       deferred mode: one pipe shared by a process tree, as a shell
+ *       pipeline gives it.
  * Every record carries "s<proc>w<thread>#<seq>", so each line is checked
  * for: a known layout (EVENT: strict JSON; PERF: the fixed columns), the
  * event the pattern prescribes at that sequence number, its nesting
@@ -833,6 +837,9 @@ static uint64_t expected_lines(const struct tally *t, int target)
 
 #define MAX_CONNS 128
 
+/* A listener's type when it reads a FIFO, not a socket. */
+#define FIFO (-1)
+
 struct listener {
 	int fd, type;
 	struct tally *tally;
@@ -996,15 +1003,58 @@ static void replay_packets(struct listener *l)
 	l->store_len = l->store_cap = 0;
 }
 
+/* The FIFO every writer opens: one stream of everybody's records.  Open
+ * for writing here too, it never reads as ended between writers. */
+static void serve_fifo(struct listener *l)
+{
+	struct t2_lsplit split;
+	char *buf = malloc(READ_CHUNK);
+
+	memset(&split, 0, sizeof(split));
+	while (!past_deadline(l)) {
+		int done = listener_done(l);
+		struct pollfd pfd = { l->fd, POLLIN, 0 };
+		ssize_t got;
+
+		poll(&pfd, 1, 100);
+		while ((got = read(l->fd, buf, READ_CHUNK)) > 0) {
+			l->bytes += (uint64_t)got;
+			t2_lsplit_feed(&split, buf, (size_t)got, listener_line, l->tally);
+		}
+		if (done && got < 0 && errno == EAGAIN)
+			break;
+	}
+	if (t2_lsplit_end(&split)) {
+		l->partial++;
+		l->tally->c[UNKNOWN_TARGET].corrupt++;
+	}
+	free(buf);
+}
+
 static void *listener_main(void *arg)
 {
 	struct listener *l = arg;
 
-	if (l->type == SOCK_STREAM)
+	if (l->type == FIFO)
+		serve_fifo(l);
+	else if (l->type == SOCK_STREAM)
 		serve_stream(l);
 	else
 		serve_dgram(l);
 	return NULL;
+}
+
+/* A FIFO at path, open here for reading and writing, its pipe as large
+ * as this user may make it; -1 on failure. */
+static int fifo_open(struct listener *l, const char *path)
+{
+	l->type = FIFO;
+	if (mkfifo(path, 0600))
+		return -1;
+	l->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (l->fd >= 0)
+		fcntl(l->fd, F_SETPIPE_SZ, 1 << 20);
+	return l->fd < 0 ? -1 : 0;
 }
 
 /* A bound socket at path (listening for streams); -1 on failure. */
@@ -1030,7 +1080,7 @@ static int listener_open(struct listener *l, int type, const char *path)
 /* One destination kind.                                                */
 /* ------------------------------------------------------------------ */
 
-enum dest_kind { D_FILES, D_DIR, D_STREAM, D_DGRAM };
+enum dest_kind { D_FILES, D_DIR, D_STREAM, D_DGRAM, D_FIFO };
 /* Sampling off, or on under a root the rate keeps or drops. */
 enum sampling { S_OFF, S_KEPT, S_OUT };
 static const char *const SAMPLE_ROOT[] = { NULL, T2_ROOT_KEPT, T2_ROOT_OUT };
@@ -1093,6 +1143,9 @@ static void set_env(struct run *r)
 		case D_DGRAM:
 			t2_env_add(&r->env, "%s=af_unix:%s:%s/sock", TARGET_VARS[i],
 				   r->d->kind == D_STREAM ? "stream" : "dgram", r->dir);
+			break;
+		case D_FIFO:
+			t2_env_add(&r->env, "%s=%s/fifo", TARGET_VARS[i], r->dir);
 			break;
 		}
 	}
@@ -1287,6 +1340,8 @@ static void report(const struct run *r, int files)
 		       r->d->kind == D_STREAM ? "connections" : "datagrams",
 		       (unsigned long long)(r->d->kind == D_STREAM ? r->l.conns : r->l.packets),
 		       (unsigned long long)r->l.bytes);
+	if (r->d->kind == D_FIFO)
+		printf(", bytes %llu", (unsigned long long)r->l.bytes);
 	printf("; writers %.2f s, check %.2f s\n", r->t_write, r->t_check);
 	if (r->tally->problem[0])
 		printf("[stress]   first problem: %s\n", r->tally->problem);
@@ -1333,20 +1388,25 @@ static void assert_clean(const struct run *r)
 
 static void start_listener(struct run *r)
 {
-	char *path = t2_path(r->dir, "sock");
+	char *path = t2_path(r->dir, r->d->kind == D_FIFO ? "fifo" : "sock");
 
 	r->l.tally = r->tally;
 	r->l.deadline = t2_now() + RUN_DEADLINE_S + 30;
-	assert_int_equal(listener_open(&r->l, r->d->kind == D_STREAM ? SOCK_STREAM : SOCK_DGRAM,
-				       path), 0);
+	if (r->d->kind == D_FIFO)
+		assert_int_equal(fifo_open(&r->l, path), 0);
+	else
+		assert_int_equal(listener_open(&r->l, r->d->kind == D_STREAM ? SOCK_STREAM
+									 : SOCK_DGRAM,
+					       path),
+				 0);
 	free(path);
 }
 
-/* Fork the writers, serve the sockets, wait (bounded). */
+/* Fork the writers, serve the sockets or the FIFO, wait (bounded). */
 static void run_writers(struct run *r)
 {
 	struct writer w[PROCS];
-	int sockets = r->d->kind == D_STREAM || r->d->kind == D_DGRAM;
+	int sockets = r->d->kind == D_STREAM || r->d->kind == D_DGRAM || r->d->kind == D_FIFO;
 	double t0;
 
 	if (sockets)
@@ -1668,6 +1728,9 @@ static const struct dest DEST_DGRAM = { "af_unix-dgram", D_DGRAM, NULL, NULL, S_
 static const struct dest DEST_FILES_BUF = { "files+64k", D_FILES, "64k", NULL, S_OFF, F_OFF };
 static const struct dest DEST_DIR_BUF = { "directory+64k", D_DIR, "64k", NULL, S_OFF, F_OFF };
 static const struct dest DEST_STREAM_BUF = { "stream+64k", D_STREAM, "64k", NULL, S_OFF, F_OFF };
+static const struct dest DEST_FIFO = { "fifo", D_FIFO, NULL, NULL, S_OFF, F_OFF };
+static const struct dest DEST_FIFO_BUF = { "fifo+64k", D_FIFO, "64k", NULL, S_OFF, F_OFF };
+static const struct dest DEST_FIFO_DEFER = { "fifo+defer", D_FIFO, NULL, "", S_OFF, F_OFF };
 static const struct dest DEST_FILES_DEFER = { "files+defer", D_FILES, NULL, "", S_OFF, F_OFF };
 static const struct dest DEST_FILES_DEFER_4K = { "files+defer4k", D_FILES, NULL, "4k", S_OFF, F_OFF };
 static const struct dest DEST_DIR_DEFER = { "dir+defer", D_DIR, NULL, "", S_OFF, F_OFF };
@@ -1691,6 +1754,9 @@ static void stress_af_unix_dgram(void **state) { (void)state; run_destination(&D
 static void stress_files_buffered(void **state) { (void)state; run_destination(&DEST_FILES_BUF); }
 static void stress_directory_buffered(void **state) { (void)state; run_destination(&DEST_DIR_BUF); }
 static void stress_stream_buffered(void **state) { (void)state; run_destination(&DEST_STREAM_BUF); }
+static void stress_fifo(void **state) { (void)state; run_destination(&DEST_FIFO); }
+static void stress_fifo_buffered(void **state) { (void)state; run_destination(&DEST_FIFO_BUF); }
+static void stress_fifo_deferred(void **state) { (void)state; run_destination(&DEST_FIFO_DEFER); }
 static void stress_files_deferred(void **state) { (void)state; run_destination(&DEST_FILES_DEFER); }
 static void stress_files_deferred_4k(void **state) { (void)state; run_destination(&DEST_FILES_DEFER_4K); }
 static void stress_directory_deferred(void **state) { (void)state; run_destination(&DEST_DIR_DEFER); }
@@ -1721,6 +1787,9 @@ int main(void)
 		cmocka_unit_test_teardown(stress_files_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory_buffered, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_stream_buffered, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_fifo, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_fifo_buffered, t2_scratch_cleanup),
+		cmocka_unit_test_teardown(stress_fifo_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_files_deferred, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_files_deferred_4k, t2_scratch_cleanup),
 		cmocka_unit_test_teardown(stress_directory_deferred, t2_scratch_cleanup),
