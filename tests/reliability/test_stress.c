@@ -1052,8 +1052,10 @@ static int fifo_open(struct listener *l, const char *path)
 	if (mkfifo(path, 0600))
 		return -1;
 	l->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+#ifdef F_SETPIPE_SZ /* Linux */
 	if (l->fd >= 0)
 		fcntl(l->fd, F_SETPIPE_SZ, 1 << 20);
+#endif
 	return l->fd < 0 ? -1 : 0;
 }
 
