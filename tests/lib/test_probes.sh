@@ -267,8 +267,9 @@ EOF
 	rm -f "$tmp/in" "$tmp/bt.out" "$tmp/prog.out"
 	mkfifo "$tmp/in"
 	[ "$first" = program ] && start_program "$p"
-	# timeout forwards our SIGINT and then kills after -k: bpftrace takes
-	# its uprobes away one by one, seconds each on a busy machine
+	# a bound only: on a busy machine bpftrace once ran past 120 s, was
+	# killed 10 s later and printed nothing (starting, and taking its
+	# uprobes away, can each take seconds there)
 	timeout -s INT -k 120 300 bpftrace "$tmp/prog.bt" >"$tmp/bt.out" 2>&1 &
 	bt=$!
 	pids="$pids $bt"
