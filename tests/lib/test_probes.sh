@@ -291,6 +291,7 @@ EOF
 	echo go >&3
 	exec 3>&-
 	wait
+	pids= # reaped: their numbers may be another process's by the exit trap
 	return $btrc
 }
 
