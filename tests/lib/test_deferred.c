@@ -526,14 +526,23 @@ static ssize_t held_write(int fd, const void *buf, size_t n)
 	return real_write(fd, buf, n);
 }
 
-/* Regions nested 60 deep in a 4 KiB ring while the writer is held off
- * in a write: their labels literals (*arg 0: the ring lane) or in a
- * buffer (1: the long way). */
+/* How held_writer_scenario() records: labels literals (the ring lane)
+ * or in a buffer (the long way); regions nested 60 deep, more than the
+ * ring holds, or 3 deep with 300 data records inside. */
+struct held_run {
+	int long_way;
+	int data_inside;
+	const char *name;
+};
+
+/* Regions in a 4 KiB ring while the writer is held off in a write, as
+ * *arg says. */
 static void held_writer_scenario(void *arg)
 {
+	const struct held_run *run = arg;
 	char buf[8] = "deep";
-	const char *label = *(const int *)arg ? buf : "deep";
-	int i;
+	const char *label = run->long_way ? buf : "deep";
+	int depth = run->data_inside ? 3 : 60, i;
 
 	real_write = tr2_sys.write;
 	tr2_sys.write = held_write;
@@ -543,9 +552,11 @@ static void held_writer_scenario(void *arg)
 	for (i = 0; i < 2000 && !__atomic_load_n(&writer_in_write, __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	CHECK(__atomic_load_n(&writer_in_write, __ATOMIC_ACQUIRE));
-	for (i = 0; i < 60; i++)
+	for (i = 0; i < depth; i++)
 		trace2_region_enter("dfr", label, NULL);
-	for (i = 0; i < 60; i++)
+	for (i = 0; run->data_inside && i < 300; i++)
+		trace2_data_string("dfr", NULL, "inside", "value");
+	for (i = 0; i < depth; i++)
 		trace2_region_leave("dfr", label, NULL);
 	__atomic_store_n(&writer_held, 0, __ATOMIC_RELEASE);
 	exit(trace2_cmd_exit(0));
@@ -553,32 +564,37 @@ static void held_writer_scenario(void *arg)
 
 /*
  * A leave whose enter was queued never waits for the writer: each queued
- * enter reserved its leave's room.  With the writer held off in a write
- * for longer than the wait limit (200 ms), regions nested deeper than a
- * 4 KiB ring holds still leave a whole log: the enters that found no
- * room are lost with their leaves, and every enter written has its
- * leave.  Both the ring lane (literal labels) and the long way: with
- * either one's reservations at 0 bytes, its leaves find the ring full,
- * wait the limit and are lost, and enters are left open.
+ * enter reserved its leave's room, and records other than leaves leave
+ * the reservations free.  With the writer held off in a write for longer
+ * than the wait limit (200 ms), a 4 KiB ring still leaves a whole log:
+ * regions nested deeper than it holds (the enters that found no room are
+ * lost with their leaves, every enter written has its leave), and data
+ * records that fill it inside open regions (lost, and counted).  The
+ * ring lane (literal labels) and the long way.  Each of these, set to 0
+ * bytes, fails it: the lane's or the long way's reservations (the deep
+ * regions), the data records' or the "dropped" record's keep (the data).
  */
 static void queued_enters_keep_room_for_their_leaves(void **state)
 {
 	static const char *const env[] = { "GIT_TRACE2_DEFERRED=1", "GIT_TRACE2_DEFERRED_RING=4k",
 					   "GIT_TRACE2_DST_TIMEOUT=200",
 					   "GIT_TRACE2_EVENT_NESTING=100", NULL };
-	static const int ways[] = { 0, 1 };
+	static const struct held_run runs[] = { { 0, 0, "the ring lane" },
+						{ 1, 0, "the long way" },
+						{ 0, 1, "the ring lane, data inside" },
+						{ 1, 1, "the long way, data inside" } };
 	char *path = t2_path(dir, "held.event");
 	struct t2_out o;
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < 2; i++) {
-		t2_run_all_raw(held_writer_scenario, (void *)&ways[i], env, &o);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		t2_run_all_raw(held_writer_scenario, (void *)&runs[i], env, &o);
 		assert_int_equal(o.status, 0);
 		assert_non_null(strstr(o.event, "\"key\":\"dropped\""));
 		assert_int_equal(t2_write_file(path, o.event), 0);
 		if (!t2_log_whole(path, 0))
-			fail_msg("%s: the log is not whole", ways[i] ? "the long way" : "the ring lane");
+			fail_msg("%s: the log is not whole", runs[i].name);
 		t2_out_free(&o);
 	}
 	free(path);
