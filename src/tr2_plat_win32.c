@@ -354,6 +354,8 @@ static int errno_of(DWORD err, const wchar_t *path)
 	case ERROR_FILE_EXISTS:
 	case ERROR_ALREADY_EXISTS:
 		return EEXIST;
+	case ERROR_CANT_RESOLVE_FILENAME: /* a loop of symbolic links */
+		return ELOOP;
 	case ERROR_ACCESS_DENIED:
 		attr = path ? GetFileAttributesW(path) : INVALID_FILE_ATTRIBUTES;
 		return attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY) ? EISDIR
