@@ -263,18 +263,26 @@ trace_once() {
 	cat >"$tmp/prog.bt" <<EOF
 BEGIN { printf("attached\n"); }
 usdt:$lib:trace2:region_enter { @enter[str(arg0), str(arg1), arg2] = count(); }
-usdt:$lib:trace2:region_leave { @leave[str(arg1)] = count(); @leave_ns_over_0[str(arg1)] = sum(arg2 > 0); }
 usdt:$lib:trace2:data_intmax { @intmax[str(arg0)] = sum(arg2); @keys[str(arg1)] = count(); }
 usdt:$p:t2test:gated { @gated = count(); @gated_sum = sum(arg1); }
 usdt:$p:t2test:eight { @eight_u8 = sum(arg5); @eight_shifted = sum(arg4 >> 33); }
+usdt:$lib:trace2:region_leave {
+	@leave[str(arg1)] = count(); @leave_ns_over_0[str(arg1)] = sum(arg2 > 0);
+	@left++;
+	if (@left == $N) {
+		print(@enter); print(@leave); print(@leave_ns_over_0); print(@intmax); print(@keys);
+		print(@gated); print(@gated_sum); print(@eight_u8); print(@eight_shifted);
+		printf("counted\n");
+	}
+}
 EOF
 	rm -f "$tmp/in" "$tmp/bt.out" "$tmp/prog.out"
 	mkfifo "$tmp/in"
 	[ "$first" = program ] && start_program "$p"
-	# a bound only: on a busy machine bpftrace once ran past 120 s, was
-	# killed 10 s later and printed nothing (starting, and taking its
-	# uprobes away, can each take seconds there)
-	timeout -s INT -k 120 300 bpftrace "$tmp/prog.bt" >"$tmp/bt.out" 2>&1 &
+	# a bound only: on a busy machine, taking the uprobes away has taken
+	# bpftrace over 120 s; the maps are printed at the loop's last leave,
+	# not at its exit, which comes after that
+	timeout -s INT -k 300 600 bpftrace "$tmp/prog.bt" >"$tmp/bt.out" 2>&1 &
 	bt=$!
 	pids="$pids $bt"
 	wait_for "$tmp/bt.out" '^attached' 240 ||
@@ -282,6 +290,7 @@ EOF
 	[ "$first" = tracer ] && start_program "$p"
 	echo go >&3
 	wait_for "$tmp/prog.out" '^evaluated' || bad "$what: the test program did not run its loop"
+	wait_for "$tmp/bt.out" '^counted'
 	t0=$(date +%s)
 	kill -INT $bt
 	wait $bt
@@ -296,10 +305,10 @@ EOF
 }
 
 # traced WHAT PROGRAM LIBRARY_FILE FIRST: trace_once, and what it
-# recorded checked.  bpftrace prints every map when it ends on SIGINT,
-# "@gated: 0" too; a run where it printed none (killed, say, for not
-# ending in time) failed in bpftrace, not in the library, and is run
-# once more, saying so.
+# recorded checked.  A run where bpftrace printed no maps at the last
+# leave ("counted"), nor at its end, failed in bpftrace or the kernel, not
+# in the library (a leave not seen is a count the checks below find
+# wrong): it is run once more, saying so.
 traced() {
 	what=$1
 	trace_once "$2" "$3" "$4"
@@ -323,20 +332,23 @@ traced() {
 		'^while gated=1 library=[1-9][0-9]* targets=0$'
 	has "$what: arguments evaluated while attached only" "$tmp/prog.out" "evaluated=$N"
 	has "$what: after detaching" "$tmp/prog.out" "after gated=0 library=0 targets=0"
-	has "$what: region_enter hits" "$tmp/bt.out" "@enter[t2test, loop, 1]: $N"
-	has "$what: region_leave hits" "$tmp/bt.out" "@leave[loop]: $N"
-	has "$what: region_leave elapsed" "$tmp/bt.out" "@leave_ns_over_0[loop]: $N"
-	has "$what: data_intmax values" "$tmp/bt.out" "@intmax[t2test]: $((1000 * N * (N - 1) / 2))"
-	has "$what: data_intmax keys" "$tmp/bt.out" "@keys[item-7]: 1"
-	has "$what: user probe hits" "$tmp/bt.out" "@gated: $N"
-	has "$what: user probe integer" "$tmp/bt.out" "@gated_sum: $((N * (N - 1) / 2))"
-	has "$what: user probe uint8_t" "$tmp/bt.out" "@eight_u8: $((N * (N - 1) / 2))"
-	has "$what: user probe int64" "$tmp/bt.out" "@eight_shifted: $((N * (N - 1) / 2))"
+	# the maps as printed at the last leave (or, if that never came, at
+	# bpftrace's end): counts seen after that leave must not pass for it
+	sed '/^counted$/q' "$tmp/bt.out" >"$tmp/bt.counted"
+	has "$what: region_enter hits" "$tmp/bt.counted" "@enter[t2test, loop, 1]: $N"
+	has "$what: region_leave hits" "$tmp/bt.counted" "@leave[loop]: $N"
+	has "$what: region_leave elapsed" "$tmp/bt.counted" "@leave_ns_over_0[loop]: $N"
+	has "$what: data_intmax values" "$tmp/bt.counted" "@intmax[t2test]: $((1000 * N * (N - 1) / 2))"
+	has "$what: data_intmax keys" "$tmp/bt.counted" "@keys[item-7]: 1"
+	has "$what: user probe hits" "$tmp/bt.counted" "@gated: $N"
+	has "$what: user probe integer" "$tmp/bt.counted" "@gated_sum: $((N * (N - 1) / 2))"
+	has "$what: user probe uint8_t" "$tmp/bt.counted" "@eight_u8: $((N * (N - 1) / 2))"
+	has "$what: user probe int64" "$tmp/bt.counted" "@eight_shifted: $((N * (N - 1) / 2))"
 }
 
 # start_program PROGRAM: in the background, reading the fifo (fd 3).
 start_program() {
-	timeout 300 "$1" run $N <"$tmp/in" >"$tmp/prog.out" 2>&1 &
+	timeout 900 "$1" run $N <"$tmp/in" >"$tmp/prog.out" 2>&1 &
 	pids="$pids $!"
 	exec 3>"$tmp/in"
 	wait_for "$tmp/prog.out" '^before' || bad "the test program did not start"

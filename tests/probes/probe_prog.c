@@ -8,7 +8,7 @@
  *                      prints how often the gated probe evaluated its
  *                      arguments; after another line makes a call and
  *                      prints the semaphores ("after") once they are
- *                      clear, or after 60 s
+ *                      clear, or after 300 s
  *   probe_prog bench N prints the ns per region pair of N pairs
  */
 #include "trace2.h"
@@ -54,15 +54,15 @@ static void wait_line(void)
 		exit(3);
 }
 
-/* Up to 60 s for every semaphore to clear: the kernel takes a tracer's
- * uprobes away after the tracer has gone, seconds later on a busy
+/* Up to 300 s for every semaphore to clear: a tracer takes its uprobes
+ * away one by one, each a kernel grace period, minutes in all on a busy
  * machine. */
 static void wait_detached(void)
 {
 	const struct timespec tenth = { 0, 100000000 };
 	int i;
 
-	for (i = 0; i < 600 && (trace2_probe_semaphore_t2test_gated || trace2_listener_mask >> 16);
+	for (i = 0; i < 3000 && (trace2_probe_semaphore_t2test_gated || trace2_listener_mask >> 16);
 	     i++)
 		nanosleep(&tenth, NULL);
 }
