@@ -238,7 +238,7 @@ bpftrace_check() {
 	mountpoint -q /sys/kernel/tracing ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 		{ echo "tracefs cannot be mounted at /sys/kernel/tracing"; return; }
-	timeout -s INT -k 120 300 bpftrace -e "uprobe:$prog:main { @main = count(); }" -c "$prog bench 1" \
+	timeout -s INT -k 300 600 bpftrace -e "uprobe:$prog:main { @main = count(); }" -c "$prog bench 1" \
 		>"$tmp/pre" 2>&1
 	grep -qxF '@main: 1' "$tmp/pre" ||
 		echo "a uprobe on main does not fire: $(grep -v '^$' "$tmp/pre" | tail -2 | tr '\n' ' ')"
@@ -381,7 +381,7 @@ GIT_TRACE2_PERF=$tmp/perf "$ex" "$@" >/dev/null
 awk -F'|' '$4 ~ /region_enter/ { gsub(/ /, "", $8); sub(/^ *\.*label:/, "", $9); sub(/ .*/, "", $9)
 	print "@[" $8 ", " $9 "]" }' \
 	"$tmp/perf" | sort | uniq -c | awk '{ print $2 " " $3 ": " $1 }' >"$tmp/ex.want"
-timeout -s INT -k 120 300 bpftrace -e "usdt:$ex:trace2:region_enter { @[str(arg0), str(arg1)] = count(); }" \
+timeout -s INT -k 300 600 bpftrace -e "usdt:$ex:trace2:region_enter { @[str(arg0), str(arg1)] = count(); }" \
 	-c "$ex $*" 2>&1 | grep '^@' | sort >"$tmp/ex.got"
 if [ -s "$tmp/ex.want" ]; then ok; else bad "no regions in the example's perf trace"; fi
 same "the example's regions by label" "$tmp/ex.want" "$tmp/ex.got"
