@@ -1506,7 +1506,7 @@ static void tz_lock_scenario(void *arg)
 	snprintf(tz, sizeof(tz), ":%s", fifo);
 	setenv("TZ", tz, 1);
 	pthread_create(&th, NULL, hold_tz_lock, NULL);
-	dprintf(1, "holder in open %d\n", t2_wait_thread_in_open(&holder_tid, 5000));
+	dprintf(1, "holder in open %d\n", t2_wait_thread_in_open(&holder_tid, fifo, 5000));
 	pid = fork();
 	if (pid == 0) {
 		time_t t0 = time(NULL);

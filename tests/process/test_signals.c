@@ -1127,7 +1127,7 @@ static void *interrupt_localtime(void *arg)
 	const struct localtime_case *c = arg;
 	int i, fd;
 
-	dprintf(1, "main in open %d\n", t2_wait_thread_in_open(&main_tid, 5000));
+	dprintf(1, "main in open %d\n", t2_wait_thread_in_open(&main_tid, c->fifo, 5000));
 	pthread_kill(c->main_thread, SIGUSR1);
 	for (i = 0; i < 5000 && !handler_returned; i++)
 		usleep(1000);

@@ -286,8 +286,9 @@ char *t2_listdir(const char *dir);
  * none); caller frees. */
 char *t2_listdir_sep(const char *dir, const char *sep);
 /* Whether thread *tid of this process (0 while unknown) is blocked in
- * open(), waiting up to timeout_ms for it. */
-int t2_wait_thread_in_open(const int *tid, int timeout_ms);
+ * open() of path (not of another file first), waiting up to timeout_ms
+ * for it. */
+int t2_wait_thread_in_open(const int *tid, const char *path, int timeout_ms);
 /* Whether the file contains needle, waiting up to timeout_ms for it. */
 int t2_wait_for_text(const char *path, const char *needle, int timeout_ms);
 

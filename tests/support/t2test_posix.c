@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,34 +323,40 @@ static void capture_child(t2_scenario_fn *fn, void *arg, const char *const *env,
 	exit(0);
 }
 
-/* Whether thread tid is inside open(). */
-static int thread_in_open(int tid)
+/* Whether thread tid is inside open() of path: the system call's path
+ * argument, an address in this process, read here. */
+static int thread_in_open(int tid, const char *path)
 {
-	char path[64], buf[64] = "";
+	char proc[64], buf[256] = "";
+	unsigned long long arg[2] = { 0, 0 };
+	uintptr_t name = 0;
 	long nr = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY);
+	snprintf(proc, sizeof(proc), "/proc/self/task/%d/syscall", tid);
+	fd = open(proc, O_RDONLY);
 	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) > 0)
-			nr = strtol(buf, NULL, 10);
+		if (read(fd, buf, sizeof(buf) - 1) > 0 &&
+		    sscanf(buf, "%ld %llx %llx", &nr, &arg[0], &arg[1]) != 3)
+			nr = -1;
 		close(fd);
 	}
 #ifdef SYS_open /* aarch64 has only openat */
 	if (nr == SYS_open)
-		return 1;
+		name = (uintptr_t)arg[0];
 #endif
-	return nr == SYS_openat;
+	if (nr == SYS_openat)
+		name = (uintptr_t)arg[1];
+	return name && !strcmp((const char *)name, path);
 }
 
-int t2_wait_thread_in_open(const int *tid, int timeout_ms)
+int t2_wait_thread_in_open(const int *tid, const char *path, int timeout_ms)
 {
 	int waited, t = 0;
 
 	for (waited = 0; waited < timeout_ms; waited++) {
 		t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
-		if (t && thread_in_open(t))
+		if (t && thread_in_open(t, path))
 			return 1;
 		usleep(1000);
 	}
