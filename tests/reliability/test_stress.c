@@ -877,6 +877,22 @@ static int past_deadline(struct listener *l)
 	return 1;
 }
 
+/* n bytes read from a stream, into its lines. */
+static void stream_bytes(struct listener *l, struct t2_lsplit *split, const char *buf, size_t n)
+{
+	l->bytes += n;
+	t2_lsplit_feed(split, buf, n, listener_line, l->tally);
+}
+
+/* A stream's end: a line left unfinished is a corrupt record. */
+static void stream_end(struct listener *l, struct t2_lsplit *split)
+{
+	if (t2_lsplit_end(split)) {
+		l->partial++;
+		l->tally->c[UNKNOWN_TARGET].corrupt++;
+	}
+}
+
 /* Accept every pending connection (the listening socket is non-blocking). */
 static void accept_all(struct listener *l, struct conn *c, size_t *n)
 {
@@ -896,16 +912,12 @@ static int read_conn(struct listener *l, struct conn *c, size_t *n, size_t i, ch
 	ssize_t got = read(c[i].fd, buf, READ_CHUNK);
 
 	if (got > 0) {
-		l->bytes += (uint64_t)got;
-		t2_lsplit_feed(&c[i].split, buf, (size_t)got, listener_line, l->tally);
+		stream_bytes(l, &c[i].split, buf, (size_t)got);
 		return 1;
 	}
 	if (got < 0 && (errno == EAGAIN || errno == EINTR))
 		return 1;
-	if (t2_lsplit_end(&c[i].split)) {
-		l->partial++;
-		l->tally->c[UNKNOWN_TARGET].corrupt++;
-	}
+	stream_end(l, &c[i].split);
 	close(c[i].fd);
 	c[i] = c[--*n];
 	return 0;
@@ -1017,17 +1029,12 @@ static void serve_fifo(struct listener *l)
 		ssize_t got;
 
 		poll(&pfd, 1, 100);
-		while ((got = read(l->fd, buf, READ_CHUNK)) > 0) {
-			l->bytes += (uint64_t)got;
-			t2_lsplit_feed(&split, buf, (size_t)got, listener_line, l->tally);
-		}
+		while ((got = read(l->fd, buf, READ_CHUNK)) > 0)
+			stream_bytes(l, &split, buf, (size_t)got);
 		if (done && got < 0 && errno == EAGAIN)
 			break;
 	}
-	if (t2_lsplit_end(&split)) {
-		l->partial++;
-		l->tally->c[UNKNOWN_TARGET].corrupt++;
-	}
+	stream_end(l, &split);
 	free(buf);
 }
 
