@@ -107,20 +107,41 @@ static wchar_t *wide(const char *s)
 	return w;
 }
 
+/* The standard error this process started with, kept from the
+ * constructor on: what the harness says about itself goes there, not
+ * into a stream a test case has redirected to check it. */
+static HANDLE harness_err;
+
+/* Write a message to h (NULL: nowhere). */
+static void vsay(HANDLE h, const char *fmt, va_list ap)
+{
+	char msg[512];
+	DWORD written;
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+
+	if (n > 0 && h)
+		WriteFile(h, msg, (DWORD)strlen(msg), &written, NULL);
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(harness_err, fmt, ap);
+	va_end(ap);
+}
+
 /* Say why the replay cannot go on, on the scenario's stderr, and end. */
 static void diverged(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 static void diverged(const char *fmt, ...)
 {
-	char msg[512];
-	DWORD written;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(rp.saved_err, fmt, ap);
 	va_end(ap);
-	if (n > 0 && rp.saved_err)
-		WriteFile(rp.saved_err, msg, (DWORD)strlen(msg), &written, NULL);
 	_exit(REPLAY_DIVERGED);
 }
 
@@ -553,6 +574,34 @@ static WORD crt_fd_table(unsigned char *table)
 	return (WORD)(sizeof(int) + (size_t)count * (1 + sizeof(HANDLE)));
 }
 
+/*
+ * CreateProcessW() of app, suspended, with the handles si names.  A
+ * failure other than a missing or foreign program is tried twice more,
+ * saying so: under Wine a start has failed once in a CI run, with no
+ * cause to see, and a scenario that never started tells nothing about
+ * the library.
+ */
+static BOOL start_suspended(const wchar_t *app, wchar_t *wcmd, wchar_t *env, STARTUPINFOW *si,
+			    PROCESS_INFORMATION *pi)
+{
+	for (int attempt = 1;; attempt++) {
+		DWORD error;
+
+		if (CreateProcessW(app, wcmd, NULL, NULL, TRUE,
+				   CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED, env, NULL, si, pi))
+			return TRUE;
+		error = GetLastError();
+		if (error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND ||
+		    error == ERROR_BAD_EXE_FORMAT)
+			return FALSE;
+		say("t2test: starting %ls failed (error %lu)%s\n", app, (unsigned long)error,
+		    attempt < 3 ? "; trying again" : "");
+		if (attempt == 3)
+			return FALSE;
+		Sleep(500);
+	}
+}
+
 /* Run cmd (the program app) with the environment block env (NULL: this
  * one's) and the standard handles given, in a job that ends with it;
  * wait up to timeout_ms (< 0: without end), then end the job.  Returns
@@ -578,8 +627,7 @@ static int run_process(const wchar_t *app, const char *cmd, wchar_t *env, HANDLE
 	if (job)
 		SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limit, sizeof(limit));
 	fflush(NULL);
-	if (CreateProcessW(app, wcmd, NULL, NULL, TRUE, CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED,
-			   env, NULL, &si, &pi)) {
+	if (start_suspended(app, wcmd, env, &si, &pi)) {
 		if (job)
 			AssignProcessToJobObject(job, pi.hProcess);
 		ResumeThread(pi.hThread);
@@ -1060,6 +1108,8 @@ __attribute__((constructor)) static void t2test_startup(void)
 	t2_posix_harness.replay = t2_plat_replay;
 	t2_posix_harness.record = t2_plat_record;
 	t2_posix_harness.exec = t2_exec_built;
+	DuplicateHandle(GetCurrentProcess(), (HANDLE)_get_osfhandle(2), GetCurrentProcess(),
+			&harness_err, 0, FALSE, DUPLICATE_SAME_ACCESS);
 	start_replay();
 }
 
