@@ -8,8 +8,6 @@ jobs=${T2_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $jobs in
 '' | *[!0-9]* | 0) echo "run-tests: T2_JOBS must be a positive number" >&2; exit 2 ;;
 esac
-logs=$(mktemp -d) || exit 2
-trap 'rm -rf "$logs"' EXIT
 
 # run_one TEST: its output into its own log, "pass" or "FAILED" into
 # results, then the log printed, one test's at a time.
@@ -32,13 +30,16 @@ run_one() {
 	} 9>"$logs/lock"
 }
 
+# The one test of a worker xargs started, logging into the run's
+# directory.
 if [ "${1:-}" = --one ]; then
 	logs=$2
-	trap - EXIT
 	run_one "$3"
 	exit 0
 fi
 
+logs=$(mktemp -d) || exit 2
+trap 'rm -rf "$logs"' EXIT
 : >"$logs/results"
 printf '%s\n' "$@" | xargs -P "$jobs" -I{} "$0" --one "$logs" {}
 passed=$(grep -c '^pass$' "$logs/results")
