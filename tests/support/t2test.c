@@ -144,6 +144,12 @@ void t2_run_all_raw(t2_scenario_fn *fn, void *arg, const char *const *env,
 	run_all_files(fn, arg, env, out, read_raw, 1);
 }
 
+void t2_run_all_raw_noinit(t2_scenario_fn *fn, void *arg, const char *const *env,
+			   struct t2_out *out)
+{
+	run_all_files(fn, arg, env, out, read_raw, 0);
+}
+
 void t2_run_all(t2_scenario_fn *fn, void *arg, const char *const *env,
 		struct t2_out *out)
 {

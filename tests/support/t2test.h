@@ -131,6 +131,11 @@ void t2_run_all_noinit(t2_scenario_fn *fn, void *arg, const char *const *env,
 /* Like t2_run_all(), but the files' contents exactly as written. */
 void t2_run_all_raw(t2_scenario_fn *fn, void *arg, const char *const *env,
 		    struct t2_out *out);
+/* Both: fn initializes, and the contents exactly as written (for a
+ * scenario that swaps a tr2_sys function before the writer thread of
+ * the deferred mode starts). */
+void t2_run_all_raw_noinit(t2_scenario_fn *fn, void *arg, const char *const *env,
+			   struct t2_out *out);
 
 /*
  * s cut at every occurrence of sep (non-empty): k separators give k + 1
